@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+// swiftpush: an embeddable APNs provider library (Swift core, C ABI, libswiftpush.so).
+import PackageDescription
+
+/// Linker flags for libswiftpush.so: a SONAME, `-z nodelete` (a dlclose'd Swift library
+/// crashes the host otherwise) and a version script that exports `push_*` only.
+let abiLinkerFlags: [LinkerSetting] = [
+    .unsafeFlags([
+        "-Xlinker", "-soname=libswiftpush.so",
+        "-Xlinker", "-z", "-Xlinker", "nodelete",
+        "-Xlinker", "--version-script=Sources/SwiftPush/exports.map",
+    ])
+]
+
+let package = Package(
+    name: "swiftpush",
+    products: [
+        .library(name: "swiftpush", type: .dynamic, targets: ["SwiftPush"]),
+        .executable(name: "swiftpush-cli", targets: ["swiftpush"]),
+    ],
+    targets: [
+        // System libraries; each umbrella header has a unique name (see design.md pitfalls).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"])]),
+        // Linux interfaces missing from Swift's Glibc module (epoll, eventfd, TCP options).
+        .target(name: "CPushSystem"),
+        // The C types of the public ABI (structs, enums, constants); merged into Include/swiftpush.h.
+        .target(name: "CSwiftPushABI"),
+        // No I/O: notification model, validation, reasons, JWT signing, response parsing.
+        .target(name: "PushCore", dependencies: ["COpenSSL", "CSwiftPushABI"]),
+        // I/O: event loop, TLS, HTTP/2 connections, the client that owns them.
+        .target(name: "PushTransport", dependencies: ["PushCore", "COpenSSL", "CNGHTTP2", "CSwiftPushABI", "CPushSystem"]),
+        // The @c exports: the whole public C ABI of libswiftpush.so.
+        .target(name: "SwiftPush", dependencies: ["PushTransport", "PushCore", "CSwiftPushABI"],
+                linkerSettings: abiLinkerFlags),
+        // The mock APNs server (a library, used by the CLI and the tests).
+        .target(name: "APNsMock", dependencies: ["PushCore", "PushTransport", "COpenSSL", "CNGHTTP2"]),
+        // The command-line tool: mock, jwt (and later send, bench).
+        .executableTarget(name: "swiftpush", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
+        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
+    ]
+)

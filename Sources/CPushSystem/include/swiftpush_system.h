@@ -1,0 +1,22 @@
+/* Linux interfaces that Swift's Glibc module does not bring in: epoll, eventfd, TCP options. */
+#ifndef SWIFTPUSH_SYSTEM_H
+#define SWIFTPUSH_SYSTEM_H
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+
+/* struct epoll_event is packed on x86_64; these accessors keep Swift away from its layout. */
+static inline int swiftpush_epoll_ctl(int epfd, int op, int fd, uint32_t events) {
+    struct epoll_event ev;
+    ev.events = events;
+    ev.data.u64 = 0;
+    ev.data.fd = fd;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+static inline int swiftpush_epoll_event_fd(const struct epoll_event *events, int i) { return events[i].data.fd; }
+static inline uint32_t swiftpush_epoll_event_bits(const struct epoll_event *events, int i) { return events[i].events; }
+static inline unsigned long swiftpush_epoll_event_size(void) { return sizeof(struct epoll_event); }
+#endif

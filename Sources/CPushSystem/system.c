@@ -1,0 +1,1 @@
+#include "swiftpush_system.h"

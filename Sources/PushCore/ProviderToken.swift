@@ -1,0 +1,76 @@
+/// The JWT that authenticates token-based (`.p8`) requests, shared by every connection of a
+/// client, and the rules for refreshing it.
+///
+/// Apple: refresh no more often than every 20 minutes and at least every 60 (an `iat` older than
+/// an hour gets 403 ExpiredProviderToken); peers refresh at 50–55 minutes. One token per
+/// (team, key): changing tokens often on a connection gets 429 TooManyProviderTokenUpdates.
+public final class ProviderToken: @unchecked Sendable {
+    /// A token is re-signed once it is this old (seconds).
+    public static let refreshAge: Int64 = 50 * 60
+    /// A token younger than this is never replaced, even after ExpiredProviderToken (seconds).
+    public static let minimumAge: Int64 = 20 * 60
+
+    private let key: SigningKey
+    /// The 10-character key id (`kid`).
+    public let keyID: String
+    /// The 10-character team id (`iss`).
+    public let teamID: String
+    private let clock: PushClock
+
+    /// `bearer <jwt>`: the value of the `authorization` header.
+    public private(set) var headerValue: [UInt8] = []
+    /// `iat` of the current token (UNIX seconds).
+    public private(set) var issuedAt: Int64 = 0
+    /// Increases each time a new token is signed; connections compare it to notice a change.
+    public private(set) var generation: Int = 0
+
+    /// Why a token could not be made.
+    public struct SignError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// Signs the first token at once, so that a bad key is reported when the client opens.
+    public init(key: SigningKey, keyID: String, teamID: String, clock: PushClock) throws(SignError) {
+        guard !keyID.isEmpty, keyID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
+            throw SignError(description: "key id must be printable ASCII (Apple's are 10 characters)")
+        }
+        guard !teamID.isEmpty, teamID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
+            throw SignError(description: "team id must be printable ASCII (Apple's are 10 characters)")
+        }
+        self.key = key
+        self.keyID = keyID
+        self.teamID = teamID
+        self.clock = clock
+        try sign(at: clock.wallSeconds())
+    }
+
+    /// The current `authorization` value, re-signed first when the token has reached
+    /// `refreshAge`. Call from one thread (the client's I/O thread).
+    public func current() -> [UInt8] {
+        let now = clock.wallSeconds()
+        if now - issuedAt >= Self.refreshAge { try? sign(at: now) }
+        return headerValue
+    }
+
+    /// APNs said ExpiredProviderToken: re-sign unless the token is younger than `minimumAge`
+    /// (then a new one would not help and would only count as churn). Returns true when a new
+    /// token was signed.
+    @discardableResult
+    public func refreshAfterRejection() -> Bool {
+        let now = clock.wallSeconds()
+        guard now - issuedAt >= Self.minimumAge else { return false }
+        return (try? sign(at: now)) != nil
+    }
+
+    private func sign(at now: Int64) throws(SignError) {
+        let header = Base64URL.encode(Array("{\"alg\":\"ES256\",\"kid\":\"\(keyID)\"}".utf8))
+        let claims = Base64URL.encode(Array("{\"iss\":\"\(teamID)\",\"iat\":\(now)}".utf8))
+        let signingInput = header + [UInt8(ascii: ".")] + claims
+        guard let signature = signingInput.withUnsafeBytes({ key.signES256($0) }) else {
+            throw SignError(description: "signing the provider token failed: " + OpenSSLError.drain())
+        }
+        headerValue = Array("bearer ".utf8) + signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature)
+        issuedAt = now
+        generation += 1
+    }
+}

@@ -1,0 +1,283 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import COpenSSL
+import CNGHTTP2
+import PushCore
+import CPushSystem
+
+/// A non-blocking TCP socket carrying TLS and, above it, one nghttp2 session: the byte pump that
+/// client connections and the mock server's connections share.
+///
+/// Implementation: nghttp2 never touches the socket. Incoming bytes go SSL_read →
+/// `nghttp2_session_mem_recv`; outgoing frames are gathered with `nghttp2_session_mem_send`
+/// into one large buffer and written with one `SSL_write` per batch, so many notifications
+/// share a TLS record and a syscall. OpenSSL's want-read/want-write are tracked apart from
+/// nghttp2's own wants (as in nghttp2's examples/client.c).
+///
+/// Subclasses create the session in `didCompleteHandshake()` and learn of the end in
+/// `didClose(_:)`. Everything runs on the owning `EventLoop`'s thread.
+open class TLSH2Socket: EventHandler {
+    /// Where the socket is in its life.
+    public enum Phase: Equatable, Sendable {
+        /// TCP connect in progress (clients).
+        case connecting
+        /// TLS handshake in progress.
+        case handshaking
+        /// TLS up; the HTTP/2 session runs.
+        case open
+        /// Closed; nothing more happens.
+        case closed
+    }
+
+    public let loop: EventLoop
+    public let fd: Int32
+    public let ssl: OpaquePointer
+    /// The nghttp2 session, created by the subclass once TLS is up.
+    public var session: OpaquePointer?
+    public private(set) var phase: Phase
+    private var interest: UInt32 = 0
+
+    private var outBuf: UnsafeMutableRawPointer
+    private var outCap: Int
+    private var outStart = 0
+    private var outEnd = 0
+    private let inBuf: UnsafeMutableRawPointer
+    private static let inCap = 64 * 1024
+    /// Bytes gathered from nghttp2 before they are written (one SSL_write per batch).
+    private static let batchBytes = 256 * 1024
+    /// Set while inside nghttp2 callbacks, so that a close requested there waits until the
+    /// session is no longer on the stack.
+    private var inSessionCall = false
+    private var pendingClose: TransportError?
+    private var closeRequested = false
+
+    /// Takes ownership of `fd` (non-blocking) and `ssl`; registers with `loop`.
+    public init(loop: EventLoop, fd: Int32, ssl: OpaquePointer, phase: Phase) {
+        self.loop = loop
+        self.fd = fd
+        self.ssl = ssl
+        self.phase = phase
+        outCap = Self.batchBytes + 32 * 1024
+        outBuf = .allocate(byteCount: outCap, alignment: 16)
+        inBuf = .allocate(byteCount: Self.inCap, alignment: 16)
+        interest = phase == .connecting ? EventLoop.writable : EventLoop.readable
+        loop.register(fd: fd, interest: interest, handler: self)
+    }
+
+    deinit {
+        outBuf.deallocate()
+        inBuf.deallocate()
+    }
+
+    // MARK: - Hooks for subclasses
+
+    /// TLS is up: check ALPN, create `session`, submit SETTINGS. Throwing closes the socket.
+    open func didCompleteHandshake() throws(TransportError) {}
+
+    /// The socket closed (`error` nil for an orderly close). Called once.
+    open func didClose(_ error: TransportError?) {}
+
+    /// Called after each batch of input has been fed to the session, before flushing.
+    open func didProcessInput() {}
+
+    // MARK: - Event handling
+
+    public func handleEvents(_ events: UInt32) {
+        switch phase {
+        case .connecting:
+            var err: Int32 = 0
+            var len = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
+            if err != 0 {
+                close(TransportError(.connect, "connect: \(String(cString: strerror(err)))"))
+                return
+            }
+            phase = .handshaking
+            stepHandshake()
+        case .handshaking:
+            stepHandshake()
+        case .open:
+            if events & (EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { readAvailable() }
+            if phase == .open { flush() }
+        case .closed:
+            break
+        }
+    }
+
+    private func setInterest(_ bits: UInt32) {
+        if bits != interest {
+            interest = bits
+            loop.modify(fd: fd, interest: bits)
+        }
+    }
+
+    private func stepHandshake() {
+        OpenSSLError.clear()
+        let r = SSL_do_handshake(ssl)
+        if r == 1 {
+            phase = .open
+            setInterest(EventLoop.readable)
+            do throws(TransportError) {
+                try didCompleteHandshake()
+            } catch {
+                close(error)
+                return
+            }
+            flush()
+            return
+        }
+        switch SSL_get_error(ssl, r) {
+        case SSL_ERROR_WANT_READ: setInterest(EventLoop.readable)
+        case SSL_ERROR_WANT_WRITE: setInterest(EventLoop.readable | EventLoop.writable)
+        default:
+            close(TransportError(.tls, "TLS handshake failed: " + handshakeFailureText()))
+        }
+    }
+
+    /// The most useful account of a failed handshake: the certificate verification result
+    /// when that is what failed, else OpenSSL's error queue, else errno.
+    private func handshakeFailureText() -> String {
+        let verify = SSL_get_verify_result(ssl)
+        let queued = OpenSSLError.drain(fallback: "")
+        if verify != X509_V_OK {
+            return "certificate verify failed: " + String(cString: X509_verify_cert_error_string(verify))
+        }
+        if !queued.isEmpty { return queued }
+        if errno != 0 { return "connection closed during handshake (\(String(cString: strerror(errno))))" }
+        return "connection closed during handshake"
+    }
+
+    // MARK: - Input
+
+    private func readAvailable() {
+        while phase == .open {
+            OpenSSLError.clear()
+            let n = SSL_read(ssl, inBuf, Int32(Self.inCap))
+            if n > 0 {
+                guard let session else { return }
+                inSessionCall = true
+                let rv = nghttp2_session_mem_recv(session, inBuf.assumingMemoryBound(to: UInt8.self), Int(n))
+                inSessionCall = false
+                if rv < 0 {
+                    close(TransportError(.protocolError, "HTTP/2: " + String(cString: nghttp2_strerror(Int32(rv)))))
+                    return
+                }
+                if closeRequested { close(pendingClose); return }
+                continue
+            }
+            switch SSL_get_error(ssl, n) {
+            case SSL_ERROR_WANT_READ:
+                didProcessInput()
+                return
+            case SSL_ERROR_WANT_WRITE:
+                setInterest(EventLoop.readable | EventLoop.writable)
+                return
+            case SSL_ERROR_ZERO_RETURN:
+                close(TransportError(.closed, "the server closed the connection"))
+                return
+            default:
+                let detail = OpenSSLError.drain(fallback: errno != 0 ? String(cString: strerror(errno)) : "end of stream")
+                close(TransportError(.closed, "connection lost: " + detail))
+                return
+            }
+        }
+    }
+
+    // MARK: - Output
+
+    /// Gathers frames from nghttp2 and writes them; call after submitting work. Leaves
+    /// EPOLLOUT armed only while TLS has bytes it could not write.
+    public func flush() {
+        guard phase == .open, let session else { return }
+        while true {
+            if outStart == outEnd {
+                outStart = 0
+                outEnd = 0
+                inSessionCall = true
+                while outEnd < Self.batchBytes {
+                    var chunk: UnsafePointer<UInt8>?
+                    let n = nghttp2_session_mem_send(session, &chunk)
+                    if n < 0 {
+                        inSessionCall = false
+                        close(TransportError(.protocolError, "HTTP/2: " + String(cString: nghttp2_strerror(Int32(n)))))
+                        return
+                    }
+                    if n == 0 { break }
+                    if outEnd + n > outCap {
+                        // Rare: a chunk larger than the slack; grow so it can be taken whole (the
+                        // pointer from mem_send is only valid until the next call).
+                        let newCap = outEnd + n + 64 * 1024
+                        let bigger = UnsafeMutableRawPointer.allocate(byteCount: newCap, alignment: 16)
+                        bigger.copyMemory(from: outBuf, byteCount: outEnd)
+                        outBuf.deallocate()
+                        outBuf = bigger
+                        outCap = newCap
+                    }
+                    (outBuf + outEnd).copyMemory(from: chunk!, byteCount: n)
+                    outEnd += n
+                }
+                inSessionCall = false
+                if closeRequested { close(pendingClose); return }
+                if outEnd == 0 { break }
+            }
+            OpenSSLError.clear()
+            let w = SSL_write(ssl, outBuf + outStart, Int32(outEnd - outStart))
+            if w > 0 {
+                outStart += Int(w)
+                continue
+            }
+            switch SSL_get_error(ssl, w) {
+            case SSL_ERROR_WANT_WRITE:
+                setInterest(EventLoop.readable | EventLoop.writable)
+                return
+            case SSL_ERROR_WANT_READ:
+                setInterest(EventLoop.readable)
+                return
+            default:
+                let detail = OpenSSLError.drain(fallback: errno != 0 ? String(cString: strerror(errno)) : "write failed")
+                close(TransportError(.closed, "connection lost: " + detail))
+                return
+            }
+        }
+        setInterest(EventLoop.readable)
+        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
+            close(nil)
+        }
+    }
+
+    /// True while bytes wait to be written.
+    public var hasPendingOutput: Bool { outStart != outEnd }
+
+    // MARK: - Closing
+
+    /// Closes the socket now (or as soon as nghttp2 is off the stack) and reports `error`.
+    public func close(_ error: TransportError?) {
+        if phase == .closed { return }
+        if inSessionCall {
+            if !closeRequested {
+                closeRequested = true
+                pendingClose = error
+            }
+            return
+        }
+        phase = .closed
+        loop.unregister(fd: fd)
+        if let session {
+            nghttp2_session_del(session)
+            self.session = nil
+        }
+        SSL_free(ssl)
+        Glibc.close(fd)
+        didClose(error)
+    }
+
+    /// Asks for a close once nghttp2 returns (for use inside callbacks).
+    public func requestClose(_ error: TransportError?) {
+        if inSessionCall {
+            if !closeRequested { closeRequested = true; pendingClose = error }
+        } else {
+            close(error)
+        }
+    }
+}
