@@ -1,0 +1,258 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import COpenSSL
+import CNGHTTP2
+import PushCore
+
+/// One client connection to APNs: TLS + an nghttp2 client session, carrying many notifications
+/// as concurrent streams. Owned by a `PushClient` and used only on its I/O thread.
+///
+/// Each stream's nghttp2 user data is its slot index + 1, so callbacks find the notification
+/// without any lookup table; the connection's in-flight streams are also linked through their
+/// slots, so a dying connection can account for every one of them.
+final class APNsConnection: TLSH2Socket {
+    unowned(unsafe) let client: PushClient
+    /// Position in the client's pool.
+    let poolIndex: Int
+    /// Rules: stream limits, GOAWAY, retirement.
+    var state: ConnectionState
+    /// Head of the doubly linked list of in-flight slots.
+    var inFlightHead: Int32 = -1
+    /// Whether TLS and HTTP/2 came up (a failure before that is a failed connection attempt).
+    var everEstablished = false
+    /// When the connection was started (monotonic ns).
+    let startedNanos: UInt64
+    /// Scratch header array reused by every request (nghttp2 copies what it must at submit).
+    private let nv: UnsafeMutablePointer<nghttp2_nv>
+    private static let maxHeaders = 12
+
+    init(client: PushClient, poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int) {
+        self.client = client
+        self.poolIndex = poolIndex
+        self.state = ConnectionState(localMaxStreams: localMaxStreams)
+        self.startedNanos = MonotonicTime.nanos()
+        nv = .allocate(capacity: Self.maxHeaders)
+        nv.initialize(repeating: nghttp2_nv(), count: Self.maxHeaders)
+        super.init(loop: client.loop, fd: fd, ssl: ssl, phase: .connecting)
+    }
+
+    deinit {
+        nv.deallocate()
+    }
+
+    override func didCompleteHandshake() throws(TransportError) {
+        var proto: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &proto, &length)
+        guard length == 2, let p = proto, p[0] == UInt8(ascii: "h"), p[1] == UInt8(ascii: "2") else {
+            throw TransportError(.tls, "the server did not agree to HTTP/2 (ALPN h2); APNs requires it")
+        }
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
+
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        // nghttp2 assumes 100 streams before the first SETTINGS; APNs allows 1 until a token
+        // is accepted (apns.md, "Streams per connection").
+        nghttp2_option_set_peer_max_concurrent_streams(option, 1)
+
+        var s: OpaquePointer?
+        let rv = nghttp2_session_client_new2(&s, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        guard rv == 0, let s else {
+            throw TransportError(.protocolError, "nghttp2_session_client_new2: " + String(cString: nghttp2_strerror(rv)))
+        }
+        session = s
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        ]
+        nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        state.established()
+        everEstablished = true
+        client.connectionEstablished(self)
+    }
+
+    override func didClose(_ error: TransportError?) {
+        state.closed()
+        client.connectionClosed(self, error: error)
+    }
+
+    // MARK: - Requests
+
+    /// Submits the notification in `slotIndex` as a new stream. Returns the stream id, or a
+    /// negative nghttp2 error.
+    func submit(slotIndex: Int32, slot: UnsafeMutablePointer<Slot>, authorization: UnsafeRawBufferPointer?) -> Int32 {
+        guard let session, let buffer = slot.pointee.buffer else { return -1 }
+        let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
+        // Per-device and per-request values must not enter APNs's small HPACK table.
+        let noIndex = noCopy | UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+        var n = 0
+        func add(_ name: StaticString, _ value: UnsafeRawPointer, _ length: Int, _ flags: UInt8) {
+            nv[n] = nghttp2_nv(name: UnsafeMutablePointer(mutating: name.utf8Start), value: UnsafeMutablePointer(mutating: value.assumingMemoryBound(to: UInt8.self)),
+                               namelen: name.utf8CodeUnitCount, valuelen: length, flags: flags)
+            n += 1
+        }
+        func add(_ name: StaticString, _ value: StaticString) {
+            add(name, value.utf8Start, value.utf8CodeUnitCount, noCopy)
+        }
+        let s = slot.pointee
+        add(":method", "POST")
+        add(":scheme", "https")
+        add(":authority", client.authority.baseAddress!, client.authority.count, noCopy)
+        add(":path", buffer + SlotLayout.request, Int(s.pathLength), noIndex)
+        if let authorization {
+            // Copied by nghttp2 (no NO_COPY flag): the token may be re-signed before the frame
+            // is written. Indexed: it changes rarely (apns.md, "HPACK").
+            add("authorization", authorization.baseAddress!, authorization.count, UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue))
+        }
+        let pushType = PushType(rawValue: s.pushType) ?? .alert
+        add("apns-push-type", pushType.headerValue)
+        add("apns-topic", buffer + Int(s.topicOffset), Int(s.topicLength), noCopy)
+        switch s.priority {
+        case 5: add("apns-priority", "5")
+        case 1: add("apns-priority", "1")
+        default: add("apns-priority", "10")
+        }
+        add("apns-id", buffer + SlotLayout.apnsId, 36, noIndex)
+        if s.expirationLength > 0 {
+            add("apns-expiration", buffer + Int(s.expirationOffset), Int(s.expirationLength), noIndex)
+        }
+        if s.collapseLength > 0 {
+            add("apns-collapse-id", buffer + Int(s.collapseOffset), Int(s.collapseLength), noCopy)
+        }
+        slot.pointee.payloadSent = 0
+        var provider = nghttp2_data_provider(
+            source: nghttp2_data_source(ptr: UnsafeMutableRawPointer(bitPattern: Int(slotIndex) + 1)),
+            read_callback: readPayload)
+        return nghttp2_submit_request(session, nil, nv, n, &provider, UnsafeMutableRawPointer(bitPattern: Int(slotIndex) + 1))
+    }
+
+    /// Resets a stream (deadline passed) and detaches it from its slot, so a late answer is
+    /// ignored.
+    func cancel(streamID: Int32) {
+        guard let session else { return }
+        nghttp2_session_set_stream_user_data(session, streamID, nil)
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
+    }
+
+    /// Sends GOAWAY (client closing) so the server knows no more streams will come.
+    func sendGoaway() {
+        guard let session else { return }
+        nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+    }
+
+    // MARK: - In-flight list
+
+    func linkInFlight(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
+        slot.pointee.prev = -1
+        slot.pointee.next = inFlightHead
+        if inFlightHead >= 0 { client.slots[inFlightHead].pointee.prev = index }
+        inFlightHead = index
+    }
+
+    func unlinkInFlight(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
+        let p = slot.pointee.prev, n = slot.pointee.next
+        if p >= 0 { client.slots[p].pointee.next = n } else { inFlightHead = n }
+        if n >= 0 { client.slots[n].pointee.prev = p }
+        slot.pointee.prev = -1
+        slot.pointee.next = -1
+    }
+}
+
+// MARK: - nghttp2 callbacks (non-capturing, so they can be C function pointers)
+
+@inline(__always)
+private func connection(_ userData: UnsafeMutableRawPointer?) -> APNsConnection {
+    Unmanaged<APNsConnection>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+@inline(__always)
+private func slotIndex(_ session: OpaquePointer?, _ streamID: Int32) -> Int32 {
+    guard let p = nghttp2_session_get_stream_user_data(session, streamID) else { return -1 }
+    return Int32(Int(bitPattern: p) - 1)
+}
+
+private let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length, flags, source, userData in
+    let conn = connection(userData)
+    let index = Int32(Int(bitPattern: source!.pointee.ptr) - 1)
+    let slot = conn.client.slots[index]
+    let remaining = Int(slot.pointee.payloadLength - slot.pointee.payloadSent)
+    let n = min(remaining, length)
+    if n > 0 {
+        buf!.update(from: (slot.pointee.buffer! + Int(slot.pointee.payloadOffset + slot.pointee.payloadSent)).assumingMemoryBound(to: UInt8.self), count: n)
+        slot.pointee.payloadSent += Int32(n)
+    }
+    if slot.pointee.payloadSent == slot.pointee.payloadLength {
+        flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+    }
+    return n
+}
+
+private let onHeader: nghttp2_on_header_callback = { session, frame, name, namelen, value, valuelen, _, userData in
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    let index = slotIndex(session, frame.pointee.hd.stream_id)
+    guard index >= 0, let name, let value else { return 0 }
+    let conn = connection(userData)
+    let slot = conn.client.slots[index]
+    guard let buffer = slot.pointee.buffer else { return 0 }
+    if namelen == 7 && name[0] == UInt8(ascii: ":") {            // ":status"
+        var status: Int32 = 0
+        for i in 0..<valuelen { status = status &* 10 &+ Int32(value[i] &- 0x30) }
+        slot.pointee.status = status
+    } else if namelen == 7 && memcmp(name, "apns-id", 7) == 0 && valuelen == 36 {
+        (buffer + SlotLayout.apnsId).copyMemory(from: value, byteCount: 36)
+    } else if namelen == 14 && memcmp(name, "apns-unique-id", 14) == 0 {
+        let n = min(valuelen, 36)
+        (buffer + SlotLayout.uniqueId).copyMemory(from: value, byteCount: n)
+        slot.pointee.uniqueIdLength = Int32(n)
+    }
+    return 0
+}
+
+private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, len, userData in
+    let index = slotIndex(session, streamID)
+    guard index >= 0, let data else { return 0 }
+    let slot = connection(userData).client.slots[index]
+    let room = SlotLayout.bodyCapacity - Int(slot.pointee.bodyLength)
+    let n = min(room, len)
+    if n > 0 {
+        (slot.pointee.buffer! + SlotLayout.body + Int(slot.pointee.bodyLength)).copyMemory(from: data, byteCount: n)
+        slot.pointee.bodyLength += Int32(n)
+    }
+    return 0
+}
+
+private let onStreamClose: nghttp2_on_stream_close_callback = { session, streamID, errorCode, userData in
+    let index = slotIndex(session, streamID)
+    guard index >= 0 else { return 0 }
+    let conn = connection(userData)
+    conn.client.streamClosed(on: conn, slotIndex: index, errorCode: errorCode)
+    return 0
+}
+
+private let onFrameReceived: nghttp2_on_frame_recv_callback = { session, frame, userData in
+    guard let frame else { return 0 }
+    let conn = connection(userData)
+    switch UInt32(frame.pointee.hd.type) {
+    case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+        let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+        conn.client.settingsReceived(on: conn, maxConcurrentStreams: limit)
+    case NGHTTP2_GOAWAY.rawValue:
+        let g = frame.pointee.goaway
+        var reason: String?
+        if g.opaque_data_len > 0, let data = g.opaque_data {
+            reason = APNsResponse.reasonText(in: UnsafeRawBufferPointer(start: data, count: g.opaque_data_len))
+        }
+        conn.client.goawayReceived(on: conn, lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason)
+    default:
+        break
+    }
+    return 0
+}

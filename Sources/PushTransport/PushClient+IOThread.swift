@@ -1,0 +1,415 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import COpenSSL
+import CNGHTTP2
+import PushCore
+
+/// The I/O-thread half of the client: the loop, the pool, dispatch, deadlines, outcomes.
+extension PushClient {
+    /// How often deadlines and connect timeouts are checked.
+    static let scanIntervalNanos: UInt64 = 50_000_000
+    /// Reconnect back-off: first delay and cap (doubling with jitter in between).
+    static let firstBackoffNanos: UInt64 = 100_000_000
+    static let maxBackoffNanos: UInt64 = 5_000_000_000
+
+    func runIOThread() {
+        var drainDeadline: UInt64?
+        while true {
+            lock.lock()
+            var taken = submissions
+            submissions = SlotList()
+            let closingNow = closing
+            let drain = drainMillis
+            ioIdle = false
+            lock.unlock()
+            pending.splice(&taken, in: slots)
+
+            let now = MonotonicTime.nanos()
+            if closingNow && drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
+            if !closingNow || !pending.isEmpty || inFlightTotal > 0 { maintainPool(now: now) }
+            dispatch(now: now)
+            if now >= nextScanNanos {
+                scanDeadlines(now: now)
+                nextScanNanos = now + Self.scanIntervalNanos
+            }
+            if let deadline = drainDeadline, (pending.isEmpty && inFlightTotal == 0) || now >= deadline {
+                shutDown()
+                return
+            }
+            publish()
+
+            lock.lock()
+            if submissions.isEmpty && !closing { ioIdle = true }
+            let sleep = submissions.isEmpty && closing == closingNow
+            lock.unlock()
+            if sleep { loop.runOnce(timeoutMillis: nextTimeoutMillis(now: now)) }
+        }
+    }
+
+    private func nextTimeoutMillis(now: UInt64) -> Int32 {
+        var until = nextScanNanos
+        for (i, c) in pool.enumerated() where c == nil && reconnectAtNanos[i] < until {
+            until = reconnectAtNanos[i]
+        }
+        return until <= now ? 0 : Int32(min((until - now) / 1_000_000 + 1, 1000))
+    }
+
+    // MARK: - Pool
+
+    /// Opens connections for empty pool positions whose back-off has passed.
+    private func maintainPool(now: UInt64) {
+        for i in 0..<pool.count where pool[i] == nil && now >= reconnectAtNanos[i] {
+            do throws(TransportError) {
+                pool[i] = try startConnection(poolIndex: i)
+            } catch {
+                connectionAttemptFailed(poolIndex: i, error: error, now: now)
+            }
+        }
+    }
+
+    private func startConnection(poolIndex: Int) throws(TransportError) -> APNsConnection {
+        let host = configuration.host
+        // Resolved afresh for every connection; connections rotate over the addresses.
+        let addresses = try SocketConnect.resolve(host: host, port: configuration.port)
+        let address = addresses[addressRotation % addresses.count]
+        addressRotation &+= 1
+        let fd = try SocketConnect.start(address)
+        guard let ssl = SSL_new(tls.ctx) else {
+            Glibc.close(fd)
+            throw TransportError(.tls, "SSL_new: " + OpenSSLError.drain())
+        }
+        SSL_set_fd(ssl, fd)
+        SSL_set_connect_state(ssl)
+        if SocketConnect.isIPLiteral(host) {
+            // No SNI for IP literals (RFC 6066 §3); verify the certificate's IP address instead.
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+        } else {
+            _ = swiftpush_ssl_set_sni(ssl, host)
+            SSL_set1_host(ssl, host)
+        }
+        localCounters.connectionsOpened += 1
+        return APNsConnection(client: self, poolIndex: poolIndex, fd: fd, ssl: ssl,
+                              localMaxStreams: configuration.maxStreamsPerConnection)
+    }
+
+    private func connectionAttemptFailed(poolIndex i: Int, error: TransportError, now: UInt64) {
+        let previous = reconnectDelayNanos[i]
+        let next = previous == 0 ? Self.firstBackoffNanos : min(previous * 2, Self.maxBackoffNanos)
+        reconnectDelayNanos[i] = next
+        // Full jitter in [next/2, next): many clients restarting together don't reconnect in step.
+        reconnectAtNanos[i] = now + next / 2 + UInt64.random(in: 0..<max(1, next / 2))
+        lock.withLock {
+            lastConnectionError = error
+            if waiters > 0 { lock.broadcast() }
+        }
+        if error.kind == .tls && openConnectionCount() == 0 {
+            // Certificate, host-name or ALPN failures don't heal by retrying: fail what waits,
+            // with the reason, instead of letting it sit until its deadline.
+            failPending(reason: .tlsFailed, text: error.description)
+        }
+    }
+
+    private func openConnectionCount() -> Int {
+        pool.reduce(0) { $0 + (($1?.state.phase == .ready) ? 1 : 0) }
+    }
+
+    func connectionEstablished(_ conn: APNsConnection) {
+        reconnectDelayNanos[conn.poolIndex] = 0
+        lock.withLock {
+            openConnections += 1
+            if waiters > 0 { lock.broadcast() }
+        }
+    }
+
+    func connectionClosed(_ conn: APNsConnection, error: TransportError?) {
+        // Account for every stream still open on it.
+        var index = conn.inFlightHead
+        while index >= 0 {
+            let slot = slots[index]
+            let next = slot.pointee.next
+            slot.pointee.next = -1
+            slot.pointee.prev = -1
+            inFlightTotal -= 1
+            if conn.state.wasUnprocessed(streamID: slot.pointee.streamID) {
+                requeue(index, slot)
+            } else {
+                complete(index, outcome: .failed, status: 0, reason: .connectionLost,
+                         text: error?.description ?? "the connection closed before the answer arrived")
+            }
+            index = next
+        }
+        conn.inFlightHead = -1
+        let now = MonotonicTime.nanos()
+        if pool[conn.poolIndex] === conn {
+            pool[conn.poolIndex] = nil
+            if let error, !conn.everEstablished {
+                connectionAttemptFailed(poolIndex: conn.poolIndex, error: error, now: now)
+            } else {
+                reconnectAtNanos[conn.poolIndex] = now
+            }
+        }
+        retiring.removeAll { $0 === conn }
+        if conn.everEstablished {
+            lock.withLock {
+                openConnections -= 1
+                if let error { lastConnectionError = error }
+            }
+        }
+    }
+
+    /// Moves a connection out of the pool (it takes no new streams) so that its position
+    /// reconnects at once.
+    private func retire(_ conn: APNsConnection, action: ConnectionState.Action) {
+        if pool[conn.poolIndex] === conn {
+            pool[conn.poolIndex] = nil
+            reconnectAtNanos[conn.poolIndex] = 0
+            retiring.append(conn)
+        }
+        if action == .close { conn.requestClose(nil) }
+    }
+
+    // MARK: - Dispatch
+
+    /// Starts streams for pending notifications on connections with room, spreading them.
+    private func dispatch(now: UInt64) {
+        guard !pending.isEmpty else { return }
+        var authorization: [UInt8]? = token?.current()
+        for conn in pool {
+            guard let conn, !pending.isEmpty else { continue }
+            var room = conn.state.availableStreams
+            if room == 0 { continue }
+            var submitted = false
+            withOptionalBytes(&authorization) { auth in
+                while room > 0 {
+                    let index = pending.popFirst(in: slots)
+                    if index < 0 { break }
+                    let slot = slots[index]
+                    if now >= slot.pointee.deadlineNanos {
+                        complete(index, outcome: .failed, status: 0, reason: .queueTimeout,
+                                 text: "not sent within the deadline")
+                        continue
+                    }
+                    if !slot.pointee.hasCallerApnsId && slot.pointee.attempts == 0 {
+                        uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+                    }
+                    slot.pointee.status = 0
+                    slot.pointee.bodyLength = 0
+                    let streamID = conn.submit(slotIndex: index, slot: slot, authorization: auth)
+                    if streamID < 0 {
+                        // Stream ids exhausted or session unusable: retire it, keep the notification.
+                        pending.prepend(index, in: slots)
+                        retire(conn, action: conn.state.retire())
+                        break
+                    }
+                    slot.pointee.streamID = streamID
+                    slot.pointee.connection = Int32(conn.poolIndex)
+                    slot.pointee.attempts += 1
+                    conn.linkInFlight(index, slot)
+                    conn.state.streamOpened()
+                    inFlightTotal += 1
+                    room -= 1
+                    submitted = true
+                }
+            }
+            if submitted { conn.flush() }
+        }
+    }
+
+    private func withOptionalBytes(_ bytes: inout [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> Void) {
+        if bytes == nil { body(nil) } else { bytes!.withUnsafeBytes { body($0) } }
+    }
+
+    // MARK: - Events from connections (inside nghttp2 callbacks)
+
+    func settingsReceived(on conn: APNsConnection, maxConcurrentStreams: UInt32) {
+        conn.state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams)
+    }
+
+    func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
+        localCounters.goaways += 1
+        let action = conn.state.goawayReceived(lastStreamID: lastStreamID, reason: reason)
+        retire(conn, action: action)
+    }
+
+    func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32) {
+        let slot = slots[index]
+        conn.unlinkInFlight(index, slot)
+        inFlightTotal -= 1
+        let status = slot.pointee.status
+        let action = conn.state.streamClosed(answered: status != 0)
+        if status == 200 {
+            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil)
+        } else if status != 0 {
+            finishRejected(index, slot, status: status, on: conn)
+        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
+            // Refused streams were not processed (RFC 9113 §8.7): safe to send again.
+            if slot.pointee.attempts < UInt32(configuration.maxAttempts) {
+                requeue(index, slot)
+            } else {
+                complete(index, outcome: .failed, status: 0, reason: .protocolError,
+                         text: "stream refused by the server \(slot.pointee.attempts) times")
+            }
+        } else {
+            let name = String(cString: nghttp2_http2_strerror(errorCode))
+            complete(index, outcome: .failed, status: 0, reason: .protocolError, text: "stream reset by the server: \(name)")
+        }
+        if action == .close { conn.requestClose(nil) }
+    }
+
+    private func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection) {
+        let body = UnsafeRawBufferPointer(start: slot.pointee.buffer! + SlotLayout.body, count: Int(slot.pointee.bodyLength))
+        let parsed = APNsResponse.parseErrorBody(body)
+        let reason = parsed?.reason ?? .unknown
+        let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
+        slot.pointee.timestampMs = parsed?.timestampMs ?? 0
+        if reason == .expiredProviderToken { token?.refreshAfterRejection() }
+        complete(index, outcome: .rejected, status: status, reason: reason, text: text)
+    }
+
+    // MARK: - Outcomes
+
+    /// The outcome kinds, matching `PUSH_OUTCOME_*`.
+    enum Outcome: Int32 { case accepted = 1, rejected = 2, failed = 3 }
+
+    func complete(_ index: Int32, outcome: Outcome, status: Int32, reason: APNsReason, text: String?) {
+        let slot = slots[index]
+        slot.pointee.outcome = outcome.rawValue
+        slot.pointee.status = status
+        slot.pointee.reason = reason.rawValue
+        if outcome != .rejected { slot.pointee.timestampMs = 0 }
+        slot.pointee.latencyUs = Int64((MonotonicTime.nanos() &- slot.pointee.submitNanos) / 1000)
+        if var text {
+            if text.utf8.count > SlotLayout.reasonTextCapacity {
+                text = String(decoding: text.utf8.prefix(SlotLayout.reasonTextCapacity), as: UTF8.self)
+            }
+            let n = min(text.utf8.count, SlotLayout.reasonTextCapacity)
+            text.withUTF8 { (slot.pointee.buffer! + SlotLayout.reasonText).copyMemory(from: $0.baseAddress!, byteCount: n) }
+            slot.pointee.reasonTextLength = Int32(n)
+        } else {
+            slot.pointee.reasonTextLength = 0
+        }
+        switch outcome {
+        case .accepted: localCounters.accepted += 1
+        case .rejected: localCounters.rejected += 1
+        case .failed: localCounters.failed += 1
+        }
+        finishedLocally.append(index, in: slots)
+    }
+
+    private func requeue(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
+        localCounters.resent += 1
+        slot.pointee.streamID = 0
+        slot.pointee.connection = -1
+        pending.prepend(index, in: slots)
+    }
+
+    private func failPending(reason: APNsReason, text: String) {
+        while true {
+            let index = pending.popFirst(in: slots)
+            if index < 0 { break }
+            complete(index, outcome: .failed, status: 0, reason: reason, text: text)
+        }
+    }
+
+    /// Hands finished notifications to pollers (one lock for the whole batch).
+    private func publish() {
+        if finishedLocally.isEmpty && localCounters == ClientCounters() { return }
+        lock.lock()
+        completions.splice(&finishedLocally, in: slots)
+        counters.add(localCounters)
+        if waiters > 0 { lock.broadcast() }
+        lock.unlock()
+        localCounters = ClientCounters()
+    }
+
+    // MARK: - Deadlines
+
+    private func scanDeadlines(now: UInt64) {
+        // Queued notifications whose deadline passed were never sent.
+        var kept = SlotList()
+        while true {
+            let index = pending.popFirst(in: slots)
+            if index < 0 { break }
+            if now >= slots[index].pointee.deadlineNanos {
+                let text = lock.withLock { lastConnectionError }.map { "not sent within the deadline; last connection error: \($0.description)" }
+                complete(index, outcome: .failed, status: 0, reason: .queueTimeout, text: text ?? "not sent within the deadline")
+            } else {
+                kept.append(index, in: slots)
+            }
+        }
+        pending = kept
+        // In-flight streams with no answer in time: reset them; the result is unknown.
+        for conn in pool.compactMap({ $0 }) + retiring {
+            var index = conn.inFlightHead
+            var expired = false
+            while index >= 0 {
+                let slot = slots[index]
+                let next = slot.pointee.next
+                if now >= slot.pointee.deadlineNanos {
+                    conn.unlinkInFlight(index, slot)
+                    inFlightTotal -= 1
+                    conn.cancel(streamID: slot.pointee.streamID)
+                    complete(index, outcome: .failed, status: 0, reason: .timeout, text: "no answer within the deadline")
+                    let action = conn.state.streamTimedOut()
+                    if action != .none { retire(conn, action: action) }
+                    expired = true
+                }
+                index = next
+            }
+            if expired { conn.flush() }
+            // Connection attempts that take too long.
+            if conn.phase == .connecting || conn.phase == .handshaking,
+               now > conn.startedNanos, now - conn.startedNanos > UInt64(configuration.connectTimeoutMillis) * 1_000_000 {
+                conn.close(TransportError(.connect, "connecting to \(configuration.host):\(configuration.port) timed out"))
+            }
+        }
+    }
+
+    // MARK: - Shutdown
+
+    /// Ends everything still held with a FAILED outcome, closes connections, publishes.
+    private func shutDown() {
+        while true {
+            let index = pending.popFirst(in: slots)
+            if index < 0 { break }
+            complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
+        }
+        for conn in pool.compactMap({ $0 }) + retiring {
+            var index = conn.inFlightHead
+            while index >= 0 {
+                let slot = slots[index]
+                let next = slot.pointee.next
+                conn.unlinkInFlight(index, slot)
+                inFlightTotal -= 1
+                complete(index, outcome: .failed, status: 0, reason: .cancelledInFlight,
+                         text: "the client was closed while it was in flight")
+                index = next
+            }
+            conn.sendGoaway()
+            conn.flush()
+            conn.close(nil)
+        }
+        pool = pool.map { _ in nil }
+        retiring = []
+        lock.lock()
+        completions.splice(&finishedLocally, in: slots)
+        counters.add(localCounters)
+        localCounters = ClientCounters()
+        // Nothing else will ever be queued: anything a racing sender slipped in is cancelled too.
+        var late = submissions
+        submissions = SlotList()
+        lock.unlock()
+        while true {
+            let index = late.popFirst(in: slots)
+            if index < 0 { break }
+            complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
+        }
+        lock.lock()
+        completions.splice(&finishedLocally, in: slots)
+        counters.add(localCounters)
+        finished = true
+        lock.broadcast()
+        lock.unlock()
+    }
+}

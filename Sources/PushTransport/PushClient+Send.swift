@@ -1,0 +1,309 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSwiftPushABI
+import PushCore
+
+/// The caller-side half of the client: send, poll, wait, close. Any thread may call these.
+extension PushClient {
+    /// The result of a send: how many notifications (a prefix of the batch) were accepted, and
+    /// why the rest were not (nil when all were).
+    public struct SendResult: Sendable {
+        public var accepted: Int
+        public var error: ClientError?
+    }
+
+    /// Validates and queues `count` notifications. Stops at the first invalid one (everything
+    /// before it is queued). When no slot is free, waits up to `timeoutMillis` (0: not at all,
+    /// negative: without limit) and then reports `.queueFull` with the prefix that fit.
+    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> SendResult {
+        var done = 0
+        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        while done < count {
+            // 1. Take free slots (one lock for the batch).
+            var taken = SlotList()
+            lock.lock()
+            while true {
+                if closing {
+                    lock.unlock()
+                    return SendResult(accepted: done, error: ClientError(.closed, "the client is closed"))
+                }
+                while taken.count < count - done {
+                    var index = freeSlots.popFirst(in: slots)
+                    if index < 0 { index = slots.create() }
+                    if index < 0 { break }
+                    taken.append(index, in: slots)
+                }
+                if !taken.isEmpty { break }
+                if timeoutMillis == 0 || (waitUntil.map { MonotonicTime.nanos() >= $0 } ?? false) {
+                    lock.unlock()
+                    return SendResult(accepted: done, error: ClientError(.queueFull,
+                        "all \(slots.capacity) slots are in use (queued, in flight or waiting to be polled)"))
+                }
+                waiters += 1
+                _ = lock.wait(untilMonotonicNanos: waitUntil)
+                waiters -= 1
+            }
+            lock.unlock()
+
+            // 2. Fill them outside the lock.
+            var filled = SlotList()
+            var failure: ClientError?
+            let now = MonotonicTime.nanos()
+            while !taken.isEmpty {
+                let index = taken.head
+                if let violation = fill(slot: slots[index], from: notifications + done, now: now) {
+                    failure = ClientError(violation.status, violation.message)
+                    break
+                }
+                _ = taken.popFirst(in: slots)
+                filled.append(index, in: slots)
+                done += 1
+            }
+
+            // 3. Hand them to the I/O thread; return unused slots.
+            lock.lock()
+            let wake = ioIdle && !filled.isEmpty
+            if !filled.isEmpty { ioIdle = false }
+            submissions.splice(&filled, in: slots)
+            freeSlots.splice(&taken, in: slots)
+            lock.unlock()
+            if wake { loop.wake() }
+            if let failure { return SendResult(accepted: done, error: failure) }
+        }
+        return SendResult(accepted: done, error: nil)
+    }
+
+    /// Copies one notification into a slot after checking it; returns the broken rule if any.
+    private func fill(slot: UnsafeMutablePointer<Slot>, from n: UnsafePointer<push_notification>, now: UInt64) -> NotificationRules.Violation? {
+        let size = n.pointee.struct_size
+        if size != 0 && size < UInt32(MemoryLayout<push_notification>.size) {
+            return .init(.invalidArgument, "push_notification.struct_size is \(size); expected sizeof(push_notification)")
+        }
+        guard let pushType = PushType(rawValue: n.pointee.push_type) else {
+            return .init(.badPushType, "push type \(n.pointee.push_type) is not a PUSH_TYPE_* value")
+        }
+        guard let tokenPtr = n.pointee.device_token else { return .init(.badDeviceToken, "device token is NULL") }
+        let token = bytes(tokenPtr, n.pointee.device_token_len)
+        if let v = NotificationRules.checkDeviceToken(token) { return v }
+        let topic: UnsafeRawBufferPointer
+        if let t = n.pointee.topic {
+            topic = bytes(t, n.pointee.topic_len)
+        } else {
+            topic = defaultTopic
+        }
+        if let v = NotificationRules.checkTopic(topic, pushType: pushType) { return v }
+        let priority: Int32
+        switch NotificationRules.resolvePriority(n.pointee.priority, pushType: pushType) {
+        case .success(let p): priority = p
+        case .failure(let v): return v
+        }
+        guard let payloadPtr = n.pointee.payload else { return .init(.badPayload, "payload is NULL") }
+        let payload = bytes(payloadPtr, n.pointee.payload_len)
+        if let v = NotificationRules.checkPayload(payload, pushType: pushType) { return v }
+        var collapse = UnsafeRawBufferPointer(start: nil, count: 0)
+        if let c = n.pointee.collapse_id {
+            collapse = bytes(c, n.pointee.collapse_id_len)
+            if let v = NotificationRules.checkCollapseId(collapse) { return v }
+        }
+        var apnsId = UnsafeRawBufferPointer(start: nil, count: 0)
+        if let a = n.pointee.apns_id {
+            apnsId = bytes(a, n.pointee.apns_id_len)
+            if let v = NotificationRules.checkApnsId(apnsId) { return v }
+        }
+        let hasExpiration = n.pointee.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) != 0
+        if hasExpiration, let v = NotificationRules.checkExpiration(n.pointee.expiration) { return v }
+
+        let prefix = SlotLayout.pathPrefix
+        let needed = SlotLayout.request + prefix.utf8CodeUnitCount + token.count + topic.count + payload.count + collapse.count + 24
+        guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.buffer else {
+            return .init(.noMemory, "out of memory copying the notification")
+        }
+        var at = SlotLayout.request
+        (buffer + at).copyMemory(from: prefix.utf8Start, byteCount: prefix.utf8CodeUnitCount)
+        at += prefix.utf8CodeUnitCount
+        (buffer + at).copyMemory(from: token.baseAddress!, byteCount: token.count)
+        at += token.count
+        slot.pointee.pathLength = Int32(at - SlotLayout.request)
+        slot.pointee.topicOffset = Int32(at)
+        slot.pointee.topicLength = Int32(topic.count)
+        (buffer + at).copyMemory(from: topic.baseAddress!, byteCount: topic.count)
+        at += topic.count
+        slot.pointee.payloadOffset = Int32(at)
+        slot.pointee.payloadLength = Int32(payload.count)
+        (buffer + at).copyMemory(from: payload.baseAddress!, byteCount: payload.count)
+        at += payload.count
+        slot.pointee.collapseOffset = Int32(at)
+        slot.pointee.collapseLength = Int32(collapse.count)
+        if collapse.count > 0 {
+            (buffer + at).copyMemory(from: collapse.baseAddress!, byteCount: collapse.count)
+            at += collapse.count
+        }
+        slot.pointee.expirationOffset = Int32(at)
+        slot.pointee.expirationLength = hasExpiration ? Int32(writeDecimal(n.pointee.expiration, to: buffer + at)) : 0
+        if apnsId.count == 36 {
+            for i in 0..<36 {
+                var c = apnsId[i]
+                if c >= 0x41 && c <= 0x46 { c += 0x20 } // APNs wants lowercase
+                buffer.storeBytes(of: c, toByteOffset: SlotLayout.apnsId + i, as: UInt8.self)
+            }
+            slot.pointee.hasCallerApnsId = true
+        } else {
+            slot.pointee.hasCallerApnsId = false
+        }
+        slot.pointee.pushType = pushType.rawValue
+        slot.pointee.priority = priority
+        slot.pointee.tag = n.pointee.tag
+        slot.pointee.submitNanos = now
+        slot.pointee.deadlineNanos = now + deadlineNanos
+        slot.pointee.attempts = 0
+        slot.pointee.streamID = 0
+        slot.pointee.connection = -1
+        slot.pointee.outcome = 0
+        slot.pointee.status = 0
+        slot.pointee.reason = 0
+        slot.pointee.timestampMs = 0
+        slot.pointee.bodyLength = 0
+        slot.pointee.uniqueIdLength = 0
+        slot.pointee.reasonTextLength = 0
+        return nil
+    }
+
+    /// A (pointer, length) pair of the C ABI; length 0 reads a NUL-terminated string.
+    @inline(__always)
+    private func bytes(_ p: UnsafePointer<CChar>, _ length: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: p, count: length == 0 ? strlen(p) : length)
+    }
+
+    private func writeDecimal(_ value: Int64, to out: UnsafeMutableRawPointer) -> Int {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var v = UInt64(max(0, value))
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[n] = UInt8(v % 10) + 0x30
+                v /= 10
+                n += 1
+            } while v > 0
+            for i in 0..<n { out.storeBytes(of: d[n - 1 - i], toByteOffset: i, as: UInt8.self) }
+        }
+        return n
+    }
+
+    // MARK: - Results
+
+    /// Moves up to `max` results into `out` (records of `recordSize` bytes, the caller's
+    /// sizeof(push_result)), waiting up to `timeoutMillis` for the first one (0: don't wait,
+    /// negative: no limit). Returns how many were written. After `close`, results of cancelled
+    /// notifications are still returned; 0 with `allDelivered` true means nothing more will come.
+    public func poll(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
+        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        lock.lock()
+        defer { lock.unlock() }
+        while completions.isEmpty {
+            if finished { return (0, true) }
+            if timeoutMillis == 0 || (waitUntil.map { MonotonicTime.nanos() >= $0 } ?? false) { return (0, false) }
+            waiters += 1
+            _ = lock.wait(untilMonotonicNanos: waitUntil)
+            waiters -= 1
+        }
+        var n = 0
+        var released = SlotList()
+        let copySize = Swift.min(recordSize, MemoryLayout<push_result>.size)
+        while n < max {
+            let index = completions.popFirst(in: slots)
+            if index < 0 { break }
+            var record = makeResult(slots[index])
+            withUnsafeBytes(of: &record) { (out + n * recordSize).copyMemory(from: $0.baseAddress!, byteCount: copySize) }
+            (out + n * recordSize).storeBytes(of: UInt32(copySize), as: UInt32.self)
+            released.append(index, in: slots)
+            n += 1
+        }
+        freeSlots.splice(&released, in: slots)
+        if waiters > 0 { lock.broadcast() } // senders waiting for room
+        return (n, false)
+    }
+
+    private func makeResult(_ slot: UnsafeMutablePointer<Slot>) -> push_result {
+        var r = push_result()
+        let s = slot.pointee
+        r.struct_size = UInt32(MemoryLayout<push_result>.size)
+        r.outcome = s.outcome
+        r.status = s.status
+        r.reason = s.reason
+        r.tag = s.tag
+        r.timestamp_ms = s.timestampMs
+        r.latency_us = s.latencyUs
+        r.attempts = s.attempts
+        guard let buffer = s.buffer else { return r }
+        withUnsafeMutableBytes(of: &r.apns_id) { d in
+            d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.apnsId, count: 36))
+            d[36] = 0
+        }
+        withUnsafeMutableBytes(of: &r.unique_id) { d in
+            d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.uniqueId, count: Int(s.uniqueIdLength)))
+            d[Int(s.uniqueIdLength)] = 0
+        }
+        withUnsafeMutableBytes(of: &r.reason_text) { d in
+            d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.reasonText, count: Int(s.reasonTextLength)))
+            d[Int(s.reasonTextLength)] = 0
+        }
+        return r
+    }
+
+    // MARK: - Connection readiness
+
+    /// Waits until at least one connection is open. Fails at once when a connection attempt
+    /// failed in a way that retrying cannot fix (TLS: certificate, host name, ALPN), and with
+    /// `.timeout` (carrying the last connection error) when time runs out.
+    public func waitUntilConnected(timeoutMillis: Int32) -> ClientError? {
+        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        lock.lock()
+        defer { lock.unlock() }
+        while openConnections == 0 {
+            if closing { return ClientError(.closed, "the client is closed") }
+            if let e = lastConnectionError, e.kind == .tls { return ClientError(.tls, e.description) }
+            if waitUntil.map({ MonotonicTime.nanos() >= $0 }) ?? false {
+                let detail = lastConnectionError.map { ": last attempt failed: \($0.description)" } ?? ""
+                return ClientError(.timeout, "no connection to \(configuration.host):\(configuration.port) within \(timeoutMillis) ms" + detail)
+            }
+            waiters += 1
+            _ = lock.wait(untilMonotonicNanos: waitUntil)
+            waiters -= 1
+        }
+        return nil
+    }
+
+    // MARK: - Close
+
+    /// Stops accepting notifications, lets those in flight finish for up to `drainMillis`, ends
+    /// every remaining one with a FAILED result (Cancelled / CancelledInFlight), closes the
+    /// connections and joins the I/O thread. Results stay readable with `poll`. Safe to call
+    /// more than once and from several threads; later calls wait for the first to finish.
+    public func close(drainMillis: Int32) {
+        lock.lock()
+        if closeStarted {
+            while !finished {
+                waiters += 1
+                _ = lock.wait(untilMonotonicNanos: nil)
+                waiters -= 1
+            }
+            lock.unlock()
+            return
+        }
+        closeStarted = true
+        closing = true
+        self.drainMillis = max(0, drainMillis)
+        lock.broadcast()
+        lock.unlock()
+        loop.wake()
+        pthread_join(thread, nil)
+    }
+
+    /// Counters so far.
+    public func counterSnapshot() -> ClientCounters {
+        lock.withLock { counters }
+    }
+}

@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import COpenSSL
+import PushCore
+
+/// Everything a client needs to know, with the defaults users get.
+public struct ClientConfiguration: Sendable {
+    /// APNs host name, also the TLS server name that is verified.
+    public var host = "api.push.apple.com"
+    /// TCP port (443, or 2197).
+    public var port = 443
+    /// CA certificates (PEM) to trust instead of the system store.
+    public var caFile: String?
+    /// The token key as PEM text (from a .p8 file).
+    public var tokenKeyPEM: [UInt8]?
+    /// The token key's id (`kid`).
+    public var keyID = ""
+    /// The team id (`iss`).
+    public var teamID = ""
+    /// Topic for notifications that name none.
+    public var defaultTopic: [UInt8] = []
+    /// Connections in the pool.
+    public var connections = 1
+    /// Our cap on concurrent streams per connection (the server's limit also applies).
+    public var maxStreamsPerConnection = 1000
+    /// Slots: queued + in flight + results not yet polled.
+    public var queueCapacity = 65536
+    /// How long a notification may wait for its outcome, from send.
+    public var deadlineMillis = 60_000
+    /// How long a connection attempt may take.
+    public var connectTimeoutMillis = 10_000
+    /// How many times a notification may be written to a connection (REFUSED_STREAM and
+    /// GOAWAY resends count).
+    public var maxAttempts = 3
+    /// Time source (tests substitute a ManualClock).
+    public var clock: any PushClock = SystemClock.shared
+
+    public init() {}
+}
+
+/// An APNs client: a pool of TLS + HTTP/2 connections driven by one I/O thread of its own, a
+/// bounded set of notification slots, and the hand-off between the caller's threads and the
+/// I/O thread.
+///
+/// Threads: `send`, `poll`, `waitUntilConnected` and `close` may be called from any thread.
+/// Everything else runs on the I/O thread. Caller threads and the I/O thread meet only under
+/// `lock`, and only to move chains of slot indices between lists, so one lock operation covers
+/// a whole batch.
+public final class PushClient: @unchecked Sendable {
+    let configuration: ClientConfiguration
+    let slots: SlotTable
+    let loop: EventLoop
+    let tls: TLSContext
+    let token: ProviderToken?
+    /// `:authority` bytes, stable for the client's life (nghttp2 references them unchanged).
+    let authority: UnsafeRawBufferPointer
+    /// The default topic's bytes, stable for the client's life.
+    let defaultTopic: UnsafeRawBufferPointer
+    let deadlineNanos: UInt64
+
+    // MARK: Shared state (guarded by `lock`)
+    let lock = PThreadMutex()
+    var freeSlots = SlotList()
+    var submissions = SlotList()
+    var completions = SlotList()
+    /// The I/O thread is (about to be) asleep in epoll: a sender must wake it.
+    var ioIdle = false
+    /// No more sends; the I/O thread drains and stops.
+    var closing = false
+    /// The I/O thread has ended; every notification has its outcome.
+    var finished = false
+    var closeStarted = false
+    var drainMillis: Int32 = 0
+    var waiters = 0
+    var openConnections = 0
+    var lastConnectionError: TransportError?
+    var counters = ClientCounters()
+
+    // MARK: I/O thread state
+    var pending = SlotList()
+    var finishedLocally = SlotList()
+    var pool: [APNsConnection?]
+    var retiring: [APNsConnection] = []
+    var reconnectAtNanos: [UInt64]
+    var reconnectDelayNanos: [UInt64]
+    var addressRotation = 0
+    var uuid = UUIDGenerator()
+    var nextScanNanos: UInt64 = 0
+    var inFlightTotal = 0
+    var thread = pthread_t()
+    var localCounters = ClientCounters()
+
+    /// Creates the client and starts its I/O thread, which starts connecting at once.
+    public init(configuration: ClientConfiguration) throws(ClientError) {
+        var c = configuration
+        c.connections = min(max(c.connections, 1), 64)
+        c.maxStreamsPerConnection = min(max(c.maxStreamsPerConnection, 1), 100_000)
+        c.queueCapacity = min(max(c.queueCapacity, 16), 4_194_304)
+        c.maxAttempts = max(c.maxAttempts, 1)
+        self.configuration = c
+        guard !c.host.isEmpty else { throw ClientError(.invalidArgument, "host is empty") }
+        guard (1...65535).contains(c.port) else { throw ClientError(.badOption, "port \(c.port) is out of range") }
+
+        if let pem = c.tokenKeyPEM {
+            guard !c.keyID.isEmpty else { throw ClientError(.key, "token auth needs the key id (PUSH_OPT_KEY_ID)") }
+            guard !c.teamID.isEmpty else { throw ClientError(.key, "token auth needs the team id (PUSH_OPT_TEAM_ID)") }
+            do {
+                let key = try SigningKey(pem: pem)
+                token = try ProviderToken(key: key, keyID: c.keyID, teamID: c.teamID, clock: c.clock)
+            } catch let e as SigningKey.LoadError {
+                throw ClientError(.key, "token key: \(e.description)")
+            } catch let e as ProviderToken.SignError {
+                throw ClientError(.key, e.description)
+            } catch {
+                throw ClientError(.key, "token key: \(error)")
+            }
+        } else {
+            throw ClientError(.key, "no credentials: set a token key (PUSH_OPT_TOKEN_KEY_FILE, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID)")
+        }
+
+        do {
+            tls = try TLSContext.client(caFile: c.caFile)
+            loop = try EventLoop()
+        } catch {
+            throw ClientError(error.kind == .tls ? .tls : .internalError, error.description)
+        }
+        let hostBytes = Array(c.host.utf8)
+        let a = UnsafeMutableRawBufferPointer.allocate(byteCount: hostBytes.count, alignment: 1)
+        a.copyBytes(from: hostBytes)
+        authority = UnsafeRawBufferPointer(a)
+        let t = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, c.defaultTopic.count), alignment: 1)
+        t.copyBytes(from: c.defaultTopic)
+        defaultTopic = UnsafeRawBufferPointer(start: t.baseAddress, count: c.defaultTopic.count)
+        slots = SlotTable(capacity: c.queueCapacity)
+        deadlineNanos = UInt64(max(c.deadlineMillis, 1)) * 1_000_000
+        pool = Array(repeating: nil, count: c.connections)
+        reconnectAtNanos = Array(repeating: 0, count: c.connections)
+        reconnectDelayNanos = Array(repeating: 0, count: c.connections)
+
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { arg in
+            let client = Unmanaged<PushClient>.fromOpaque(arg!).takeRetainedValue()
+            client.runIOThread()
+            return nil
+        }, context)
+        if rc != 0 {
+            Unmanaged<PushClient>.fromOpaque(context).release()
+            throw ClientError(.internalError, "cannot start the I/O thread: \(String(cString: strerror(rc)))")
+        }
+    }
+
+    deinit {
+        authority.deallocate()
+        UnsafeMutableRawPointer(mutating: defaultTopic.baseAddress!).deallocate()
+    }
+}
+
+/// An error from the client API: a status code and a message naming what was wrong.
+public struct ClientError: Error, CustomStringConvertible, Sendable {
+    /// The C ABI status.
+    public let status: PushStatus
+    /// What was wrong.
+    public let description: String
+
+    public init(_ status: PushStatus, _ description: String) {
+        self.status = status
+        self.description = description
+    }
+}
+
+/// Counters kept by the client (published under the lock).
+public struct ClientCounters: Sendable, Equatable {
+    public var accepted: UInt64 = 0
+    public var rejected: UInt64 = 0
+    public var failed: UInt64 = 0
+    public var resent: UInt64 = 0
+    public var goaways: UInt64 = 0
+    public var connectionsOpened: UInt64 = 0
+
+    mutating func add(_ other: ClientCounters) {
+        accepted += other.accepted
+        rejected += other.rejected
+        failed += other.failed
+        resent += other.resent
+        goaways += other.goaways
+        connectionsOpened += other.connectionsOpened
+    }
+}

@@ -1,0 +1,265 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSwiftPushABI
+import PushCore
+import PushTransport
+
+// The public C ABI of libswiftpush.so. Every function here is exported with @c and declared in
+// Include/swiftpush.h, which scripts/gen_header.py generates from this module's compiler-made
+// header; the doc comments below are the header's documentation.
+
+// MARK: - Library
+
+/// Returns the library's version as a static NUL-terminated string ("MAJOR.MINOR.PATCH").
+/// Never NULL; thread-safe.
+@c public func push_version() -> UnsafePointer<CChar> {
+    UnsafeRawPointer(("0.1.0" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+/// Returns a static NUL-terminated message for a PUSH_* status code ("unknown status code" for
+/// values that are not one). Never NULL; thread-safe; the string must not be freed.
+@c public func push_strerror(_ code: Int32) -> UnsafePointer<CChar> {
+    let text: StaticString = PushStatus(rawValue: code)?.message ?? "unknown status code"
+    return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+/// Returns the APNs spelling of a PUSH_REASON_* value ("BadDeviceToken", "Unregistered", ...;
+/// "" for PUSH_REASON_NONE, "Unknown" for values not in the table) as a static NUL-terminated
+/// string. Never NULL; thread-safe.
+@c public func push_reason_name(_ reason: Int32) -> UnsafePointer<CChar> {
+    let text: StaticString = APNsReason(rawValue: reason)?.staticText ?? "Unknown"
+    return UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+// MARK: - Configuration
+
+/// Creates an empty configuration with the defaults listed at each PUSH_OPT_*. Returns NULL
+/// only when memory is exhausted. The caller owns it and releases it with push_config_free.
+/// A configuration may be used from one thread at a time.
+@c public func push_config_new() -> push_config_t? {
+    push_config_t(Unmanaged.passRetained(ConfigBox()).toOpaque())
+}
+
+/// Releases a configuration. NULL is accepted and ignored. Clients opened from it are not
+/// affected.
+@c public func push_config_free(_ config: push_config_t?) {
+    guard let box = ConfigBox.from(config) else { return }
+    box.magic = 0
+    Unmanaged<ConfigBox>.fromOpaque(UnsafeRawPointer(config!)).release()
+}
+
+/// Sets a string option (PUSH_OPT_HOST, PUSH_OPT_CA_FILE, PUSH_OPT_TOKEN_KEY_FILE,
+/// PUSH_OPT_TOKEN_KEY_PEM, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID, PUSH_OPT_DEFAULT_TOPIC). `value`
+/// is copied; `length` 0 means NUL-terminated. PUSH_OPT_TOKEN_KEY_FILE reads and checks the key
+/// at once, so an unreadable or invalid key is reported here.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or value), PUSH_E_BAD_OPTION (not a string
+/// option, or an empty value), PUSH_E_KEY (key file unreadable or not a P-256 PKCS#8 key).
+/// `err` may be NULL. Not thread-safe for the same configuration.
+@c public func push_config_set_string(_ config: push_config_t?, _ option: Int32,
+                                      _ value: UnsafePointer<CChar>?, _ length: Int,
+                                      _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
+    guard let value else { return report(err, .invalidArgument, "value is NULL") }
+    guard length >= 0 else { return report(err, .invalidArgument, "length is negative") }
+    let bytes = stringArgument(value, length)
+    let text = String(decoding: bytes, as: UTF8.self)
+    return box.lock.withLock { () -> Int32 in
+        switch UInt32(bitPattern: option) {
+        case PUSH_OPT_HOST.rawValue:
+            guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
+                return report(err, .badOption, "host must be a non-empty name or address without spaces")
+            }
+            box.configuration.host = text
+        case PUSH_OPT_CA_FILE.rawValue:
+            guard !bytes.isEmpty else { return report(err, .badOption, "CA file path is empty") }
+            guard access(text, R_OK) == 0 else {
+                return report(err, .badOption, "cannot read CA file \(text): \(String(cString: strerror(errno)))")
+            }
+            box.configuration.caFile = text
+        case PUSH_OPT_TOKEN_KEY_FILE.rawValue:
+            do throws(FileBytes.ReadError) {
+                let pem = try FileBytes.read(path: text, limit: 64 * 1024)
+                return setTokenKey(box, pem: pem, origin: "key file \(text)", err: err)
+            } catch {
+                return report(err, .key, "cannot read key file \(text): \(error.description)")
+            }
+        case PUSH_OPT_TOKEN_KEY_PEM.rawValue:
+            return setTokenKey(box, pem: bytes, origin: "key", err: err)
+        case PUSH_OPT_KEY_ID.rawValue:
+            guard !bytes.isEmpty else { return report(err, .badOption, "key id is empty") }
+            box.configuration.keyID = text
+        case PUSH_OPT_TEAM_ID.rawValue:
+            guard !bytes.isEmpty else { return report(err, .badOption, "team id is empty") }
+            box.configuration.teamID = text
+        case PUSH_OPT_DEFAULT_TOPIC.rawValue:
+            box.configuration.defaultTopic = bytes
+        default:
+            return report(err, .badOption, "option \(option) is not a string option")
+        }
+        return succeed(err)
+    }
+}
+
+private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    do throws(SigningKey.LoadError) {
+        _ = try SigningKey(pem: pem) // checked now so that a bad key is reported where it was given
+    } catch {
+        return report(err, .key, "\(origin): \(error.description)")
+    }
+    box.configuration.tokenKeyPEM = pem
+    return succeed(err)
+}
+
+/// Sets an integer option (PUSH_OPT_PORT, PUSH_OPT_CONNECTIONS, PUSH_OPT_MAX_STREAMS,
+/// PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS, PUSH_OPT_CONNECT_TIMEOUT_MS).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL config), PUSH_E_BAD_OPTION (not an integer option, or
+/// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
+/// same configuration.
+@c public func push_config_set_int(_ config: push_config_t?, _ option: Int32, _ value: Int64,
+                                   _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
+    func inRange(_ name: String, _ range: ClosedRange<Int64>) -> Int? {
+        range.contains(value) ? Int(value) : nil
+    }
+    return box.lock.withLock { () -> Int32 in
+        let ranges: [UInt32: (String, ClosedRange<Int64>, WritableKeyPath<ClientConfiguration, Int>)] = [
+            PUSH_OPT_PORT.rawValue: ("port", 1...65535, \.port),
+            PUSH_OPT_CONNECTIONS.rawValue: ("connections", 1...64, \.connections),
+            PUSH_OPT_MAX_STREAMS.rawValue: ("max streams", 1...100_000, \.maxStreamsPerConnection),
+            PUSH_OPT_QUEUE_CAPACITY.rawValue: ("queue capacity", 16...4_194_304, \.queueCapacity),
+            PUSH_OPT_DEADLINE_MS.rawValue: ("deadline", 1...86_400_000, \.deadlineMillis),
+            PUSH_OPT_CONNECT_TIMEOUT_MS.rawValue: ("connect timeout", 1...600_000, \.connectTimeoutMillis),
+        ]
+        guard let (name, range, path) = ranges[UInt32(bitPattern: option)] else {
+            return report(err, .badOption, "option \(option) is not an integer option")
+        }
+        guard let v = inRange(name, range) else {
+            return report(err, .badOption, "\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(value)")
+        }
+        box.configuration[keyPath: path] = v
+        return succeed(err)
+    }
+}
+
+// MARK: - Client
+
+/// Opens a client: checks the configuration, signs the first provider token, and starts the
+/// client's I/O thread, which connects in the background (see push_client_wait_connected).
+/// On success stores the new client in `*client_out` (the caller owns it: push_client_close, then
+/// push_client_free) and returns PUSH_OK; on failure stores NULL.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or client_out), PUSH_E_KEY (no or bad credentials),
+/// PUSH_E_TLS (trust store or CA file unusable), PUSH_E_BAD_OPTION, PUSH_E_INTERNAL_ERROR.
+/// `err` may be NULL. Thread-safe.
+@c public func push_client_open(_ config: push_config_t?, _ client_out: UnsafeMutablePointer<push_client_t?>?,
+                                _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    guard let out = client_out else { return report(err, .invalidArgument, "client_out is NULL") }
+    out.pointee = nil
+    guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
+    let configuration = box.lock.withLock { box.configuration }
+    do throws(ClientError) {
+        let client = try PushClient(configuration: configuration)
+        out.pointee = push_client_t(Unmanaged.passRetained(ClientBox(client: client)).toOpaque())
+        return succeed(err)
+    } catch {
+        return report(err, error.status, error.description)
+    }
+}
+
+/// Waits until at least one connection to APNs is open, for up to `timeout_ms` milliseconds
+/// (negative: no limit). Optional: sends don't need it, but it turns a misconfiguration into an
+/// error at start-up instead of FAILED results.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client), PUSH_E_TLS (certificate, host name or ALPN
+/// failure: the message says which), PUSH_E_TIMEOUT (with the last connection error),
+/// PUSH_E_CLOSED. `err` may be NULL. Thread-safe.
+@c public func push_client_wait_connected(_ client: push_client_t?, _ timeout_ms: Int32,
+                                          _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    guard let box = ClientBox.from(client) else { return report(err, .invalidArgument, "client is NULL or not a push_client_t") }
+    if let e = box.client.waitUntilConnected(timeoutMillis: timeout_ms) { return report(err, e.status, e.description) }
+    return succeed(err)
+}
+
+/// Sends one notification: validates it, copies it (the caller's memory may be reused at
+/// once) and queues it; its outcome arrives later through push_client_poll. When the client
+/// holds PUSH_OPT_QUEUE_CAPACITY notifications already, waits up to `timeout_ms` (0: return
+/// PUSH_E_QUEUE_FULL at once; negative: wait without limit).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client or notification), a validation error
+/// (PUSH_E_BAD_DEVICE_TOKEN, PUSH_E_BAD_TOPIC, PUSH_E_BAD_PUSH_TYPE, PUSH_E_BAD_PRIORITY,
+/// PUSH_E_BAD_PAYLOAD, PUSH_E_PAYLOAD_TOO_LARGE, PUSH_E_BAD_COLLAPSE_ID, PUSH_E_BAD_APNS_ID,
+/// PUSH_E_BAD_EXPIRATION), PUSH_E_QUEUE_FULL, PUSH_E_CLOSED. A notification refused with an
+/// error gets no result. `err` may be NULL. Thread-safe.
+@c public func push_client_send(_ client: push_client_t?, _ notification: UnsafePointer<push_notification>?,
+                                _ timeout_ms: Int32, _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    guard let box = ClientBox.from(client) else { return report(err, .invalidArgument, "client is NULL or not a push_client_t") }
+    guard let notification else { return report(err, .invalidArgument, "notification is NULL") }
+    let r = box.client.send(notification, count: 1, timeoutMillis: timeout_ms)
+    if let e = r.error { return report(err, e.status, e.description) }
+    return succeed(err)
+}
+
+/// Sends `count` notifications from an array in one call (one crossing for bindings, one lock
+/// hand-off for the batch). Stops at the first notification that is invalid or does not fit:
+/// `*accepted` (may be NULL) receives how many of the first ones were queued, and the return
+/// value and `err` describe why the next one was not. Waiting for room as push_client_send.
+/// Errors: as push_client_send; PUSH_E_INVALID_ARGUMENT also for a NULL array with count > 0.
+/// `err` may be NULL. Thread-safe.
+@c public func push_client_send_batch(_ client: push_client_t?, _ notifications: UnsafePointer<push_notification>?,
+                                      _ count: Int, _ timeout_ms: Int32, _ accepted: UnsafeMutablePointer<Int>?,
+                                      _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    accepted?.pointee = 0
+    guard let box = ClientBox.from(client) else { return report(err, .invalidArgument, "client is NULL or not a push_client_t") }
+    guard count >= 0 else { return report(err, .invalidArgument, "count is negative") }
+    if count == 0 { return succeed(err) }
+    guard let notifications else { return report(err, .invalidArgument, "notifications is NULL") }
+    let r = box.client.send(notifications, count: count, timeoutMillis: timeout_ms)
+    accepted?.pointee = r.accepted
+    if let e = r.error {
+        return report(err, e.status, r.accepted > 0 || count > 1 ? "notification \(r.accepted): \(e.description)" : e.description)
+    }
+    return succeed(err)
+}
+
+/// Moves up to `max` outcomes into `results`, an array of records of `result_size` bytes each
+/// (pass sizeof(push_result)), waiting up to `timeout_ms` for the first (0: don't wait;
+/// negative: no limit). `*count` receives how many were written. Each notification accepted by
+/// a send produces exactly one result, also after push_client_close (cancelled ones).
+/// Returns PUSH_OK (possibly with *count == 0 after a timeout), or PUSH_E_CLOSED once the
+/// client is closed and every result has been returned.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client, results or count with max > 0, or result_size
+/// smaller than the first version of push_result). Thread-safe; several threads may poll.
+@c public func push_client_poll(_ client: push_client_t?, _ results: UnsafeMutablePointer<push_result>?,
+                                _ max: Int, _ result_size: Int, _ timeout_ms: Int32,
+                                _ count: UnsafeMutablePointer<Int>?) -> Int32 {
+    count?.pointee = 0
+    guard let box = ClientBox.from(client) else { return PushStatus.invalidArgument.rawValue }
+    guard let count, max >= 0 else { return PushStatus.invalidArgument.rawValue }
+    if max == 0 { return 0 }
+    guard let results, result_size >= MemoryLayout<push_result>.size else { return PushStatus.invalidArgument.rawValue }
+    let r = box.client.poll(into: UnsafeMutableRawPointer(results), max: max, recordSize: result_size, timeoutMillis: timeout_ms)
+    count.pointee = r.count
+    return r.allDelivered ? PushStatus.closed.rawValue : 0
+}
+
+/// Closes a client: stops accepting notifications (later sends return PUSH_E_CLOSED), lets
+/// notifications in flight finish for up to `drain_ms` milliseconds, then ends every remaining
+/// one with a FAILED result (PUSH_REASON_CANCELLED if never sent, PUSH_REASON_CANCELLED_IN_FLIGHT
+/// if APNs may have seen it), closes the connections and joins the I/O thread. Results remain
+/// readable with push_client_poll until push_client_free. NULL, and closing twice, are accepted
+/// (a second close waits for the first). Thread-safe. Returns PUSH_OK, or
+/// PUSH_E_INVALID_ARGUMENT for a handle that is not a client.
+@c public func push_client_close(_ client: push_client_t?, _ drain_ms: Int32) -> Int32 {
+    guard let client else { return 0 }
+    guard let box = ClientBox.from(client) else { return PushStatus.invalidArgument.rawValue }
+    box.client.close(drainMillis: drain_ms)
+    return 0
+}
+
+/// Releases a client and every result not yet polled (closing it first, without draining, if
+/// push_client_close was not called). NULL is accepted. The handle is invalid afterwards; no
+/// other thread may be using it.
+@c public func push_client_free(_ client: push_client_t?) {
+    guard let client, let box = ClientBox.from(client) else { return }
+    box.client.close(drainMillis: 0)
+    box.magic = 0
+    Unmanaged<ClientBox>.fromOpaque(UnsafeRawPointer(client)).release()
+}

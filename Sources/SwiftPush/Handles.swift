@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSwiftPushABI
+import PushCore
+import PushTransport
+
+/// What a `push_config_t` points to: a configuration being built.
+final class ConfigBox {
+    /// Guards against a handle of the wrong kind (best effort: a freed handle is still misuse).
+    var magic: UInt64 = ConfigBox.liveMagic
+    static let liveMagic: UInt64 = 0x5350_434F_4E46_4947 // "SPCONFIG"
+    var configuration = ClientConfiguration()
+    let lock = PThreadMutex()
+
+    static func from(_ handle: push_config_t?) -> ConfigBox? {
+        guard let handle else { return nil }
+        let box = Unmanaged<ConfigBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        return box.magic == liveMagic ? box : nil
+    }
+}
+
+/// What a `push_client_t` points to. The box outlives `push_client_close` (so that sending
+/// after close is an error, not a crash, and results stay pollable) until `push_client_free`.
+final class ClientBox {
+    var magic: UInt64 = ClientBox.liveMagic
+    static let liveMagic: UInt64 = 0x5350_434C_4945_4E54 // "SPCLIENT"
+    let client: PushClient
+
+    init(client: PushClient) { self.client = client }
+
+    static func from(_ handle: push_client_t?) -> ClientBox? {
+        guard let handle else { return nil }
+        let box = Unmanaged<ClientBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        return box.magic == liveMagic ? box : nil
+    }
+}
+
+/// Writes a status and message into the caller's optional `push_error` and returns the status.
+@discardableResult
+func report(_ err: UnsafeMutablePointer<push_error>?, _ status: PushStatus, _ message: String) -> Int32 {
+    guard let err else { return status.rawValue }
+    err.pointee.code = status.rawValue
+    withUnsafeMutableBytes(of: &err.pointee.message) { dst in
+        let bytes = message.utf8
+        var n = min(bytes.count, dst.count - 1)
+        // Never cut a UTF-8 sequence in half.
+        while n > 0 && n < bytes.count && (Array(bytes)[n] & 0xC0) == 0x80 { n -= 1 }
+        var i = 0
+        for b in bytes.prefix(n) { dst[i] = b; i += 1 }
+        dst[n] = 0
+    }
+    return status.rawValue
+}
+
+/// Clears the caller's optional `push_error` on success.
+@inline(__always)
+func succeed(_ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    if let err {
+        err.pointee.code = 0
+        err.pointee.message.0 = 0
+    }
+    return 0
+}
+
+/// A (pointer, length) string argument; length 0 reads a NUL-terminated string.
+func stringArgument(_ p: UnsafePointer<CChar>, _ length: Int) -> [UInt8] {
+    let n = length == 0 ? strlen(p) : length
+    return Array(UnsafeRawBufferPointer(start: p, count: n))
+}
