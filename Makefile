@@ -1,0 +1,62 @@
+# swiftpush: the two commands a newcomer needs are `make demo` and `make test`.
+#   make demo       build (release), start the mock APNs server, send 100,000 notifications
+#                   through libswiftpush.so from C, print throughput and outcomes
+#   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests
+#   make bench      the library against h2load on the same mock server (see README)
+#   make header     regenerate Include/swiftpush.h from the Swift exports
+#   make generate   regenerate the enums from Tables/*.tsv
+# Each target installs missing Debian packages itself (scripts/install-deps.sh).
+
+SWIFT        ?= swift
+DEBUG_DIR    := .build/debug
+RELEASE_SCRATCH := .build-release
+RELEASE_DIR  := $(RELEASE_SCRATCH)/release
+PKI          := .build-pki
+# Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
+RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
+
+.PHONY: all deps build release header generate pki test test-swift test-header test-c demo bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+generate:
+	python3 scripts/gen_tables.py
+
+build: deps
+	$(SWIFT) build --product swiftpush
+	$(SWIFT) build --product swiftpush-cli
+
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpush
+	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpush-cli
+
+header: build
+	python3 scripts/gen_header.py $(DEBUG_DIR)/SwiftPush.build/include/SwiftPush-Swift.h
+
+pki:
+	@bash scripts/make-test-pki.sh $(PKI) >/dev/null
+
+test: build pki
+	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory test-swift test-header test-c
+
+test-swift:
+	$(SWIFT) test --skip-build
+
+test-header:
+	bash Tests/header/check-header.sh $(DEBUG_DIR)
+
+test-c:
+	bash Tests/c/run.sh $(DEBUG_DIR)
+
+demo: release pki
+	bash scripts/demo.sh $(RELEASE_DIR) $(PKI)
+
+bench: release pki
+	bash scripts/bench.sh $(RELEASE_DIR) $(PKI)
+
+clean:
+	rm -rf .build .build-* out

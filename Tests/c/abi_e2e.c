@@ -1,0 +1,333 @@
+/* End-to-end tests of the C ABI, compiled against Include/swiftpush.h and linked with
+ * libswiftpush.so, run against the mock APNs server over real TLS + HTTP/2 on loopback.
+ * Started by Tests/c/run.sh, which launches the mock servers and passes, in the environment:
+ *   SWIFTPUSH_TEST_PORT            a mock with a certificate from the test CA
+ *   SWIFTPUSH_TEST_UNTRUSTED_PORT  a mock with a certificate from a CA the client doesn't trust
+ *   SWIFTPUSH_TEST_PKI             the directory made by scripts/make-test-pki.sh
+ * Prints one line per test and "N passed, N failed" at the end. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "swiftpush.h"
+
+static int passed, failed;
+static const char *pki;
+static long port, untrusted_port;
+static const char *token64 = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0";
+static const char *topic = "com.example.app";
+static const char *payload = "{\"aps\":{\"alert\":{\"title\":\"Hi\",\"body\":\"caf\xc3\xa9 \\u2603\"}}}";
+
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            printf("    expectation failed at line %d: %s: ", __LINE__, #cond);                   \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+            ok = 0;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+static char *path(const char *file) {
+    static char buf[4][512];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", pki, file);
+    return buf[i];
+}
+
+/* A configuration for the trusted mock, token auth with `key_file`. */
+static push_config_t config_for(long p, const char *key_file, int with_topic) {
+    push_error err;
+    push_config_t cfg = push_config_new();
+    push_config_set_string(cfg, PUSH_OPT_HOST, "localhost", 0, &err);
+    push_config_set_int(cfg, PUSH_OPT_PORT, p, &err);
+    push_config_set_string(cfg, PUSH_OPT_CA_FILE, path("ca.pem"), 0, &err);
+    if (push_config_set_string(cfg, PUSH_OPT_TOKEN_KEY_FILE, path(key_file), 0, &err) != PUSH_OK)
+        printf("    key: %s\n", err.message);
+    push_config_set_string(cfg, PUSH_OPT_KEY_ID, "TESTKEY001", 0, &err);
+    push_config_set_string(cfg, PUSH_OPT_TEAM_ID, "TEAM123456", 0, &err);
+    if (with_topic) push_config_set_string(cfg, PUSH_OPT_DEFAULT_TOPIC, topic, 0, &err);
+    return cfg;
+}
+
+static push_client_t open_client(long p, const char *key_file, int with_topic) {
+    push_error err;
+    push_config_t cfg = config_for(p, key_file, with_topic);
+    push_client_t client = NULL;
+    int32_t rc = push_client_open(cfg, &client, &err);
+    push_config_free(cfg);
+    if (rc != PUSH_OK) printf("    open failed: %s\n", err.message);
+    return client;
+}
+
+static push_notification notification(uint64_t tag) {
+    push_notification n;
+    memset(&n, 0, sizeof n);
+    n.struct_size = sizeof n;
+    n.device_token = token64;
+    n.payload = payload;
+    n.tag = tag;
+    return n;
+}
+
+static void report(const char *name, int ok) {
+    printf("%s: %s\n", ok ? "ok" : "FAILED", name);
+    if (ok) passed++; else failed++;
+}
+
+static void test_many_notifications_each_get_exactly_one_accepted_outcome(void) {
+    int ok = 1;
+    enum { COUNT = 10000, BATCH = 256 };
+    push_client_t client = open_client(port, "AuthKey_TESTKEY001.p8", 1);
+    EXPECT(client != NULL, "client");
+    if (!client) { report(__func__, 0); return; }
+    unsigned char *seen = calloc(COUNT, 1);
+    push_notification batch[BATCH];
+    static push_result results[BATCH];
+    long sent = 0, received = 0, accepted = 0, duplicates = 0;
+    push_error err;
+    while (received < COUNT) {
+        if (sent < COUNT) {
+            long n = COUNT - sent < BATCH ? COUNT - sent : BATCH;
+            for (long i = 0; i < n; i++) batch[i] = notification((uint64_t)(sent + i));
+            ptrdiff_t took = 0;
+            int32_t rc = push_client_send_batch(client, batch, n, 1000, &took, &err);
+            EXPECT(rc == PUSH_OK || rc == PUSH_E_QUEUE_FULL, "send: %s", err.message);
+            if (rc != PUSH_OK && rc != PUSH_E_QUEUE_FULL) break;
+            sent += took;
+        }
+        ptrdiff_t got = 0;
+        int32_t rc = push_client_poll(client, results, BATCH, sizeof(push_result), sent == COUNT ? 5000 : 0, &got);
+        EXPECT(rc == PUSH_OK, "poll rc %d", rc);
+        if (sent == COUNT && got == 0) break; /* nothing for 5 s: stop and report */
+        for (ptrdiff_t i = 0; i < got; i++) {
+            uint64_t tag = results[i].tag;
+            if (tag >= COUNT || seen[tag]) { duplicates++; continue; }
+            seen[tag] = 1;
+            if (results[i].outcome == PUSH_OUTCOME_ACCEPTED && results[i].status == 200) accepted++;
+            else if (accepted + 5 > received)
+                printf("    tag %llu: outcome %d status %d %s %s\n", (unsigned long long)tag, results[i].outcome,
+                       results[i].status, push_reason_name(results[i].reason), results[i].reason_text);
+            EXPECT(strlen(results[i].apns_id) == 36, "apns-id '%s'", results[i].apns_id);
+        }
+        received += got;
+    }
+    EXPECT(sent == COUNT, "sent %ld", sent);
+    EXPECT(received == COUNT, "received %ld", received);
+    EXPECT(accepted == COUNT, "accepted %ld", accepted);
+    EXPECT(duplicates == 0, "duplicates %ld", duplicates);
+    EXPECT(push_client_close(client, 1000) == PUSH_OK, "close");
+    ptrdiff_t got = 0;
+    EXPECT(push_client_poll(client, results, BATCH, sizeof(push_result), 0, &got) == PUSH_E_CLOSED && got == 0,
+           "nothing more after close (got %ld)", (long)got);
+    push_client_free(client);
+    free(seen);
+    report(__func__, ok);
+}
+
+static void test_a_wrong_p8_key_is_rejected_with_InvalidProviderToken(void) {
+    int ok = 1;
+    push_client_t client = open_client(port, "AuthKey_WRONGKEY01.p8", 1);
+    EXPECT(client != NULL, "client");
+    if (!client) { report(__func__, 0); return; }
+    push_error err;
+    push_notification n[3] = {notification(1), notification(2), notification(3)};
+    ptrdiff_t took = 0;
+    EXPECT(push_client_send_batch(client, n, 3, 1000, &took, &err) == PUSH_OK && took == 3, "send: %s", err.message);
+    push_result results[3];
+    ptrdiff_t total = 0;
+    for (int tries = 0; tries < 50 && total < 3; tries++) {
+        ptrdiff_t got = 0;
+        push_client_poll(client, results + total, 3 - total, sizeof(push_result), 200, &got);
+        total += got;
+    }
+    EXPECT(total == 3, "got %ld results", (long)total);
+    for (ptrdiff_t i = 0; i < total; i++) {
+        EXPECT(results[i].outcome == PUSH_OUTCOME_REJECTED, "outcome %d", results[i].outcome);
+        EXPECT(results[i].status == 403, "status %d", results[i].status);
+        EXPECT(results[i].reason == PUSH_REASON_INVALID_PROVIDER_TOKEN, "reason %s (%s)",
+               push_reason_name(results[i].reason), results[i].reason_text);
+        EXPECT(strcmp(results[i].reason_text, "InvalidProviderToken") == 0, "text %s", results[i].reason_text);
+    }
+    push_client_close(client, 0);
+    push_client_free(client);
+    report(__func__, ok);
+}
+
+static void test_an_untrusted_server_certificate_fails_clearly(void) {
+    int ok = 1;
+    push_client_t client = open_client(untrusted_port, "AuthKey_TESTKEY001.p8", 1);
+    EXPECT(client != NULL, "client");
+    if (!client) { report(__func__, 0); return; }
+    push_error err;
+    int32_t rc = push_client_wait_connected(client, 5000, &err);
+    EXPECT(rc == PUSH_E_TLS, "wait_connected returned %d (%s)", rc, err.message);
+    EXPECT(strstr(err.message, "certificate verify failed") != NULL, "message: %s", err.message);
+    push_notification n = notification(7);
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_OK, "send: %s", err.message);
+    push_result r;
+    ptrdiff_t got = 0;
+    for (int tries = 0; tries < 50 && got == 0; tries++) push_client_poll(client, &r, 1, sizeof r, 200, &got);
+    EXPECT(got == 1, "one result");
+    if (got == 1) {
+        EXPECT(r.outcome == PUSH_OUTCOME_FAILED, "outcome %d", r.outcome);
+        EXPECT(r.reason == PUSH_REASON_TLS_FAILED, "reason %s", push_reason_name(r.reason));
+        EXPECT(strstr(r.reason_text, "certificate") != NULL, "text %s", r.reason_text);
+    }
+    push_client_close(client, 0);
+    push_client_free(client);
+    report(__func__, ok);
+}
+
+static void test_bad_input_returns_an_error_with_a_message(void) {
+    int ok = 1;
+    push_error err;
+    push_result r;
+    ptrdiff_t count = 0;
+    push_notification n = notification(1);
+    /* NULL handles and pointers */
+    EXPECT(push_client_send(NULL, &n, 0, &err) == PUSH_E_INVALID_ARGUMENT && err.message[0], "NULL client");
+    EXPECT(push_client_send_batch(NULL, &n, 1, 0, &count, &err) == PUSH_E_INVALID_ARGUMENT, "NULL client batch");
+    EXPECT(push_client_poll(NULL, &r, 1, sizeof r, 0, &count) == PUSH_E_INVALID_ARGUMENT, "NULL client poll");
+    EXPECT(push_client_wait_connected(NULL, 0, &err) == PUSH_E_INVALID_ARGUMENT, "NULL client wait");
+    EXPECT(push_client_close(NULL, 0) == PUSH_OK, "close NULL");
+    push_client_free(NULL);
+    push_config_free(NULL);
+    EXPECT(push_client_open(NULL, NULL, &err) == PUSH_E_INVALID_ARGUMENT, "open NULL");
+    EXPECT(push_config_set_string(NULL, PUSH_OPT_HOST, "x", 0, &err) == PUSH_E_INVALID_ARGUMENT, "set NULL config");
+    EXPECT(push_config_set_int(NULL, PUSH_OPT_PORT, 1, NULL) == PUSH_E_INVALID_ARGUMENT, "NULL err is fine");
+    EXPECT(strcmp(push_strerror(PUSH_E_QUEUE_FULL), "submission queue full") == 0, "strerror");
+    EXPECT(strcmp(push_strerror(12345), "unknown status code") == 0, "strerror unknown");
+    EXPECT(strcmp(push_reason_name(PUSH_REASON_UNREGISTERED), "Unregistered") == 0, "reason name");
+    EXPECT(strcmp(push_version(), PUSH_VERSION_STRING) == 0, "version %s", push_version());
+
+    /* configuration errors */
+    push_config_t cfg = push_config_new();
+    EXPECT(push_config_set_string(cfg, PUSH_OPT_TOKEN_KEY_FILE, "/nonexistent/AuthKey.p8", 0, &err) == PUSH_E_KEY &&
+               strstr(err.message, "/nonexistent/AuthKey.p8"), "unreadable key: %s", err.message);
+    EXPECT(push_config_set_string(cfg, PUSH_OPT_TOKEN_KEY_FILE, path("rsa.key"), 0, &err) == PUSH_E_KEY &&
+               strstr(err.message, "P-256"), "RSA key: %s", err.message);
+    EXPECT(push_config_set_string(cfg, PUSH_OPT_TOKEN_KEY_FILE, path("ca.pem"), 0, &err) == PUSH_E_KEY, "cert as key: %s",
+           err.message);
+    EXPECT(push_config_set_int(cfg, PUSH_OPT_PORT, 70000, &err) == PUSH_E_BAD_OPTION, "port range: %s", err.message);
+    EXPECT(push_config_set_int(cfg, 999, 1, &err) == PUSH_E_BAD_OPTION, "unknown option");
+    EXPECT(push_config_set_string(cfg, PUSH_OPT_CA_FILE, "/nonexistent/ca.pem", 0, &err) == PUSH_E_BAD_OPTION, "CA file");
+    push_client_t client = NULL;
+    EXPECT(push_client_open(cfg, &client, &err) == PUSH_E_KEY && client == NULL, "open without key: %s", err.message);
+    push_config_free(cfg);
+
+    /* notification errors, refused at send */
+    client = open_client(port, "AuthKey_TESTKEY001.p8", 0); /* no default topic */
+    if (!client) { report(__func__, 0); return; }
+    EXPECT(push_client_send(client, NULL, 0, &err) == PUSH_E_INVALID_ARGUMENT, "NULL notification");
+    n = notification(1);
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_TOPIC && strstr(err.message, "topic"), "missing topic: %s",
+           err.message);
+    n.topic = topic;
+    n.device_token = NULL;
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_DEVICE_TOKEN, "NULL token");
+    n.device_token = "";
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_DEVICE_TOKEN && strstr(err.message, "empty"), "empty token");
+    n.device_token = "00fc13adzz";
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_DEVICE_TOKEN && strstr(err.message, "non-hex"),
+           "non-hex token: %s", err.message);
+    n.device_token = "00fc13a";
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_DEVICE_TOKEN && strstr(err.message, "odd"), "odd token");
+    n.device_token = token64;
+    n.payload = "{\"aps\":";
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_PAYLOAD, "invalid JSON: %s", err.message);
+    n.payload = "{\"aps\":{\"alert\":\"\xff\"}}";
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_PAYLOAD && strstr(err.message, "UTF-8"), "bad UTF-8: %s",
+           err.message);
+    char *big = malloc(5000);
+    memset(big, ' ', 4999);
+    big[0] = '{';
+    big[4997] = '}';
+    big[4998] = 0;
+    n.payload = big;
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_PAYLOAD_TOO_LARGE, "4998-byte alert: %s", err.message);
+    n.push_type = PUSH_TYPE_VOIP;
+    n.topic = "com.example.app.voip";
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_OK, "4998-byte voip is fine: %s", err.message);
+    free(big);
+    n = notification(2);
+    n.topic = topic;
+    n.push_type = 42;
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_PUSH_TYPE, "push type");
+    n.push_type = PUSH_TYPE_BACKGROUND;
+    n.priority = 10;
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_PRIORITY, "background at 10: %s", err.message);
+    n.push_type = PUSH_TYPE_ALERT;
+    n.priority = 0;
+    n.collapse_id = "0123456789012345678901234567890123456789012345678901234567890123456789";
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_COLLAPSE_ID, "collapse id");
+    n.collapse_id = NULL;
+    n.apns_id = "not-a-uuid";
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_BAD_APNS_ID, "apns-id");
+    n.apns_id = NULL;
+    EXPECT(push_client_poll(client, &r, 1, 8, 0, &count) == PUSH_E_INVALID_ARGUMENT, "result_size too small");
+
+    /* the one valid voip notification above gets its result; then close semantics */
+    ptrdiff_t got = 0;
+    for (int tries = 0; tries < 50 && got == 0; tries++) push_client_poll(client, &r, 1, sizeof r, 200, &got);
+    EXPECT(got == 1 && r.outcome == PUSH_OUTCOME_ACCEPTED, "voip accepted (got %ld, outcome %d %s)", (long)got,
+           r.outcome, r.reason_text);
+    EXPECT(push_client_close(client, 0) == PUSH_OK, "close");
+    EXPECT(push_client_close(client, 0) == PUSH_OK, "close twice");
+    EXPECT(push_client_send(client, &n, 0, &err) == PUSH_E_CLOSED, "send after close: %d", err.code);
+    push_client_free(client);
+    report(__func__, ok);
+}
+
+static void test_close_with_work_in_flight_gives_every_notification_one_outcome(void) {
+    int ok = 1;
+    enum { COUNT = 5000 };
+    push_client_t client = open_client(port, "AuthKey_TESTKEY001.p8", 1);
+    if (!client) { report(__func__, 0); return; }
+    push_error err;
+    static push_notification batch[COUNT];
+    for (int i = 0; i < COUNT; i++) batch[i] = notification((uint64_t)i);
+    ptrdiff_t took = 0;
+    EXPECT(push_client_send_batch(client, batch, COUNT, 1000, &took, &err) == PUSH_OK && took == COUNT, "send %ld: %s",
+           (long)took, err.message);
+    EXPECT(push_client_close(client, 0) == PUSH_OK, "close at once");
+    static push_result results[COUNT + 1];
+    static unsigned char seen[COUNT];
+    long total = 0, by[4] = {0, 0, 0, 0}, dup = 0;
+    ptrdiff_t got = 0;
+    while (push_client_poll(client, results, COUNT + 1, sizeof(push_result), 0, &got) == PUSH_OK && got > 0) {
+        for (ptrdiff_t i = 0; i < got; i++) {
+            if (results[i].tag >= COUNT || seen[results[i].tag]) { dup++; continue; }
+            seen[results[i].tag] = 1;
+            by[results[i].outcome & 3]++;
+            if (results[i].outcome == PUSH_OUTCOME_FAILED)
+                EXPECT(results[i].reason == PUSH_REASON_CANCELLED || results[i].reason == PUSH_REASON_CANCELLED_IN_FLIGHT,
+                       "reason %s", push_reason_name(results[i].reason));
+        }
+        total += got;
+    }
+    EXPECT(total == COUNT && dup == 0, "results %ld (dup %ld): accepted %ld, failed %ld", total, dup, by[1], by[3]);
+    printf("    close at once: %ld accepted, %ld cancelled\n", by[1], by[3]);
+    push_client_free(client);
+    report(__func__, ok);
+}
+
+int main(void) {
+    pki = getenv("SWIFTPUSH_TEST_PKI");
+    const char *p = getenv("SWIFTPUSH_TEST_PORT"), *u = getenv("SWIFTPUSH_TEST_UNTRUSTED_PORT");
+    if (!pki || !p || !u) {
+        fprintf(stderr, "run through Tests/c/run.sh (needs SWIFTPUSH_TEST_PKI, _PORT, _UNTRUSTED_PORT)\n");
+        return 2;
+    }
+    port = atol(p);
+    untrusted_port = atol(u);
+    test_many_notifications_each_get_exactly_one_accepted_outcome();
+    test_a_wrong_p8_key_is_rejected_with_InvalidProviderToken();
+    test_an_untrusted_server_certificate_fails_clearly();
+    test_bad_input_returns_an_error_with_a_message();
+    test_close_with_work_in_flight_gives_every_notification_one_outcome();
+    printf("c-abi: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

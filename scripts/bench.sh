@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The benchmark: the same workload through libswiftpush.so (C) and through h2load, against the
+# same mock APNs server, side by side in one run, repeated; medians are reported.
+# Workload: TLS 1.3, token auth, one device token, 200-byte alert payload, 1 connection x 1000
+# concurrent streams, BENCH_COUNT notifications (default 200000), BENCH_RUNS runs (default 3).
+# The server runs on CPU 0 and each client on CPU 1 where the machine has two cores.
+# Last line (machine-readable):
+#   swiftpush-bench rate=<n> h2load_rate=<n> ratio=<r> cpu_us_per_notification=<x> peak_rss_mb=<m>
+# usage: scripts/bench.sh RELEASE_DIR PKI_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(cd "${1:?usage: bench.sh RELEASE_DIR PKI_DIR}" && pwd)
+pki=$(cd "${2:?}" && pwd)
+count=${BENCH_COUNT:-200000}
+runs=${BENCH_RUNS:-3}
+out=$(mktemp -d)
+export MOCK_LOG_DIR=$out
+source scripts/mock-ctl.sh
+trap 'mock_stop_all; rm -rf "$out"' EXIT
+
+server_cpu=""; client_cpu=""
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then server_cpu="taskset -c 0"; client_cpu="taskset -c 1"; fi
+
+gcc -std=c11 -O2 -Wall -Wextra -Werror -IInclude Bindings/c/examples/load.c -L"$build" -lswiftpush \
+  -Wl,-rpath,"$build" -o "$out/load"
+token=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
+python3 - "$out/payload.json" <<'PY'
+import sys
+head = '{"aps":{"alert":"Hello from swiftpush"},"pad":"'
+open(sys.argv[1], "w").write(head + "x" * (200 - len(head) - 2) + '"}')
+PY
+jwt=$("$build/swiftpush-cli" jwt --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456)
+
+# The server, pinned to its core.
+portfile=$out/port
+$server_cpu "$build/swiftpush-cli" mock --cert "$pki/server.pem" --key "$pki/server.key" --port 0 \
+  --key-id TESTKEY001 --team-id TEAM123456 --auth-key "$pki/AuthKey_TESTKEY001.pub.pem" \
+  --port-file "$portfile" > "$out/mock.log" 2>&1 &
+MOCK_PIDS+=($!)
+for _ in $(seq 1 200); do [ -s "$portfile" ] && break; sleep 0.05; done
+port=$(cat "$portfile")
+
+run_h2load() {
+  $client_cpu h2load -n "$count" -c 1 -m 1000 -t 1 \
+    -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' -H 'apns-priority: 10' \
+    -H "authorization: bearer $jwt" -d "$out/payload.json" \
+    "https://127.0.0.1:$port/3/device/$token" > "$out/h2load.txt" 2>&1
+  local rate ok
+  rate=$(grep -oE 'finished in [0-9.]+m?s, [0-9.]+ req/s' "$out/h2load.txt" | grep -oE '[0-9.]+ req/s' | grep -oE '[0-9.]+')
+  ok=$(grep -oE 'status codes: [0-9]+ 2xx' "$out/h2load.txt" | grep -oE '[0-9]+ 2xx' | grep -oE '^[0-9]+')
+  [ "$ok" = "$count" ] || { cat "$out/h2load.txt" >&2; echo "h2load: only $ok of $count answered 2xx" >&2; }
+  echo "$rate"
+}
+run_library() {
+  $client_cpu "$out/load" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
+    --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --count "$count" --window 10000 \
+    --token "$token" --quiet > "$out/load.txt" 2>&1 || { cat "$out/load.txt" >&2; }
+  grep '^load-result' "$out/load.txt"
+}
+field() { sed -E "s/.* $1=([^ ]+).*/\1/"; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "workload: $count notifications, 200-byte payload, 1 connection x 1000 streams, TLS 1.3, token auth"
+echo "server on ${server_cpu:-any CPU}, clients on ${client_cpu:-any CPU}; $runs runs each, interleaved"
+# Warm-up (page cache, CPU frequency, the server's allocator).
+count=20000 run_library >/dev/null
+: > "$out/lib"; : > "$out/h2"
+for i in $(seq 1 "$runs"); do
+  h=$(run_h2load); echo "$h" >> "$out/h2"
+  l=$(run_library); echo "$l" >> "$out/lib"
+  printf '  run %d: h2load %8.0f req/s | swiftpush %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted\n' \
+    "$i" "$h" "$(echo "$l" | field rate)" "$(echo "$l" | field cpu_us_per_notification)" \
+    "$(echo "$l" | field peak_rss_mb)" "$(echo "$l" | field accepted)"
+done
+h2=$(median < "$out/h2")
+rate=$(field rate < "$out/lib" | median)
+cpu=$(field cpu_us_per_notification < "$out/lib" | median)
+rss=$(field peak_rss_mb < "$out/lib" | median)
+ratio=$(awk -v a="$rate" -v b="$h2" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}')
+echo "medians: swiftpush $rate notifications/s, h2load $h2 req/s, ratio $ratio, $cpu CPU-us/notification, $rss MB peak RSS"
+echo "swiftpush-bench rate=$rate h2load_rate=$h2 ratio=$ratio cpu_us_per_notification=$cpu peak_rss_mb=$rss"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, the tests, the demo and the benchmark need, if any is
+# missing. Idempotent and quiet when everything is there. Needs root (or sudo) only to install.
+#   libssl-dev libnghttp2-dev pkg-config   build
+#   nghttp2-client                         h2load (benchmark baseline), nghttp (mock tests)
+#   openssl                                test keys and certificates
+#   valgrind                               (optional) memcheck target
+set -euo pipefail
+need=()
+pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev)
+pkg-config --exists libnghttp2 2>/dev/null || need+=(libnghttp2-dev)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v h2load >/dev/null || need+=(nghttp2-client)
+command -v openssl >/dev/null || need+=(openssl)
+command -v gcc >/dev/null || need+=(gcc)
+command -v g++ >/dev/null || need+=(g++)
+command -v python3 >/dev/null || need+=(python3)
+command -v taskset >/dev/null || need+=(util-linux)
+for extra in "$@"; do
+  case "$extra" in
+    go) command -v go >/dev/null || need+=(golang-go) ;;
+    *) need+=("$extra") ;;
+  esac
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+echo "installing: ${need[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
