@@ -34,12 +34,13 @@ let package = Package(
         .target(name: "PushTransport", dependencies: ["PushCore", "COpenSSL", "CNGHTTP2", "CSwiftPushABI", "CPushSystem"]),
         // The @c exports: the whole public C ABI of libswiftpush.so.
         .target(name: "SwiftPush", dependencies: ["PushTransport", "PushCore", "CSwiftPushABI"],
-                linkerSettings: abiLinkerFlags),
+                exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
         // The mock APNs server (a library, used by the CLI and the tests).
         .target(name: "APNsMock", dependencies: ["PushCore", "PushTransport", "COpenSSL", "CNGHTTP2"]),
         // The command-line tool: mock, jwt (and later send, bench).
         .executableTarget(name: "swiftpush", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
     ]
 )

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CNGHTTP2
+
+/// The nghttp2 callbacks of the mock's server sessions. Each is a non-capturing C function that
+/// recovers its `MockConnection` from `user_data` (passed unretained: the connection outlives
+/// its session, which it deletes on close) and its `MockStream` from the stream user data.
+enum MockCallbacks {
+    /// Registers every callback on `callbacks`.
+    static func install(on callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, beginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, header)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, frameReceived)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, dataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, streamClosed)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, frameSent)
+    }
+
+    @inline(__always)
+    private static func connection(_ userData: UnsafeMutableRawPointer?) -> MockConnection {
+        Unmanaged<MockConnection>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    @inline(__always)
+    private static func stream(_ session: OpaquePointer?, _ id: Int32) -> MockStream? {
+        guard let p = nghttp2_session_get_stream_user_data(session, id) else { return nil }
+        return Unmanaged<MockStream>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    private static let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
+    private static let dataType = UInt8(NGHTTP2_DATA.rawValue)
+    private static let rstStreamType = UInt8(NGHTTP2_RST_STREAM.rawValue)
+    private static let endStream = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
+
+    /// A request's HEADERS begin: a new stream.
+    static let beginHeaders: nghttp2_on_begin_headers_callback = { session, frame, userData in
+        guard let frame, frame.pointee.hd.type == headersType,
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        connection(userData).beginStream(frame.pointee.hd.stream_id)
+        return 0
+    }
+
+    /// One request header: record what the mock needs from it.
+    static let header: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, flags, userData in
+        let c = connection(userData)
+        guard let frame, let name, let s = c.receivingHeaders, s.streamID == frame.pointee.hd.stream_id,
+              let h = RequestHeader.classify(name, nameLength) else { return 0 }
+        // nghttp2 passes a valid pointer even for an empty value; keep a non-nil base anyway.
+        let bytes = UnsafeRawBufferPointer(start: value ?? name, count: value == nil ? 0 : valueLength)
+        RequestValidation.record(h, bytes, on: s)
+        if h == .authorization { c.recordAuthorization(bytes, on: s) }
+        return 0
+    }
+
+    /// A whole frame arrived: a request ends with END_STREAM on its HEADERS or last DATA.
+    static let frameReceived: nghttp2_on_frame_recv_callback = { session, frame, userData in
+        guard let frame else { return 0 }
+        let type = frame.pointee.hd.type
+        guard type == headersType || type == dataType else { return 0 }
+        let c = connection(userData)
+        if type == headersType { c.receivingHeaders = nil }
+        if frame.pointee.hd.flags & endStream != 0, let s = stream(session, frame.pointee.hd.stream_id) {
+            c.respond(to: s)
+        }
+        return 0
+    }
+
+    /// Payload bytes: counted, not kept.
+    static let dataChunk: nghttp2_on_data_chunk_recv_callback = { session, flags, streamID, data, length, userData in
+        stream(session, streamID)?.bodyBytes += length
+        return 0
+    }
+
+    /// A stream closed: recycle its state.
+    static let streamClosed: nghttp2_on_stream_close_callback = { session, streamID, errorCode, userData in
+        if let s = stream(session, streamID) {
+            nghttp2_session_set_stream_user_data(session, streamID, nil)
+            connection(userData).endStream(s)
+        }
+        return 0
+    }
+
+    /// A frame went out: the first 200's HEADERS trigger the raised stream limit; refused
+    /// streams are counted.
+    static let frameSent: nghttp2_on_frame_send_callback = { session, frame, userData in
+        guard let frame else { return 0 }
+        let c = connection(userData)
+        let type = frame.pointee.hd.type
+        if type == headersType, c.raiseLimitAfterStream != 0, frame.pointee.hd.stream_id == c.raiseLimitAfterStream {
+            c.raiseStreamLimit()
+        } else if type == rstStreamType, frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue {
+            c.core.recorder.streamRefused()
+        }
+        return 0
+    }
+
+    /// Supplies an error body from the stream's buffer.
+    static let readBody: nghttp2_data_source_read_callback = { session, streamID, buffer, length, dataFlags, source, userData in
+        guard let buffer, let dataFlags, let p = source?.pointee.ptr else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        let s = Unmanaged<MockStream>.fromOpaque(p).takeUnretainedValue()
+        let n = min(length, s.bodyLength - s.bodySent)
+        memcpy(buffer, s.body + s.bodySent, n)
+        s.bodySent += n
+        if s.bodySent == s.bodyLength { dataFlags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return n
+    }
+}

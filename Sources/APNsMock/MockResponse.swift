@@ -1,0 +1,71 @@
+import CNGHTTP2
+import PushCore
+
+/// Builds responses in the shape APNs sends them (apns.md, "Response"): `:status` and
+/// `apns-id` headers; no body on 200; `{"reason":"..."}` otherwise, with `"timestamp"`
+/// (ms since the epoch) only on 410.
+///
+/// Header names and status texts are static bytes and the apns-id and body live in the
+/// stream, so nghttp2 is told to copy nothing (`NGHTTP2_NV_FLAG_NO_COPY_*`).
+enum MockResponse {
+    /// "100"..."599" as three ASCII digits each, never freed: `:status` values point into it.
+    /// Written once during initialisation and read-only afterwards, hence safe to share.
+    nonisolated(unsafe) private static let statusDigits: UnsafeMutablePointer<UInt8> = {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 500 * 3)
+        for code in 100..<600 {
+            let at = (code - 100) * 3
+            p[at] = UInt8(48 + code / 100)
+            p[at + 1] = UInt8(48 + code / 10 % 10)
+            p[at + 2] = UInt8(48 + code % 10)
+        }
+        return p
+    }()
+
+    private static let statusName: StaticString = ":status"
+    private static let apnsIdName: StaticString = "apns-id"
+    private static let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
+    /// apns-id changes per request: indexing it would only churn the HPACK table (apns.md,
+    /// "HPACK").
+    private static let noCopyNoIndex = noCopy | UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+
+    /// Fills `stream.headers` with `:status` and `apns-id` (which must be set).
+    static func fillHeaders(_ stream: MockStream, status: Int32) {
+        let code = (100..<600).contains(Int(status)) ? Int(status) : 500
+        stream.headers[0] = nghttp2_nv(name: UnsafeMutablePointer(mutating: statusName.utf8Start),
+                                       value: statusDigits + (code - 100) * 3,
+                                       namelen: statusName.utf8CodeUnitCount, valuelen: 3, flags: noCopy)
+        stream.headers[1] = nghttp2_nv(name: UnsafeMutablePointer(mutating: apnsIdName.utf8Start),
+                                       value: stream.apnsId.assumingMemoryBound(to: UInt8.self),
+                                       namelen: apnsIdName.utf8CodeUnitCount, valuelen: 36, flags: noCopyNoIndex)
+    }
+
+    /// Writes the error body for `reason` into `stream.body`; `timestamp` (ms) is included when
+    /// not negative (410 only).
+    static func fillBody(_ stream: MockStream, reason: APNsReason, timestamp: Int64) {
+        var w = Writer(base: stream.body.assumingMemoryBound(to: UInt8.self), capacity: MockStream.bodyCapacity)
+        w.append("{\"reason\":\"")
+        w.append(reason.text)
+        w.append("\"")
+        if timestamp >= 0 {
+            w.append(",\"timestamp\":")
+            w.append(String(timestamp))
+        }
+        w.append("}")
+        stream.bodyLength = w.count
+        stream.bodySent = 0
+    }
+
+    /// Appends bytes up to a fixed capacity (the longest body fits with room to spare).
+    private struct Writer {
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
+        var count = 0
+
+        mutating func append(_ s: String) {
+            for byte in s.utf8 where count < capacity {
+                base[count] = byte
+                count += 1
+            }
+        }
+    }
+}

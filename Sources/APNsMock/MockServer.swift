@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCore
+import PushTransport
+
+/// A mock APNs server: TLS + HTTP/2 on a loopback address, answering
+/// `POST /3/device/<token>` the way APNs does (see apns.md and design.md, "The mock APNs
+/// server").
+///
+/// One I/O thread of its own (an epoll `EventLoop`, never Swift concurrency) accepts
+/// connections and serves them all. Use:
+/// ```swift
+/// var config = MockServer.Configuration(certificateChainFile: "server.pem", privateKeyFile: "server.key")
+/// config.tokenKeys = [try .init(keyID: "TESTKEY001", teamID: "TEAM123456", file: "AuthKey_TESTKEY001.p8")]
+/// let server = MockServer(configuration: config)
+/// try server.start()
+/// // ... connect to 127.0.0.1:server.port ...
+/// server.stop()
+/// ```
+///
+/// Thread safety: `start`, `stop` and `port` belong to the thread that owns the server (they
+/// are not meant to race each other); `stats()` may be called from any thread at any time.
+public final class MockServer: @unchecked Sendable {
+    /// The configuration the server was made with.
+    public let configuration: Configuration
+    /// The port the server listens on (meaningful after `start()`; the chosen one when the
+    /// configuration asked for port 0).
+    public private(set) var port: Int = 0
+
+    private let recorder = MockStatsRecorder()
+    private var core: MockServerCore?
+    private var thread: pthread_t?
+
+    /// A server that will use `configuration`; nothing happens until `start()`.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    deinit { stop() }
+
+    /// Loads the certificate and keys, binds the listening socket and starts the I/O thread.
+    /// Throws when a file cannot be loaded or the address cannot be bound.
+    public func start() throws(StartError) {
+        guard core == nil else { throw StartError("the server is already running") }
+        let core = try MockServerCore(configuration: configuration, recorder: recorder)
+        port = core.port
+        var tid = pthread_t()
+        let context = Unmanaged.passRetained(core).toOpaque()
+        let rc = pthread_create(&tid, nil, { context in
+            let core = Unmanaged<MockServerCore>.fromOpaque(context!).takeRetainedValue()
+            core.run()
+            return nil
+        }, context)
+        if rc != 0 {
+            Unmanaged<MockServerCore>.fromOpaque(context).release()
+            core.discard()
+            throw StartError("cannot start the server thread: \(String(cString: strerror(rc)))")
+        }
+        self.core = core
+        thread = tid
+    }
+
+    /// Stops the server: closes the listening socket and every connection, and joins the I/O
+    /// thread. Does nothing when the server is not running. The counters stay readable.
+    public func stop() {
+        guard let core, let thread else { return }
+        core.requestStop()
+        pthread_join(thread, nil)
+        self.core = nil
+        self.thread = nil
+    }
+
+    /// The counters as they are now. Safe from any thread.
+    public func stats() -> MockStats { recorder.snapshot() }
+}

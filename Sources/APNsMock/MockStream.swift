@@ -1,0 +1,118 @@
+import CNGHTTP2
+import PushCore
+
+/// What one request stream has shown so far, and the storage its response points into.
+///
+/// Owned by one `MockConnection` and used only on its I/O thread. Streams are pooled per
+/// connection: every buffer is allocated once, when the stream object is first made, so a
+/// request in steady state allocates nothing on the Swift side. The response's header values
+/// (`apns-id`) and error body live here because nghttp2 is told not to copy them
+/// (`NGHTTP2_NV_FLAG_NO_COPY_*`): they must stay put until the stream closes, which is exactly
+/// when the object goes back to the pool.
+final class MockStream {
+    /// Longest device token kept; longer ones are refused as BadDeviceToken without being
+    /// stored (the same bound as `NotificationRules.maxDeviceTokenHexDigits`).
+    static let tokenCapacity = NotificationRules.maxDeviceTokenHexDigits
+    /// Longest topic kept; longer ones are BadTopic.
+    static let topicCapacity = NotificationRules.maxTopicBytes
+    /// Room for `{"reason":"...","timestamp":<ms>}` with any reason in the table.
+    static let bodyCapacity = 128
+
+    /// Which HTTP/2 method the request used.
+    enum Method { case notSeen, post, other }
+    /// What `:path` held.
+    enum Path { case notSeen, notDevicePath, device }
+    /// Where the `authorization` header stands.
+    enum Authorization { case absent, sameAsVerified, pending }
+
+    var streamID: Int32 = 0
+    /// Request headers seen, one bit per `RequestHeader`, to find repeats (DuplicateHeaders).
+    var seenHeaders: UInt16 = 0
+    var duplicateHeader = false
+    var method = Method.notSeen
+    var path = Path.notSeen
+
+    let token: UnsafeMutableRawPointer
+    var tokenLength = 0
+    var tokenTooLong = false
+
+    let topic: UnsafeMutableRawPointer
+    var topicLength = 0
+    var topicTooLong = false
+
+    /// nil with `pushTypeInvalid` false: header absent (APNs then assumes alert).
+    var pushType: PushType?
+    var pushTypeInvalid = false
+    /// 0: absent (the push type's default applies); -1: not a number.
+    var priority: Int32 = 0
+    var apnsIdInvalid = false
+    var collapseIdTooLong = false
+    var expirationInvalid = false
+
+    var authorization = Authorization.absent
+    /// The header value, kept only when it differs from the connection's verified token.
+    var authorizationValue: [UInt8] = []
+
+    /// Payload bytes received (counted, not kept: the mock checks emptiness and size only).
+    var bodyBytes = 0
+    /// True once a response was submitted.
+    var answered = false
+
+    // MARK: Response storage
+
+    /// The request's apns-id, or one generated for it: echoed in the response.
+    let apnsId: UnsafeMutableRawPointer
+    var hasApnsId = false
+    /// The response header block: `:status` and `apns-id`.
+    let headers: UnsafeMutablePointer<nghttp2_nv>
+    /// The error body, sent by `MockConnection`'s data source callback.
+    let body: UnsafeMutableRawPointer
+    var bodyLength = 0
+    var bodySent = 0
+
+    init() {
+        token = .allocate(byteCount: Self.tokenCapacity, alignment: 8)
+        topic = .allocate(byteCount: Self.topicCapacity, alignment: 8)
+        apnsId = .allocate(byteCount: 36, alignment: 8)
+        body = .allocate(byteCount: Self.bodyCapacity, alignment: 8)
+        headers = .allocate(capacity: 2)
+        authorizationValue.reserveCapacity(512)
+    }
+
+    deinit {
+        token.deallocate()
+        topic.deallocate()
+        apnsId.deallocate()
+        body.deallocate()
+        headers.deallocate()
+    }
+
+    /// Clears the request state for stream `id` (buffers are kept).
+    func reset(streamID id: Int32) {
+        streamID = id
+        seenHeaders = 0
+        duplicateHeader = false
+        method = .notSeen
+        path = .notSeen
+        tokenLength = 0
+        tokenTooLong = false
+        topicLength = 0
+        topicTooLong = false
+        pushType = nil
+        pushTypeInvalid = false
+        priority = 0
+        apnsIdInvalid = false
+        hasApnsId = false
+        collapseIdTooLong = false
+        expirationInvalid = false
+        authorization = .absent
+        authorizationValue.removeAll(keepingCapacity: true)
+        bodyBytes = 0
+        answered = false
+        bodyLength = 0
+        bodySent = 0
+    }
+
+    var tokenBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: token, count: tokenLength) }
+    var topicBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: topic, count: topicLength) }
+}
