@@ -274,6 +274,10 @@ extension PushClient {
 
     func complete(_ index: Int32, outcome: Outcome, status: Int32, reason: APNsReason, text: String?) {
         let slot = slots[index]
+        if slot.pointee.attempts == 0 && !slot.pointee.hasCallerApnsId {
+            // Never sent, so never given an apns-id: results always carry one.
+            uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+        }
         slot.pointee.outcome = outcome.rawValue
         slot.pointee.status = status
         slot.pointee.reason = reason.rawValue
@@ -295,6 +299,25 @@ extension PushClient {
         case .failed: localCounters.failed += 1
         }
         finishedLocally.append(index, in: slots)
+    }
+
+    /// Fills a FAILED/Cancelled result into a slot that never reached the I/O thread (a send
+    /// that raced with close). Called under the lock by a caller thread.
+    static func markCancelled(_ slot: UnsafeMutablePointer<Slot>, now: UInt64) {
+        let text: StaticString = "the client was closed before it was sent"
+        slot.pointee.outcome = Outcome.failed.rawValue
+        slot.pointee.status = 0
+        slot.pointee.reason = APNsReason.cancelled.rawValue
+        slot.pointee.timestampMs = 0
+        slot.pointee.latencyUs = Int64((now &- slot.pointee.submitNanos) / 1000)
+        (slot.pointee.buffer! + SlotLayout.reasonText).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
+        slot.pointee.reasonTextLength = Int32(text.utf8CodeUnitCount)
+        // The apns-id is assigned on the I/O thread; this one never got there (rare: a fresh
+        // generator is fine).
+        if !slot.pointee.hasCallerApnsId {
+            var generator = UUIDGenerator()
+            generator.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+        }
     }
 
     private func requeue(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
@@ -399,6 +422,7 @@ extension PushClient {
         // Nothing else will ever be queued: anything a racing sender slipped in is cancelled too.
         var late = submissions
         submissions = SlotList()
+        submissionsClosed = true
         lock.unlock()
         while true {
             let index = late.popFirst(in: slots)

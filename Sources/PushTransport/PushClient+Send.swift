@@ -63,6 +63,18 @@ extension PushClient {
 
             // 3. Hand them to the I/O thread; return unused slots.
             lock.lock()
+            if submissionsClosed {
+                // close() raced with this send and the I/O thread has taken its last look at
+                // the queue: these were accepted, so they still get their (cancelled) results.
+                var index = filled.head
+                while index >= 0 {
+                    let slot = slots[index]
+                    PushClient.markCancelled(slot, now: MonotonicTime.nanos())
+                    index = slot.pointee.next
+                }
+                completions.splice(&filled, in: slots)
+                if waiters > 0 { lock.broadcast() }
+            }
             let wake = ioIdle && !filled.isEmpty
             if !filled.isEmpty { ioIdle = false }
             submissions.splice(&filled, in: slots)

@@ -71,6 +71,8 @@ public final class PushClient: @unchecked Sendable {
     /// The I/O thread has ended; every notification has its outcome.
     var finished = false
     var closeStarted = false
+    /// The I/O thread has taken its last look at `submissions` (set during shutdown).
+    var submissionsClosed = false
     var drainMillis: Int32 = 0
     var waiters = 0
     var openConnections = 0

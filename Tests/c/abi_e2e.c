@@ -156,6 +156,30 @@ static void test_a_wrong_p8_key_is_rejected_with_InvalidProviderToken(void) {
     report(__func__, ok);
 }
 
+static void test_a_callers_apns_id_and_tag_come_back_in_the_result(void) {
+    int ok = 1;
+    push_client_t client = open_client(port, "AuthKey_TESTKEY001.p8", 1);
+    if (!client) { report(__func__, 0); return; }
+    push_error err;
+    push_notification n = notification(0xFEEDFACECAFEBEEFull);
+    n.apns_id = "123E4567-E89B-12D3-A456-426614174000";
+    n.collapse_id = "score";
+    n.flags = PUSH_NOTIFICATION_HAS_EXPIRATION;
+    n.expiration = 0; /* try once */
+    EXPECT(push_client_send(client, &n, 1000, &err) == PUSH_OK, "send: %s", err.message);
+    push_result r;
+    ptrdiff_t got = 0;
+    for (int tries = 0; tries < 50 && got == 0; tries++) push_client_poll(client, &r, 1, sizeof r, 200, &got);
+    EXPECT(got == 1 && r.outcome == PUSH_OUTCOME_ACCEPTED, "accepted (%s)", got ? r.reason_text : "no result");
+    EXPECT(strcmp(r.apns_id, "123e4567-e89b-12d3-a456-426614174000") == 0, "apns-id lowercased and echoed: %s", r.apns_id);
+    EXPECT(r.tag == 0xFEEDFACECAFEBEEFull, "tag echoed");
+    EXPECT(r.attempts == 1, "one attempt (%u)", r.attempts);
+    EXPECT(r.struct_size == sizeof(push_result), "struct_size %u", r.struct_size);
+    push_client_close(client, 1000);
+    push_client_free(client);
+    report(__func__, ok);
+}
+
 static void test_an_untrusted_server_certificate_fails_clearly(void) {
     int ok = 1;
     push_client_t client = open_client(untrusted_port, "AuthKey_TESTKEY001.p8", 1);
@@ -302,6 +326,7 @@ static void test_close_with_work_in_flight_gives_every_notification_one_outcome(
             if (results[i].tag >= COUNT || seen[results[i].tag]) { dup++; continue; }
             seen[results[i].tag] = 1;
             by[results[i].outcome & 3]++;
+            EXPECT(strlen(results[i].apns_id) == 36, "every result carries an apns-id ('%s')", results[i].apns_id);
             if (results[i].outcome == PUSH_OUTCOME_FAILED)
                 EXPECT(results[i].reason == PUSH_REASON_CANCELLED || results[i].reason == PUSH_REASON_CANCELLED_IN_FLIGHT,
                        "reason %s", push_reason_name(results[i].reason));
@@ -325,6 +350,7 @@ int main(void) {
     untrusted_port = atol(u);
     test_many_notifications_each_get_exactly_one_accepted_outcome();
     test_a_wrong_p8_key_is_rejected_with_InvalidProviderToken();
+    test_a_callers_apns_id_and_tag_come_back_in_the_result();
     test_an_untrusted_server_certificate_fails_clearly();
     test_bad_input_returns_an_error_with_a_message();
     test_close_with_work_in_flight_gives_every_notification_one_outcome();
