@@ -18,21 +18,24 @@ public enum Base64URL {
         return out
     }
 
-    /// Decodes base64url text (padding tolerated); nil if any character is outside the alphabet.
+    /// Decodes base64url text; nil if any character is outside the base64url alphabet (so `+`
+    /// and `/` of standard base64 are refused) or `=` appears anywhere but as trailing padding.
     public static func decode<C: Collection>(_ text: C) -> [UInt8]? where C.Element == UInt8 {
         var out = [UInt8]()
         out.reserveCapacity(text.count * 3 / 4)
         var acc: UInt32 = 0
         var bits = 0
+        var padding = false
         for c in text {
+            if padding && c != UInt8(ascii: "=") { return nil }
             let v: UInt32
             switch c {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = UInt32(c - UInt8(ascii: "A"))
             case UInt8(ascii: "a")...UInt8(ascii: "z"): v = UInt32(c - UInt8(ascii: "a")) + 26
             case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "-"), UInt8(ascii: "+"): v = 62
-            case UInt8(ascii: "_"), UInt8(ascii: "/"): v = 63
-            case UInt8(ascii: "="): continue
+            case UInt8(ascii: "-"): v = 62
+            case UInt8(ascii: "_"): v = 63
+            case UInt8(ascii: "="): padding = true; continue
             default: return nil
             }
             acc = acc << 6 | v

@@ -115,17 +115,20 @@ public enum JSON {
         var negative = false
         if raw[0] == UInt8(ascii: "-") { negative = true; i = 1 }
         guard i < raw.count else { return nil }
+        // Accumulate towards the sign so that Int64.min, whose magnitude has no positive
+        // Int64, is read too.
         var v: Int64 = 0
         while i < raw.count {
             let c = raw[i]
             guard c >= 0x30, c <= 0x39 else { return nil }
+            let digit = Int64(c - 0x30)
             let (m, o1) = v.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(Int64(c - 0x30))
+            let (a, o2) = negative ? m.subtractingReportingOverflow(digit) : m.addingReportingOverflow(digit)
             if o1 || o2 { return nil }
             v = a
             i += 1
         }
-        return negative ? -v : v
+        return v
     }
 
     private static func hex4(_ raw: UnsafeRawBufferPointer, _ at: Int) -> UInt32? {

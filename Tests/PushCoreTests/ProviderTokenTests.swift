@@ -1,0 +1,153 @@
+import Foundation
+import PushCore
+import Testing
+
+@Suite("ProviderToken")
+struct ProviderTokenTests {
+    static let start: Int64 = 1_700_000_000
+
+    /// The parts of a `bearer <jwt>` header value.
+    struct JWT {
+        let header: [String: Any]
+        let claims: [String: Any]
+        let signingInput: [UInt8]
+        let signature: [UInt8]
+        let partCount: Int
+    }
+
+    private func parse(_ headerValue: [UInt8]) throws -> JWT {
+        let text = String(decoding: headerValue, as: UTF8.self)
+        #expect(text.hasPrefix("bearer "))
+        let jwt = text.dropFirst("bearer ".count)
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        try #require(parts.count == 3)
+        for p in parts {
+            #expect(p.utf8.allSatisfy { c in
+                (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) || c == 0x2D || c == 0x5F
+            }, "base64url without padding")
+        }
+        let header = try #require(Base64URL.decode(utf8(String(parts[0]))))
+        let claims = try #require(Base64URL.decode(utf8(String(parts[1]))))
+        let signature = try #require(Base64URL.decode(utf8(String(parts[2]))))
+        return JWT(
+            header: try #require(try JSONSerialization.jsonObject(with: Data(header)) as? [String: Any]),
+            claims: try #require(try JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any]),
+            signingInput: utf8(String(parts[0]) + "." + String(parts[1])),
+            signature: signature,
+            partCount: parts.count)
+    }
+
+    private func makeToken(clock: ManualClock) throws -> (ProviderToken, TestKey) {
+        let key = try TestKey.ec()
+        let token = try ProviderToken(key: SigningKey(pem: key.privateKeyPEM()), keyID: "ABC123DEFG", teamID: "DEF123GHIJ", clock: clock)
+        return (token, key)
+    }
+
+    @Test("The first token is signed at once: generation 1, issued at the clock's time")
+    func signsAtInit() throws {
+        let clock = ManualClock(wallSeconds: Self.start)
+        let (token, _) = try makeToken(clock: clock)
+        #expect(token.generation == 1)
+        #expect(token.issuedAt == Self.start)
+        #expect(token.headerValue == token.current())
+    }
+
+    @Test("The token is a three-part ES256 JWT with kid, iss and iat that verifies against the public key")
+    func tokenIsValidES256JWT() throws {
+        let clock = ManualClock(wallSeconds: Self.start)
+        let (token, key) = try makeToken(clock: clock)
+        let jwt = try parse(token.current())
+        #expect(jwt.header.count == 2)
+        #expect(jwt.header["alg"] as? String == "ES256")
+        #expect(jwt.header["kid"] as? String == "ABC123DEFG")
+        #expect(jwt.claims.count == 2)
+        #expect(jwt.claims["iss"] as? String == "DEF123GHIJ")
+        #expect((jwt.claims["iat"] as? NSNumber)?.int64Value == Self.start)
+        #expect(jwt.signature.count == 64)
+        let der = try #require(ECDSASignature.rawToDER(jwt.signature))
+        #expect(key.verifyES256(message: jwt.signingInput, derSignature: der))
+    }
+
+    @Test("current() returns the same token until it is 50 minutes old")
+    func reusesTokenBeforeRefreshAge() throws {
+        let clock = ManualClock(wallSeconds: Self.start)
+        let (token, _) = try makeToken(clock: clock)
+        let first = token.current()
+        clock.advance(seconds: ProviderToken.refreshAge - 1)
+        #expect(token.current() == first)
+        #expect(token.generation == 1)
+        #expect(token.issuedAt == Self.start)
+    }
+
+    @Test("current() signs a new token with a new iat once the old one is 50 minutes old")
+    func refreshesAtRefreshAge() throws {
+        #expect(ProviderToken.refreshAge == 50 * 60)
+        let clock = ManualClock(wallSeconds: Self.start)
+        let (token, key) = try makeToken(clock: clock)
+        let first = token.current()
+        clock.advance(seconds: ProviderToken.refreshAge)
+        let second = token.current()
+        #expect(second != first)
+        #expect(token.generation == 2)
+        #expect(token.issuedAt == Self.start + 50 * 60)
+        let jwt = try parse(second)
+        #expect((jwt.claims["iat"] as? NSNumber)?.int64Value == Self.start + 50 * 60)
+        #expect(key.verifyES256(message: jwt.signingInput, derSignature: try #require(ECDSASignature.rawToDER(jwt.signature))))
+        // And the new token is kept until it in turn ages.
+        clock.advance(seconds: 60)
+        #expect(token.current() == second)
+        #expect(token.generation == 2)
+    }
+
+    @Test("refreshAfterRejection() does nothing while the token is younger than 20 minutes")
+    func rejectionTooSoonKeepsToken() throws {
+        #expect(ProviderToken.minimumAge == 20 * 60)
+        let clock = ManualClock(wallSeconds: Self.start)
+        let (token, _) = try makeToken(clock: clock)
+        let first = token.current()
+        #expect(token.refreshAfterRejection() == false)
+        clock.advance(seconds: ProviderToken.minimumAge - 1)
+        #expect(token.refreshAfterRejection() == false)
+        #expect(token.current() == first)
+        #expect(token.generation == 1)
+    }
+
+    @Test("refreshAfterRejection() re-signs once the token is 20 minutes old, and not again right after")
+    func rejectionAfterMinimumAgeResigns() throws {
+        let clock = ManualClock(wallSeconds: Self.start)
+        let (token, _) = try makeToken(clock: clock)
+        let first = token.current()
+        clock.advance(seconds: ProviderToken.minimumAge)
+        #expect(token.refreshAfterRejection() == true)
+        #expect(token.generation == 2)
+        #expect(token.issuedAt == Self.start + 20 * 60)
+        #expect(token.current() != first)
+        #expect(token.refreshAfterRejection() == false)
+        #expect(token.generation == 2)
+    }
+
+    @Test("After a rejection refresh, the next scheduled refresh is 50 minutes after the new iat")
+    func scheduleRestartsAfterRejection() throws {
+        let clock = ManualClock(wallSeconds: Self.start)
+        let (token, _) = try makeToken(clock: clock)
+        clock.advance(seconds: 30 * 60)
+        #expect(token.refreshAfterRejection())
+        let renewed = token.current()
+        clock.advance(seconds: 50 * 60 - 1)
+        #expect(token.current() == renewed)
+        clock.advance(seconds: 1)
+        #expect(token.current() != renewed)
+        #expect(token.generation == 3)
+    }
+
+    @Test("Key and team ids must be non-empty printable ASCII without quotes or backslashes", arguments: [
+        ("", "DEF123GHIJ"), ("ABC123DEFG", ""), ("ABC 123", "DEF123GHIJ"), ("ABC\"123", "DEF123GHIJ"),
+        ("ABC123DEFG", "DEF\\123"), ("ABC123DEFG", "D\u{e9}F"),
+    ])
+    func rejectsBadIDs(keyID: String, teamID: String) throws {
+        let key = try SigningKey(pem: TestKey.ec().privateKeyPEM())
+        #expect(throws: ProviderToken.SignError.self) {
+            try ProviderToken(key: key, keyID: keyID, teamID: teamID, clock: ManualClock(wallSeconds: Self.start))
+        }
+    }
+}
