@@ -29,5 +29,8 @@ static inline long swiftpush_ssl_ctx_set_session_cache_mode(SSL_CTX *ctx, long m
 static inline int swiftpush_ssl_mode_partial_write(void) { return SSL_MODE_ENABLE_PARTIAL_WRITE; }
 static inline int swiftpush_ssl_mode_moving_buffer(void) { return SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER; }
 static inline int swiftpush_ssl_mode_release_buffers(void) { return SSL_MODE_RELEASE_BUFFERS; }
+static inline long swiftpush_ssl_ctx_add0_chain_cert(SSL_CTX *ctx, X509 *x509) {
+    return SSL_CTX_add0_chain_cert(ctx, x509);
+}
 static inline void swiftpush_openssl_free(void *p) { OPENSSL_free(p); }
 #endif

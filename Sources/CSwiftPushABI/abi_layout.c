@@ -12,3 +12,10 @@ _Static_assert(sizeof(push_result) == 256, "push_result layout");
 _Static_assert(offsetof(push_result, apns_id) == 48, "push_result layout");
 _Static_assert(offsetof(push_result, reason_text) == 128, "push_result layout");
 #endif
+
+#if defined(__LP64__)
+_Static_assert(sizeof(push_connection_stats) == 16, "push_connection_stats layout");
+_Static_assert(offsetof(push_stats, latency_p50_us) == 96, "push_stats layout");
+_Static_assert(offsetof(push_stats, connections) == 304, "push_stats layout");
+_Static_assert(sizeof(push_stats) == 1328, "push_stats layout");
+#endif

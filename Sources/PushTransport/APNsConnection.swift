@@ -27,10 +27,19 @@ final class APNsConnection: TLSH2Socket {
     private let nv: UnsafeMutablePointer<nghttp2_nv>
     private static let maxHeaders = 12
 
-    init(client: PushClient, poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int) {
+    /// Whether any notification was accepted on it: only then is a lost connection replaced at
+    /// once; one that dies before (a refused certificate, a broken proxy) backs off like a
+    /// failed attempt, so a misconfiguration never becomes a tight reconnect loop.
+    var hadSuccess = false
+    /// 5xx answers in a row (a suspect connection is retired after a few).
+    var consecutiveServerErrors = 0
+    /// When the outstanding health PING was sent (0: none outstanding).
+    var pingSentNanos: UInt64 = 0
+
+    init(client: PushClient, poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int) {
         self.client = client
         self.poolIndex = poolIndex
-        self.state = ConnectionState(localMaxStreams: localMaxStreams)
+        self.state = ConnectionState(localMaxStreams: localMaxStreams, timeoutsBeforeRetirement: retireAfterTimeouts)
         self.startedNanos = MonotonicTime.nanos()
         nv = .allocate(capacity: Self.maxHeaders)
         nv.initialize(repeating: nghttp2_nv(), count: Self.maxHeaders)
@@ -142,6 +151,14 @@ final class APNsConnection: TLSH2Socket {
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
     }
 
+    /// Sends a health PING; `pingSentNanos` stays set until its ACK arrives.
+    func sendPing(now: UInt64) {
+        guard let session else { return }
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        pingSentNanos = now
+        flush()
+    }
+
     /// Sends GOAWAY (client closing) so the server knows no more streams will come.
     func sendGoaway() {
         guard let session else { return }
@@ -244,6 +261,8 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { session, frame, 
     case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
         let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
         conn.client.settingsReceived(on: conn, maxConcurrentStreams: limit)
+    case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+        conn.pingSentNanos = 0
     case NGHTTP2_GOAWAY.rawValue:
         let g = frame.pointee.goaway
         var reason: String?

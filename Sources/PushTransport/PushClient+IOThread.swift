@@ -27,13 +27,16 @@ extension PushClient {
 
             let now = MonotonicTime.nanos()
             if closingNow && drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
-            if !closingNow || !pending.isEmpty || inFlightTotal > 0 { maintainPool(now: now) }
+            if !closingNow || !pending.isEmpty || !delayed.isEmpty || inFlightTotal > 0 { maintainPool(now: now) }
             dispatch(now: now)
             if now >= nextScanNanos {
+                releaseDelayed(now: now)
                 scanDeadlines(now: now)
+                checkHealth(now: now)
+                refreshPublishedState()
                 nextScanNanos = now + Self.scanIntervalNanos
             }
-            if let deadline = drainDeadline, (pending.isEmpty && inFlightTotal == 0) || now >= deadline {
+            if let deadline = drainDeadline, (pending.isEmpty && delayed.isEmpty && inFlightTotal == 0) || now >= deadline {
                 shutDown()
                 return
             }
@@ -70,8 +73,10 @@ extension PushClient {
 
     private func startConnection(poolIndex: Int) throws(TransportError) -> APNsConnection {
         let host = configuration.host
-        // Resolved afresh for every connection; connections rotate over the addresses.
-        let addresses = try SocketConnect.resolve(host: host, port: configuration.port)
+        // Resolved afresh for every connection; connections rotate over the addresses. With a
+        // proxy, the proxy is what we connect to, and it resolves APNs's name.
+        let addresses = try SocketConnect.resolve(host: configuration.proxy?.host ?? host,
+                                                  port: configuration.proxy?.port ?? configuration.port)
         let address = addresses[addressRotation % addresses.count]
         addressRotation &+= 1
         let fd = try SocketConnect.start(address)
@@ -89,8 +94,11 @@ extension PushClient {
             SSL_set1_host(ssl, host)
         }
         localCounters.connectionsOpened += 1
-        return APNsConnection(client: self, poolIndex: poolIndex, fd: fd, ssl: ssl,
-                              localMaxStreams: configuration.maxStreamsPerConnection)
+        let conn = APNsConnection(client: self, poolIndex: poolIndex, fd: fd, ssl: ssl,
+                                  localMaxStreams: configuration.maxStreamsPerConnection,
+                                  retireAfterTimeouts: configuration.retireAfterTimeouts)
+        conn.tunnelRequest = tunnelRequest
+        return conn
     }
 
     private func connectionAttemptFailed(poolIndex i: Int, error: TransportError, now: UInt64) {
@@ -115,7 +123,6 @@ extension PushClient {
     }
 
     func connectionEstablished(_ conn: APNsConnection) {
-        reconnectDelayNanos[conn.poolIndex] = 0
         lock.withLock {
             openConnections += 1
             if waiters > 0 { lock.broadcast() }
@@ -131,11 +138,13 @@ extension PushClient {
             slot.pointee.next = -1
             slot.pointee.prev = -1
             inFlightTotal -= 1
-            if conn.state.wasUnprocessed(streamID: slot.pointee.streamID) {
+            if conn.state.wasUnprocessed(streamID: slot.pointee.streamID)
+                && slot.pointee.attempts < UInt32(configuration.maxAttempts) {
                 requeue(index, slot)
             } else {
-                complete(index, outcome: .failed, status: 0, reason: .connectionLost,
-                         text: error?.description ?? "the connection closed before the answer arrived")
+                var text = error?.description ?? "the connection closed before the answer arrived"
+                if let goaway = conn.state.goawayReason { text = "after GOAWAY (\(goaway)): " + text }
+                complete(index, outcome: .failed, status: 0, reason: .connectionLost, text: text)
             }
             index = next
         }
@@ -143,10 +152,12 @@ extension PushClient {
         let now = MonotonicTime.nanos()
         if pool[conn.poolIndex] === conn {
             pool[conn.poolIndex] = nil
-            if let error, !conn.everEstablished {
-                connectionAttemptFailed(poolIndex: conn.poolIndex, error: error, now: now)
-            } else {
+            if conn.hadSuccess {
                 reconnectAtNanos[conn.poolIndex] = now
+            } else {
+                connectionAttemptFailed(poolIndex: conn.poolIndex,
+                                        error: error ?? TransportError(.closed, "the connection closed before any notification was accepted"),
+                                        now: now)
             }
         }
         retiring.removeAll { $0 === conn }
@@ -205,6 +216,7 @@ extension PushClient {
                     slot.pointee.streamID = streamID
                     slot.pointee.connection = Int32(conn.poolIndex)
                     slot.pointee.attempts += 1
+                    localCounters.sent += 1
                     conn.linkInFlight(index, slot)
                     conn.state.streamOpened()
                     inFlightTotal += 1
@@ -228,6 +240,7 @@ extension PushClient {
 
     func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
         localCounters.goaways += 1
+        lastGoawayReason = reason ?? String(cString: nghttp2_http2_strerror(errorCode))
         let action = conn.state.goawayReceived(lastStreamID: lastStreamID, reason: reason)
         retire(conn, action: action)
     }
@@ -238,7 +251,15 @@ extension PushClient {
         inFlightTotal -= 1
         let status = slot.pointee.status
         let action = conn.state.streamClosed(answered: status != 0)
+        if status != 0 {
+            localLatencies.record(micros: Int64((MonotonicTime.nanos() &- slot.pointee.submitNanos) / 1000))
+        }
         if status == 200 {
+            conn.consecutiveServerErrors = 0
+            if !conn.hadSuccess {
+                conn.hadSuccess = true
+                reconnectDelayNanos[conn.poolIndex] = 0
+            }
             complete(index, outcome: .accepted, status: 200, reason: .none, text: nil)
         } else if status != 0 {
             finishRejected(index, slot, status: status, on: conn)
@@ -247,8 +268,9 @@ extension PushClient {
             if slot.pointee.attempts < UInt32(configuration.maxAttempts) {
                 requeue(index, slot)
             } else {
+                let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""
                 complete(index, outcome: .failed, status: 0, reason: .protocolError,
-                         text: "stream refused by the server \(slot.pointee.attempts) times")
+                         text: "stream refused by the server \(slot.pointee.attempts) times" + goaway)
             }
         } else {
             let name = String(cString: nghttp2_http2_strerror(errorCode))
@@ -257,14 +279,95 @@ extension PushClient {
         if action == .close { conn.requestClose(nil) }
     }
 
+    /// An error answer: retried when its reason's class allows and the attempt budget and
+    /// deadline leave room (apns.md, "Retry guidance"), otherwise the final REJECTED outcome.
     private func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection) {
         let body = UnsafeRawBufferPointer(start: slot.pointee.buffer! + SlotLayout.body, count: Int(slot.pointee.bodyLength))
         let parsed = APNsResponse.parseErrorBody(body)
-        let reason = parsed?.reason ?? .unknown
+        var reason = parsed?.reason ?? .unknown
+        if parsed == nil {
+            // No usable body: classify by status so that bare 5xx are still treated as such.
+            switch status {
+            case 500: reason = .internalServerError
+            case 503: reason = .serviceUnavailable
+            case 429: reason = .tooManyRequests
+            default: break
+            }
+        }
         let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
         slot.pointee.timestampMs = parsed?.timestampMs ?? 0
-        if reason == .expiredProviderToken { token?.refreshAfterRejection() }
+        let now = MonotonicTime.nanos()
+        let attemptsLeft = slot.pointee.attempts < UInt32(configuration.maxAttempts)
+        switch reason.retryClass {
+        case .later, .backoff:
+            if reason.retryClass == .backoff {
+                // 5xx: the connection is suspect; several in a row retire it.
+                conn.consecutiveServerErrors += 1
+                if conn.consecutiveServerErrors >= configuration.retireAfterServerErrors {
+                    retire(conn, action: conn.state.retire())
+                }
+            }
+            let delay = retryDelay(attempt: slot.pointee.attempts)
+            if attemptsLeft && now + delay < slot.pointee.deadlineNanos {
+                localCounters.resent += 1
+                slot.pointee.reason = reason.rawValue
+                slot.pointee.retryAtNanos = now + delay
+                delayed.append(index, in: slots)
+                return
+            }
+        case .token:
+            // ExpiredProviderToken: sign a new token, use it on a new connection, resend.
+            token?.refreshAfterRejection()
+            retire(conn, action: conn.state.retire())
+            if attemptsLeft { requeue(index, slot); return }
+        case .connection:
+            // TooManyProviderTokenUpdates / IdleTimeout: that connection is unusable.
+            retire(conn, action: conn.state.retire())
+            if attemptsLeft { requeue(index, slot); return }
+        case .never, .unknown, .local:
+            break
+        }
         complete(index, outcome: .rejected, status: status, reason: reason, text: text)
+    }
+
+    /// Exponential back-off for retried answers: the base delay doubled per attempt made,
+    /// with jitter in [d/2, d) so retries from many notifications don't arrive together.
+    private func retryDelay(attempt: UInt32) -> UInt64 {
+        let base = UInt64(max(configuration.retryDelayMillis, 1)) * 1_000_000
+        let d = base << UInt64(min(max(Int(attempt) - 1, 0), 16))
+        return d / 2 + UInt64.random(in: 0..<max(1, d / 2))
+    }
+
+    /// Moves delayed retries whose time has come to the front of the queue.
+    private func releaseDelayed(now: UInt64) {
+        guard !delayed.isEmpty else { return }
+        var kept = SlotList()
+        var ready = SlotList()
+        while true {
+            let index = delayed.popFirst(in: slots)
+            if index < 0 { break }
+            if now >= slots[index].pointee.retryAtNanos { ready.append(index, in: slots) } else { kept.append(index, in: slots) }
+        }
+        delayed = kept
+        ready.splice(&pending, in: slots)
+        pending = ready
+    }
+
+    /// Health: an idle connection gets a PING; one whose PING goes unanswered is closed (its
+    /// streams end as connection lost, its position reconnects).
+    private func checkHealth(now: UInt64) {
+        guard configuration.idlePingMillis > 0 else { return }
+        let idle = UInt64(configuration.idlePingMillis) * 1_000_000
+        let timeout = UInt64(max(configuration.pingTimeoutMillis, 1)) * 1_000_000
+        for conn in pool.compactMap({ $0 }) + retiring where conn.phase == .open {
+            if conn.pingSentNanos != 0 {
+                if now > conn.pingSentNanos && now - conn.pingSentNanos > timeout {
+                    conn.close(TransportError(.closed, "no PING acknowledgement within \(configuration.pingTimeoutMillis) ms"))
+                }
+            } else if now > conn.lastInputNanos && now - conn.lastInputNanos > idle {
+                conn.sendPing(now: now)
+            }
+        }
     }
 
     // MARK: - Outcomes
@@ -335,15 +438,37 @@ extension PushClient {
         }
     }
 
+    /// Copies what the stats show of the I/O thread's state (every scan interval, so stats
+    /// cost nothing per notification).
+    private func refreshPublishedState() {
+        var p = PublishedState()
+        p.queued = pending.count + delayed.count
+        p.inFlight = inFlightTotal
+        p.lastGoawayReason = lastGoawayReason
+        for conn in pool.compactMap({ $0 }) + retiring {
+            let state: Int32
+            switch conn.state.phase {
+            case .connecting: state = 1; p.connectionsOpening += 1
+            case .ready: state = 2; p.connectionsOpen += 1
+            case .draining: state = 3
+            case .closed: continue
+            }
+            p.connections.append((state, Int32(min(conn.state.streamLimit, Int(Int32.max))), Int32(conn.state.inFlight)))
+        }
+        lock.withLock { published = p }
+    }
+
     /// Hands finished notifications to pollers (one lock for the whole batch).
     private func publish() {
-        if finishedLocally.isEmpty && localCounters == ClientCounters() { return }
+        if finishedLocally.isEmpty && localCounters == ClientCounters() && localLatencies.total == 0 { return }
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)
+        if localLatencies.total > 0 { latencies.merge(localLatencies) }
         if waiters > 0 { lock.broadcast() }
         lock.unlock()
         localCounters = ClientCounters()
+        if localLatencies.total > 0 { localLatencies = LatencyHistogram() }
     }
 
     // MARK: - Deadlines
@@ -362,6 +487,20 @@ extension PushClient {
             }
         }
         pending = kept
+        var keptDelayed = SlotList()
+        while true {
+            let index = delayed.popFirst(in: slots)
+            if index < 0 { break }
+            let slot = slots[index]
+            if now >= slot.pointee.deadlineNanos {
+                // Its last answer was a retryable error; the deadline ended the retries.
+                complete(index, outcome: .rejected, status: slot.pointee.status, reason: APNsReason(rawValue: slot.pointee.reason) ?? .unknown,
+                         text: "deadline reached while waiting to retry")
+            } else {
+                keptDelayed.append(index, in: slots)
+            }
+        }
+        delayed = keptDelayed
         // In-flight streams with no answer in time: reset them; the result is unknown.
         for conn in pool.compactMap({ $0 }) + retiring {
             var index = conn.inFlightHead
@@ -393,6 +532,7 @@ extension PushClient {
 
     /// Ends everything still held with a FAILED outcome, closes connections, publishes.
     private func shutDown() {
+        pending.splice(&delayed, in: slots)
         while true {
             let index = pending.popFirst(in: slots)
             if index < 0 { break }

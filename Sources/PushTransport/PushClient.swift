@@ -30,9 +30,24 @@ public struct ClientConfiguration: Sendable {
     public var deadlineMillis = 60_000
     /// How long a connection attempt may take.
     public var connectTimeoutMillis = 10_000
-    /// How many times a notification may be written to a connection (REFUSED_STREAM and
-    /// GOAWAY resends count).
+    /// How many times a notification may be written to a connection (REFUSED_STREAM, GOAWAY,
+    /// 429, 5xx and expired-token resends count). 1 turns retries off.
     public var maxAttempts = 3
+    /// First delay before a 429/5xx answer is retried; doubled for each further attempt.
+    public var retryDelayMillis = 1000
+    /// A connection idle this long gets a PING (0: never).
+    public var idlePingMillis = 60_000
+    /// A PING unanswered this long retires its connection.
+    public var pingTimeoutMillis = 10_000
+    /// Consecutive stream timeouts that retire a connection.
+    public var retireAfterTimeouts = 3
+    /// Consecutive 5xx answers that make a connection suspect enough to retire.
+    public var retireAfterServerErrors = 3
+    /// HTTP CONNECT proxy ("host", port), and "user:password" for it.
+    public var proxy: (host: String, port: Int)?
+    public var proxyCredentials: String?
+    /// Certificate authentication (instead of a token key).
+    public var clientCertificate: ClientCertificate?
     /// Time source (tests substitute a ManualClock).
     public var clock: any PushClock = SystemClock.shared
 
@@ -78,6 +93,10 @@ public final class PushClient: @unchecked Sendable {
     var openConnections = 0
     var lastConnectionError: TransportError?
     var counters = ClientCounters()
+    /// Answer latencies (merged from the I/O thread at each publish).
+    var latencies = LatencyHistogram()
+    /// What the stats show of the I/O thread's state, refreshed at each publish.
+    var published = PublishedState()
 
     // MARK: I/O thread state
     var pending = SlotList()
@@ -92,6 +111,12 @@ public final class PushClient: @unchecked Sendable {
     var inFlightTotal = 0
     var thread = pthread_t()
     var localCounters = ClientCounters()
+    var localLatencies = LatencyHistogram()
+    /// Notifications waiting out a retry delay (429/5xx), with `Slot.retryAtNanos`.
+    var delayed = SlotList()
+    var lastGoawayReason = ""
+    /// The CONNECT request for the proxy, made once.
+    var tunnelRequest: [UInt8]?
 
     /// Creates the client and starts its I/O thread, which starts connecting at once.
     public init(configuration: ClientConfiguration) throws(ClientError) {
@@ -104,6 +129,9 @@ public final class PushClient: @unchecked Sendable {
         guard !c.host.isEmpty else { throw ClientError(.invalidArgument, "host is empty") }
         guard (1...65535).contains(c.port) else { throw ClientError(.badOption, "port \(c.port) is out of range") }
 
+        if c.tokenKeyPEM != nil && c.clientCertificate != nil {
+            throw ClientError(.key, "both a token key and a client certificate are set: choose one authentication")
+        }
         if let pem = c.tokenKeyPEM {
             guard !c.keyID.isEmpty else { throw ClientError(.key, "token auth needs the key id (PUSH_OPT_KEY_ID)") }
             guard !c.teamID.isEmpty else { throw ClientError(.key, "token auth needs the team id (PUSH_OPT_TEAM_ID)") }
@@ -117,12 +145,14 @@ public final class PushClient: @unchecked Sendable {
             } catch {
                 throw ClientError(.key, "token key: \(error)")
             }
+        } else if c.clientCertificate != nil {
+            token = nil
         } else {
-            throw ClientError(.key, "no credentials: set a token key (PUSH_OPT_TOKEN_KEY_FILE, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID)")
+            throw ClientError(.key, "no credentials: set a token key (PUSH_OPT_TOKEN_KEY_FILE, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID) or a client certificate (PUSH_OPT_CERT_FILE or PUSH_OPT_P12_FILE)")
         }
 
         do {
-            tls = try TLSContext.client(caFile: c.caFile)
+            tls = try TLSContext.client(caFile: c.caFile, certificate: c.clientCertificate)
             loop = try EventLoop()
         } catch {
             throw ClientError(error.kind == .tls ? .tls : .internalError, error.description)
@@ -134,6 +164,16 @@ public final class PushClient: @unchecked Sendable {
         let t = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, c.defaultTopic.count), alignment: 1)
         t.copyBytes(from: c.defaultTopic)
         defaultTopic = UnsafeRawBufferPointer(start: t.baseAddress, count: c.defaultTopic.count)
+        if let proxy = c.proxy {
+            // RFC 9110 §9.3.6: CONNECT names the target as host:port; Basic credentials are
+            // standard base64 (RFC 7617).
+            var request = "CONNECT \(c.host):\(c.port) HTTP/1.1\r\nHost: \(c.host):\(c.port)\r\n"
+            if let credentials = c.proxyCredentials {
+                request += "Proxy-Authorization: Basic \(Base64URL.standard(Array(credentials.utf8)))\r\n"
+            }
+            tunnelRequest = Array((request + "\r\n").utf8)
+            _ = proxy
+        }
         slots = SlotTable(capacity: c.queueCapacity)
         deadlineNanos = UInt64(max(c.deadlineMillis, 1)) * 1_000_000
         pool = Array(repeating: nil, count: c.connections)
@@ -171,6 +211,17 @@ public struct ClientError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// The I/O thread's state as the stats show it (copied under the lock at each publish).
+struct PublishedState {
+    var queued = 0
+    var inFlight = 0
+    var connectionsOpen = 0
+    var connectionsOpening = 0
+    var lastGoawayReason = ""
+    /// (state, stream limit, in flight) per connection: pool first, then draining ones.
+    var connections: [(Int32, Int32, Int32)] = []
+}
+
 /// Counters kept by the client (published under the lock).
 public struct ClientCounters: Sendable, Equatable {
     public var accepted: UInt64 = 0
@@ -179,6 +230,7 @@ public struct ClientCounters: Sendable, Equatable {
     public var resent: UInt64 = 0
     public var goaways: UInt64 = 0
     public var connectionsOpened: UInt64 = 0
+    public var sent: UInt64 = 0
 
     mutating func add(_ other: ClientCounters) {
         accepted += other.accepted
@@ -187,5 +239,6 @@ public struct ClientCounters: Sendable, Equatable {
         resent += other.resent
         goaways += other.goaways
         connectionsOpened += other.connectionsOpened
+        sent += other.sent
     }
 }

@@ -37,6 +37,8 @@ public struct Slot {
     var tag: UInt64 = 0
     var submitNanos: UInt64 = 0
     var deadlineNanos: UInt64 = 0
+    /// When a delayed retry (429/5xx) may go out again.
+    var retryAtNanos: UInt64 = 0
 
     // Progress
     var payloadSent: Int32 = 0

@@ -23,7 +23,7 @@ public final class TLSContext: @unchecked Sendable {
 
     /// A client context. Verification is always on: with `caFile` the chain must lead to one of
     /// its certificates, otherwise to the system trust store.
-    public static func client(caFile: String?) throws(TransportError) -> TLSContext {
+    public static func client(caFile: String?, certificate: ClientCertificate? = nil) throws(TransportError) -> TLSContext {
         OpenSSLError.clear()
         guard let raw = SSL_CTX_new(TLS_client_method()) else {
             throw TransportError(.tls, "SSL_CTX_new: " + OpenSSLError.drain())
@@ -40,6 +40,7 @@ public final class TLSContext: @unchecked Sendable {
         guard alpnH2.withUnsafeBufferPointer({ SSL_CTX_set_alpn_protos(raw, $0.baseAddress, UInt32($0.count)) }) == 0 else {
             throw TransportError(.tls, "cannot set ALPN: " + OpenSSLError.drain())
         }
+        try certificate?.install(in: raw)
         return c
     }
 

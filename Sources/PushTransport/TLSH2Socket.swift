@@ -22,6 +22,8 @@ open class TLSH2Socket: EventHandler {
     public enum Phase: Equatable, Sendable {
         /// TCP connect in progress (clients).
         case connecting
+        /// HTTP CONNECT request sent to a proxy; waiting for its answer (clients).
+        case tunneling
         /// TLS handshake in progress.
         case handshaking
         /// TLS up; the HTTP/2 session runs.
@@ -51,6 +53,12 @@ open class TLSH2Socket: EventHandler {
     private var inSessionCall = false
     private var pendingClose: TransportError?
     private var closeRequested = false
+    /// The HTTP CONNECT request to send once TCP is up (proxy), and the proxy's answer so far.
+    public var tunnelRequest: [UInt8]?
+    private var tunnelRequestSent = 0
+    private var tunnelAnswer: [UInt8] = []
+    /// When bytes last arrived (monotonic ns): idle detection for health PINGs.
+    public private(set) var lastInputNanos: UInt64 = MonotonicTime.nanos()
 
     /// Takes ownership of `fd` (non-blocking) and `ssl`; registers with `loop`.
     public init(loop: EventLoop, fd: Int32, ssl: OpaquePointer, phase: Phase) {
@@ -62,6 +70,7 @@ open class TLSH2Socket: EventHandler {
         outBuf = .allocate(byteCount: outCap, alignment: 16)
         inBuf = .allocate(byteCount: Self.inCap, alignment: 16)
         interest = phase == .connecting ? EventLoop.writable : EventLoop.readable
+        lastInputNanos = MonotonicTime.nanos()
         loop.register(fd: fd, interest: interest, handler: self)
     }
 
@@ -93,8 +102,15 @@ open class TLSH2Socket: EventHandler {
                 close(TransportError(.connect, "connect: \(String(cString: strerror(err)))"))
                 return
             }
+            if tunnelRequest != nil {
+                phase = .tunneling
+                stepTunnel()
+                return
+            }
             phase = .handshaking
             stepHandshake()
+        case .tunneling:
+            stepTunnel()
         case .handshaking:
             stepHandshake()
         case .open:
@@ -110,6 +126,46 @@ open class TLSH2Socket: EventHandler {
             interest = bits
             loop.modify(fd: fd, interest: bits)
         }
+    }
+
+    /// Sends the CONNECT request and reads the proxy's answer up to the blank line; a 2xx
+    /// status opens the tunnel and TLS starts inside it (RFC 9110 §9.3.6).
+    private func stepTunnel() {
+        guard let request = tunnelRequest else { return }
+        while tunnelRequestSent < request.count {
+            let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + tunnelRequestSent, request.count - tunnelRequestSent, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK { setInterest(EventLoop.readable | EventLoop.writable); return }
+                close(TransportError(.connect, "proxy: \(String(cString: strerror(errno)))"))
+                return
+            }
+            tunnelRequestSent += n
+        }
+        setInterest(EventLoop.readable)
+        var chunk = [UInt8](repeating: 0, count: 1)
+        // Byte by byte: nothing after the proxy's blank line may be consumed, it belongs to TLS.
+        while true {
+            let n = recv(fd, &chunk, 1, 0)
+            if n == 0 { close(TransportError(.connect, "the proxy closed the connection")); return }
+            if n < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                close(TransportError(.connect, "proxy: \(String(cString: strerror(errno)))"))
+                return
+            }
+            tunnelAnswer.append(chunk[0])
+            if tunnelAnswer.count > 16 * 1024 { close(TransportError(.connect, "the proxy's answer is too long")); return }
+            if tunnelAnswer.count >= 4 && tunnelAnswer.suffix(4).elementsEqual([13, 10, 13, 10]) { break }
+        }
+        let statusLine = String(decoding: tunnelAnswer.prefix { $0 != 13 }, as: UTF8.self)
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let code = Int(parts[1]), (200..<300).contains(code) else {
+            close(TransportError(.connect, "the proxy refused the tunnel: \(statusLine)"))
+            return
+        }
+        tunnelRequest = nil
+        tunnelAnswer = []
+        phase = .handshaking
+        stepHandshake()
     }
 
     private func stepHandshake() {
@@ -155,6 +211,7 @@ open class TLSH2Socket: EventHandler {
             OpenSSLError.clear()
             let n = SSL_read(ssl, inBuf, Int32(Self.inCap))
             if n > 0 {
+                lastInputNanos = MonotonicTime.nanos()
                 guard let session else { return }
                 inSessionCall = true
                 let rv = nghttp2_session_mem_recv(session, inBuf.assumingMemoryBound(to: UInt8.self), Int(n))

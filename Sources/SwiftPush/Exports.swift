@@ -50,11 +50,15 @@ import PushTransport
 }
 
 /// Sets a string option (PUSH_OPT_HOST, PUSH_OPT_CA_FILE, PUSH_OPT_TOKEN_KEY_FILE,
-/// PUSH_OPT_TOKEN_KEY_PEM, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID, PUSH_OPT_DEFAULT_TOPIC). `value`
-/// is copied; `length` 0 means NUL-terminated. PUSH_OPT_TOKEN_KEY_FILE reads and checks the key
-/// at once, so an unreadable or invalid key is reported here.
+/// PUSH_OPT_TOKEN_KEY_PEM, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID, PUSH_OPT_DEFAULT_TOPIC,
+/// PUSH_OPT_PROXY, PUSH_OPT_PROXY_CREDENTIALS, PUSH_OPT_CERT_FILE, PUSH_OPT_CERT_KEY_FILE,
+/// PUSH_OPT_P12_FILE, PUSH_OPT_P12_PASSWORD). `value` is copied; `length` 0 means
+/// NUL-terminated. Key files are read and checked at once (PUSH_OPT_TOKEN_KEY_FILE: a P-256
+/// PKCS#8 key; PUSH_OPT_P12_FILE: opened with the PUSH_OPT_P12_PASSWORD set before it), so an
+/// unreadable key or a wrong password is reported here.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or value), PUSH_E_BAD_OPTION (not a string
-/// option, or an empty value), PUSH_E_KEY (key file unreadable or not a P-256 PKCS#8 key).
+/// option, or a malformed value), PUSH_E_KEY (key or certificate unreadable or invalid, wrong
+/// .p12 password).
 /// `err` may be NULL. Not thread-safe for the same configuration.
 @c public func push_config_set_string(_ config: push_config_t?, _ option: Int32,
                                       _ value: UnsafePointer<CChar>?, _ length: Int,
@@ -94,6 +98,37 @@ import PushTransport
             box.configuration.teamID = text
         case PUSH_OPT_DEFAULT_TOPIC.rawValue:
             box.configuration.defaultTopic = bytes
+        case PUSH_OPT_PROXY.rawValue:
+            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+                  (1...65535).contains(port), colon > text.startIndex else {
+                return report(err, .badOption, "proxy must be host:port, got \"\(text)\"")
+            }
+            var host = String(text[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            box.configuration.proxy = (host, port)
+        case PUSH_OPT_PROXY_CREDENTIALS.rawValue:
+            guard text.contains(":") else { return report(err, .badOption, "proxy credentials must be user:password") }
+            box.configuration.proxyCredentials = text
+        case PUSH_OPT_CERT_FILE.rawValue, PUSH_OPT_CERT_KEY_FILE.rawValue:
+            guard access(text, R_OK) == 0 else {
+                return report(err, .key, "cannot read \(text): \(String(cString: strerror(errno)))")
+            }
+            if UInt32(bitPattern: option) == PUSH_OPT_CERT_FILE.rawValue { box.certificateFile = text } else { box.certificateKeyFile = text }
+        case PUSH_OPT_P12_PASSWORD.rawValue:
+            box.p12Password = text
+        case PUSH_OPT_P12_FILE.rawValue:
+            do throws(FileBytes.ReadError) {
+                let p12 = try FileBytes.read(path: text, limit: 1 << 20)
+                let certificate = ClientCertificate.pkcs12(bytes: p12, password: box.p12Password)
+                do throws(TransportError) {
+                    try certificate.validate() // a wrong password is reported here, where it was given
+                } catch {
+                    return report(err, .key, "\(text): \(error.description)")
+                }
+                box.configuration.clientCertificate = certificate
+            } catch {
+                return report(err, .key, "cannot read \(text): \(error.description)")
+            }
         default:
             return report(err, .badOption, "option \(option) is not a string option")
         }
@@ -111,8 +146,10 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
     return succeed(err)
 }
 
-/// Sets an integer option (PUSH_OPT_PORT, PUSH_OPT_CONNECTIONS, PUSH_OPT_MAX_STREAMS,
-/// PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS, PUSH_OPT_CONNECT_TIMEOUT_MS).
+/// Sets an integer option (PUSH_OPT_PORT, PUSH_OPT_ENVIRONMENT, PUSH_OPT_CONNECTIONS,
+/// PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS,
+/// PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
+/// PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config), PUSH_E_BAD_OPTION (not an integer option, or
 /// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
 /// same configuration.
@@ -130,7 +167,20 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
             PUSH_OPT_QUEUE_CAPACITY.rawValue: ("queue capacity", 16...4_194_304, \.queueCapacity),
             PUSH_OPT_DEADLINE_MS.rawValue: ("deadline", 1...86_400_000, \.deadlineMillis),
             PUSH_OPT_CONNECT_TIMEOUT_MS.rawValue: ("connect timeout", 1...600_000, \.connectTimeoutMillis),
+            PUSH_OPT_MAX_ATTEMPTS.rawValue: ("max attempts", 1...100, \.maxAttempts),
+            PUSH_OPT_RETRY_DELAY_MS.rawValue: ("retry delay", 1...600_000, \.retryDelayMillis),
+            PUSH_OPT_IDLE_PING_MS.rawValue: ("idle ping", 0...86_400_000, \.idlePingMillis),
+            PUSH_OPT_PING_TIMEOUT_MS.rawValue: ("ping timeout", 1...600_000, \.pingTimeoutMillis),
+            PUSH_OPT_RETIRE_AFTER_TIMEOUTS.rawValue: ("retire after timeouts", 1...1_000_000, \.retireAfterTimeouts),
         ]
+        if UInt32(bitPattern: option) == PUSH_OPT_ENVIRONMENT.rawValue {
+            switch value {
+            case Int64(PUSH_ENV_PRODUCTION.rawValue): box.configuration.host = "api.push.apple.com"
+            case Int64(PUSH_ENV_SANDBOX.rawValue): box.configuration.host = "api.sandbox.push.apple.com"
+            default: return report(err, .badOption, "environment must be PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX, got \(value)")
+            }
+            return succeed(err)
+        }
         guard let (name, range, path) = ranges[UInt32(bitPattern: option)] else {
             return report(err, .badOption, "option \(option) is not an integer option")
         }
@@ -156,7 +206,12 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
     guard let out = client_out else { return report(err, .invalidArgument, "client_out is NULL") }
     out.pointee = nil
     guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
-    let configuration = box.lock.withLock { box.configuration }
+    let resolved = box.lock.withLock { box.resolved() }
+    let configuration: ClientConfiguration
+    switch resolved {
+    case .success(let c): configuration = c
+    case .failure(let e): return report(err, e.status, e.description)
+    }
     do throws(ClientError) {
         let client = try PushClient(configuration: configuration)
         out.pointee = push_client_t(Unmanaged.passRetained(ClientBox(client: client)).toOpaque())
@@ -238,6 +293,20 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
     let r = box.client.poll(into: UnsafeMutableRawPointer(results), max: max, recordSize: result_size, timeoutMillis: timeout_ms)
     count.pointee = r.count
     return r.allDelivered ? PushStatus.closed.rawValue : 0
+}
+
+/// Fills `*stats` with a snapshot of the client's counters (queued, in flight, unpolled,
+/// sent, accepted, rejected, failed, retries, GOAWAYs, connections and each connection's stream
+/// limit, last GOAWAY reason, last connection error, latency p50/p99). `stats_size` is the
+/// caller's sizeof(push_stats); only that many bytes are written. Works after close too.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client or stats, or stats_size too small for the first
+/// version of push_stats). Thread-safe; cheap enough to call often (one lock, no I/O).
+@c public func push_client_stats(_ client: push_client_t?, _ stats: UnsafeMutablePointer<push_stats>?,
+                                 _ stats_size: Int) -> Int32 {
+    guard let box = ClientBox.from(client), let stats else { return PushStatus.invalidArgument.rawValue }
+    guard stats_size >= MemoryLayout<push_stats>.size else { return PushStatus.invalidArgument.rawValue }
+    stats.pointee = box.client.stats()
+    return 0
 }
 
 /// Closes a client: stops accepting notifications (later sends return PUSH_E_CLOSED), lets

@@ -11,7 +11,28 @@ final class ConfigBox {
     var magic: UInt64 = ConfigBox.liveMagic
     static let liveMagic: UInt64 = 0x5350_434F_4E46_4947 // "SPCONFIG"
     var configuration = ClientConfiguration()
+    /// Certificate-auth inputs, combined into `configuration.clientCertificate` at open.
+    var certificateFile: String?
+    var certificateKeyFile: String?
+    var p12Password = ""
     let lock = PThreadMutex()
+
+    /// The configuration to open a client with, or why it cannot be used.
+    func resolved() -> Result<ClientConfiguration, ClientError> {
+        var c = configuration
+        if let cert = certificateFile {
+            let certificate = ClientCertificate.pem(certificateFile: cert, keyFile: certificateKeyFile ?? cert)
+            do throws(TransportError) {
+                try certificate.validate()
+            } catch {
+                return .failure(ClientError(.key, error.description))
+            }
+            c.clientCertificate = certificate
+        } else if certificateKeyFile != nil && c.clientCertificate == nil {
+            return .failure(ClientError(.key, "PUSH_OPT_CERT_KEY_FILE is set without PUSH_OPT_CERT_FILE"))
+        }
+        return .success(c)
+    }
 
     static func from(_ handle: push_config_t?) -> ConfigBox? {
         guard let handle else { return nil }

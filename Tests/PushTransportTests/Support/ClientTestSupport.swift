@@ -1,0 +1,130 @@
+import Foundation
+import CSwiftPushABI
+import PushCore
+@testable import APNsMock
+@testable import PushTransport
+
+/// What the client tests share: the test PKI, a mock server, a client configured for it, and
+/// a loop that sends notifications and collects every result.
+struct ClientTestSupport {
+    static let token = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0"
+    static let payload = #"{"aps":{"alert":"hello"}}"#
+
+    /// The package's root directory.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The test keys and certificates, made once per test process.
+    static let pki: String = {
+        let dir = NSTemporaryDirectory() + "swiftpush-client-tests-\(getpid())"
+        let status = run("/bin/bash", [root.appendingPathComponent("scripts/make-test-pki.sh").path, dir])
+        precondition(status == 0, "make-test-pki.sh failed")
+        return dir
+    }()
+
+    /// Runs a command to completion and returns its exit status.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        try? p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    var pki: String { Self.pki }
+
+    /// A mock server with the test certificate, trusting TESTKEY001.
+    func startMock(maxStreams: Int = 1000, port: Int = 0, configure: (inout MockServer.Configuration) -> Void = { _ in }) throws -> MockServer {
+        var c = MockServer.Configuration(certificateChainFile: pki + "/server.pem", privateKeyFile: pki + "/server.key")
+        c.tokenKeys = [try MockServer.TokenKey(keyID: "TESTKEY001", teamID: "TEAM123456", file: pki + "/AuthKey_TESTKEY001.pub.pem")]
+        c.maxConcurrentStreams = maxStreams
+        c.port = port
+        configure(&c)
+        let server = MockServer(configuration: c)
+        try server.start()
+        return server
+    }
+
+    /// A client for a mock on `port`, token auth with the test key.
+    func makeClient(port: Int, connections: Int = 1, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> PushClient {
+        var c = ClientConfiguration()
+        c.host = "localhost"
+        c.port = port
+        c.caFile = pki + "/ca.pem"
+        c.tokenKeyPEM = try FileBytes.read(path: pki + "/AuthKey_TESTKEY001.p8", limit: 65536)
+        c.keyID = "TESTKEY001"
+        c.teamID = "TEAM123456"
+        c.defaultTopic = Array("com.example.app".utf8)
+        c.connections = connections
+        configure(&c)
+        return try PushClient(configuration: c)
+    }
+
+    /// Sends `count` notifications (tags `firstTag...`) with `token` and returns how many were accepted by send.
+    func send(_ client: PushClient, count: Int, firstTag: Int = 0, token: String = ClientTestSupport.token,
+              timeoutMillis: Int32 = 1000) -> PushClient.SendResult {
+        token.withCString { tokenPtr in
+            Self.payload.withCString { payload in
+                var batch = [push_notification](repeating: push_notification(), count: count)
+                for i in 0..<count {
+                    batch[i].device_token = tokenPtr
+                    batch[i].payload = payload
+                    batch[i].tag = UInt64(firstTag + i)
+                }
+                return batch.withUnsafeBufferPointer { client.send($0.baseAddress!, count: count, timeoutMillis: timeoutMillis) }
+            }
+        }
+    }
+
+    /// Polls until `count` results arrived or nothing came for `idleMillis`.
+    func collect(_ client: PushClient, count: Int, idleMillis: Int32 = 5000) -> [push_result] {
+        var results: [push_result] = []
+        var page = [push_result](repeating: push_result(), count: 1000)
+        while results.count < count {
+            let wanted = min(1000, count - results.count)
+            let got = page.withUnsafeMutableBytes {
+                client.poll(into: $0.baseAddress!, max: wanted, recordSize: MemoryLayout<push_result>.stride, timeoutMillis: idleMillis)
+            }
+            if got.count == 0 { break }
+            results.append(contentsOf: page.prefix(got.count))
+        }
+        return results
+    }
+
+    /// Sends `count` notifications (tags 0..<count) in batches and collects every result.
+    func sendAll(_ client: PushClient, count: Int) -> [push_result] {
+        var results: [push_result] = []
+        var sent = 0
+        var page = [push_result](repeating: push_result(), count: 1000)
+        var idle = 0
+        while results.count < count && idle < 50 {
+            if sent < count {
+                sent += send(client, count: min(500, count - sent), firstTag: sent).accepted
+            }
+            let got = page.withUnsafeMutableBytes {
+                client.poll(into: $0.baseAddress!, max: 1000, recordSize: MemoryLayout<push_result>.stride,
+                            timeoutMillis: sent == count ? 100 : 0).count
+            }
+            idle = (got == 0 && sent == count) ? idle + 1 : 0
+            results.append(contentsOf: page.prefix(got))
+        }
+        return results
+    }
+}
+
+extension push_result {
+    /// The reason text as a Swift string.
+    var reasonText: String {
+        var copy = reason_text
+        return withUnsafeBytes(of: &copy) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// The apns-id as a Swift string.
+    var apnsID: String {
+        var copy = apns_id
+        return withUnsafeBytes(of: &copy) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
