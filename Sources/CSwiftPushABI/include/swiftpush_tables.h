@@ -24,6 +24,7 @@ enum push_status_code {
     PUSH_E_BAD_COLLAPSE_ID = -16, /**< invalid collapse id */
     PUSH_E_BAD_APNS_ID = -17, /**< invalid apns-id */
     PUSH_E_BAD_EXPIRATION = -18, /**< invalid expiration */
+    PUSH_E_BUFFER_TOO_SMALL = -19, /**< output buffer too small */
     PUSH_E_INTERNAL_ERROR = -99, /**< internal error */
 };
 

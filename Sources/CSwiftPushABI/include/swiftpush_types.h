@@ -69,8 +69,43 @@ enum push_option {
     /** int: milliseconds a connection attempt (TCP + TLS) may take (default 10000). */
     PUSH_OPT_CONNECT_TIMEOUT_MS = 12,
     /** string: PEM file with the token key, given as file contents instead of a path. */
-    PUSH_OPT_TOKEN_KEY_PEM = 13
+    PUSH_OPT_TOKEN_KEY_PEM = 13,
+    /** int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host. */
+    PUSH_OPT_ENVIRONMENT = 14,
+    /** int: most times a notification is written to a connection, resends after REFUSED_STREAM,
+     *  GOAWAY, 429 and 5xx included (default 3, 1..100; 1 turns retries off). */
+    PUSH_OPT_MAX_ATTEMPTS = 15,
+    /** int: first delay before retrying a 429/5xx answer, doubled each time (default 1000 ms). */
+    PUSH_OPT_RETRY_DELAY_MS = 16,
+    /** int: send a PING after a connection has been idle this long (default 60000 ms; 0: never). */
+    PUSH_OPT_IDLE_PING_MS = 17,
+    /** int: a PING not acknowledged within this time retires the connection (default 10000 ms). */
+    PUSH_OPT_PING_TIMEOUT_MS = 18,
+    /** int: consecutive stream timeouts after which a connection is retired (default 3). */
+    PUSH_OPT_RETIRE_AFTER_TIMEOUTS = 19,
+    /** string: HTTP CONNECT proxy as "host:port" (connections tunnel through it). */
+    PUSH_OPT_PROXY = 20,
+    /** string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic). */
+    PUSH_OPT_PROXY_CREDENTIALS = 21,
+    /** string: client certificate chain (PEM) for certificate authentication. */
+    PUSH_OPT_CERT_FILE = 22,
+    /** string: private key (PEM) of PUSH_OPT_CERT_FILE; may be the same file. */
+    PUSH_OPT_CERT_KEY_FILE = 23,
+    /** string: PKCS#12 (.p12) file holding the client certificate and key. */
+    PUSH_OPT_P12_FILE = 24,
+    /** string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none). */
+    PUSH_OPT_P12_PASSWORD = 25
 };
+
+/** Values of PUSH_OPT_ENVIRONMENT. */
+enum push_environment {
+    PUSH_ENV_PRODUCTION = 0, /**< api.push.apple.com */
+    PUSH_ENV_SANDBOX = 1     /**< api.sandbox.push.apple.com (development builds of apps) */
+};
+
+/** Apple's APNs host names (ports 443 and 2197 both work). */
+#define PUSH_HOST_PRODUCTION "api.push.apple.com"
+#define PUSH_HOST_SANDBOX "api.sandbox.push.apple.com"
 
 /** push_notification.flags */
 enum push_notification_flags {
@@ -126,5 +161,87 @@ typedef struct push_result {
     char unique_id[40];         /**< NUL-terminated apns-unique-id (sandbox only), or "" */
     char reason_text[128];      /**< NUL-terminated: APNs's reason text, or the library's detail */
 } push_result;
+
+/** The state of one connection of the pool (push_connection_stats.state). */
+enum push_connection_state {
+    PUSH_CONNECTION_CONNECTING = 1, /**< TCP, proxy tunnel or TLS handshake in progress */
+    PUSH_CONNECTION_READY = 2,      /**< carrying notifications */
+    PUSH_CONNECTION_DRAINING = 3    /**< GOAWAY received or retired: finishing its streams */
+};
+
+/** One connection, as seen by push_client_stats. */
+typedef struct push_connection_stats {
+    int32_t state;          /**< PUSH_CONNECTION_* */
+    int32_t stream_limit;   /**< streams it may carry now: min(server's limit, PUSH_OPT_MAX_STREAMS) */
+    int32_t in_flight;      /**< streams open now */
+    int32_t reserved;
+} push_connection_stats;
+
+/** A snapshot of a client's counters, filled by push_client_stats. */
+typedef struct push_stats {
+    uint32_t struct_size;         /**< bytes of this record the library filled */
+    uint32_t connection_count;    /**< entries filled in connections[] */
+    uint64_t queued;              /**< accepted by send, not yet written to a connection */
+    uint64_t in_flight;           /**< written, waiting for the answer */
+    uint64_t unpolled;            /**< results waiting for push_client_poll */
+    uint64_t sent;                /**< requests written (every attempt counts) */
+    uint64_t accepted;            /**< results: ACCEPTED */
+    uint64_t rejected;            /**< results: REJECTED */
+    uint64_t failed;              /**< results: FAILED */
+    uint64_t retries;             /**< notifications sent again (REFUSED_STREAM, GOAWAY, 429, 5xx, expired token) */
+    uint64_t goaways;             /**< GOAWAY frames received */
+    uint64_t connections_started; /**< connection attempts since open */
+    uint32_t connections_open;    /**< connections carrying notifications now */
+    uint32_t connections_opening; /**< connections being set up now */
+    int64_t latency_p50_us;       /**< send -> answer, over answered notifications since open */
+    int64_t latency_p99_us;
+    char last_goaway_reason[64];  /**< NUL-terminated reason of the last GOAWAY, or "" */
+    char last_connection_error[128]; /**< NUL-terminated, or "" */
+    push_connection_stats connections[64]; /**< the pool and the connections draining */
+} push_stats;
+
+/** A notification payload being built: created by push_payload_new, filled with the
+ *  push_payload_set_* functions, turned into JSON by push_payload_build and released by
+ *  push_payload_free. Building is optional: push_notification.payload takes any JSON object. */
+typedef struct push_payload_s *push_payload_t;
+
+/** The fields of a payload (Apple: "Generating a remote notification"), grouped by the setter
+ *  that takes them. Alert fields go into aps.alert, the others into aps. */
+enum push_payload_field {
+    /* Strings, push_payload_set_string (a NULL value removes the field). */
+    PUSH_PAYLOAD_ALERT_TITLE = 1,            /**< aps.alert.title */
+    PUSH_PAYLOAD_ALERT_SUBTITLE = 2,         /**< aps.alert.subtitle */
+    PUSH_PAYLOAD_ALERT_BODY = 3,             /**< aps.alert.body */
+    PUSH_PAYLOAD_ALERT_LAUNCH_IMAGE = 4,     /**< aps.alert.launch-image */
+    PUSH_PAYLOAD_ALERT_TITLE_LOC_KEY = 5,    /**< aps.alert.title-loc-key */
+    PUSH_PAYLOAD_ALERT_SUBTITLE_LOC_KEY = 6, /**< aps.alert.subtitle-loc-key */
+    PUSH_PAYLOAD_ALERT_LOC_KEY = 7,          /**< aps.alert.loc-key */
+    PUSH_PAYLOAD_SOUND = 8,                  /**< aps.sound, a sound name (see push_payload_set_critical_sound) */
+    PUSH_PAYLOAD_THREAD_ID = 9,              /**< aps.thread-id */
+    PUSH_PAYLOAD_CATEGORY = 10,              /**< aps.category */
+    PUSH_PAYLOAD_TARGET_CONTENT_ID = 11,     /**< aps.target-content-id */
+    PUSH_PAYLOAD_INTERRUPTION_LEVEL = 12,    /**< aps.interruption-level: passive, active, time-sensitive or critical */
+    PUSH_PAYLOAD_FILTER_CRITERIA = 13,       /**< aps.filter-criteria */
+    PUSH_PAYLOAD_EVENT = 14,                 /**< aps.event (Live Activity): start, update or end */
+    PUSH_PAYLOAD_ATTRIBUTES_TYPE = 15,       /**< aps.attributes-type (Live Activity start) */
+    /* String lists, push_payload_add_loc_arg (one argument per call). */
+    PUSH_PAYLOAD_ALERT_TITLE_LOC_ARGS = 20,    /**< aps.alert.title-loc-args (needs the title loc key) */
+    PUSH_PAYLOAD_ALERT_SUBTITLE_LOC_ARGS = 21, /**< aps.alert.subtitle-loc-args (needs the subtitle loc key) */
+    PUSH_PAYLOAD_ALERT_LOC_ARGS = 22,          /**< aps.alert.loc-args (needs the loc key) */
+    /* Integers, push_payload_set_int. */
+    PUSH_PAYLOAD_BADGE = 30,             /**< aps.badge, 0 or more (0 removes the app's badge) */
+    PUSH_PAYLOAD_CONTENT_AVAILABLE = 31, /**< aps.content-available: 1, or 0 for absent */
+    PUSH_PAYLOAD_MUTABLE_CONTENT = 32,   /**< aps.mutable-content: 1, or 0 for absent */
+    PUSH_PAYLOAD_TIMESTAMP = 33,         /**< aps.timestamp (Live Activity), UNIX seconds */
+    PUSH_PAYLOAD_STALE_DATE = 34,        /**< aps.stale-date (Live Activity), UNIX seconds */
+    PUSH_PAYLOAD_DISMISSAL_DATE = 35,    /**< aps.dismissal-date (Live Activity), UNIX seconds */
+    PUSH_PAYLOAD_PUSH_TYPE = 36,         /**< not a key: the PUSH_TYPE_* whose size limit push_payload_build
+                                              enforces (default PUSH_TYPE_ALERT: 4096 bytes; voip 5120) */
+    /* Numbers, push_payload_set_double. */
+    PUSH_PAYLOAD_RELEVANCE_SCORE = 40,   /**< aps.relevance-score, 0 to 1 */
+    /* Raw JSON objects, push_payload_set_raw (copied as they are). */
+    PUSH_PAYLOAD_CONTENT_STATE = 50,     /**< aps.content-state (Live Activity) */
+    PUSH_PAYLOAD_ATTRIBUTES = 51         /**< aps.attributes (Live Activity start) */
+};
 
 #endif

@@ -417,6 +417,8 @@ public enum PushStatus: Int32, CaseIterable, Sendable, Error {
     case badApnsId = -17
     /// invalid expiration
     case badExpiration = -18
+    /// output buffer too small
+    case bufferTooSmall = -19
     /// internal error
     case internalError = -99
 
@@ -442,6 +444,7 @@ public enum PushStatus: Int32, CaseIterable, Sendable, Error {
         case .badCollapseId: return "invalid collapse id"
         case .badApnsId: return "invalid apns-id"
         case .badExpiration: return "invalid expiration"
+        case .bufferTooSmall: return "output buffer too small"
         case .internalError: return "internal error"
         }
     }
