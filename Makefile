@@ -15,7 +15,7 @@ PKI          := .build-pki
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c demo bench clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli demo bench clean
 
 all: build
 
@@ -41,7 +41,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -51,6 +51,9 @@ test-header:
 
 test-c:
 	bash Tests/c/run.sh $(DEBUG_DIR)
+
+test-cli:
+	bash Tests/cli/run.sh $(DEBUG_DIR)
 
 demo: release pki
 	bash scripts/demo.sh $(RELEASE_DIR) $(PKI)

@@ -48,6 +48,7 @@ enum push_status_code {
     PUSH_E_BAD_COLLAPSE_ID = -16, /**< invalid collapse id */
     PUSH_E_BAD_APNS_ID = -17, /**< invalid apns-id */
     PUSH_E_BAD_EXPIRATION = -18, /**< invalid expiration */
+    PUSH_E_BUFFER_TOO_SMALL = -19, /**< output buffer too small */
     PUSH_E_INTERNAL_ERROR = -99, /**< internal error */
 };
 
@@ -169,8 +170,43 @@ enum push_option {
     /** int: milliseconds a connection attempt (TCP + TLS) may take (default 10000). */
     PUSH_OPT_CONNECT_TIMEOUT_MS = 12,
     /** string: PEM file with the token key, given as file contents instead of a path. */
-    PUSH_OPT_TOKEN_KEY_PEM = 13
+    PUSH_OPT_TOKEN_KEY_PEM = 13,
+    /** int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host. */
+    PUSH_OPT_ENVIRONMENT = 14,
+    /** int: most times a notification is written to a connection, resends after REFUSED_STREAM,
+     *  GOAWAY, 429 and 5xx included (default 3, 1..100; 1 turns retries off). */
+    PUSH_OPT_MAX_ATTEMPTS = 15,
+    /** int: first delay before retrying a 429/5xx answer, doubled each time (default 1000 ms). */
+    PUSH_OPT_RETRY_DELAY_MS = 16,
+    /** int: send a PING after a connection has been idle this long (default 60000 ms; 0: never). */
+    PUSH_OPT_IDLE_PING_MS = 17,
+    /** int: a PING not acknowledged within this time retires the connection (default 10000 ms). */
+    PUSH_OPT_PING_TIMEOUT_MS = 18,
+    /** int: consecutive stream timeouts after which a connection is retired (default 3). */
+    PUSH_OPT_RETIRE_AFTER_TIMEOUTS = 19,
+    /** string: HTTP CONNECT proxy as "host:port" (connections tunnel through it). */
+    PUSH_OPT_PROXY = 20,
+    /** string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic). */
+    PUSH_OPT_PROXY_CREDENTIALS = 21,
+    /** string: client certificate chain (PEM) for certificate authentication. */
+    PUSH_OPT_CERT_FILE = 22,
+    /** string: private key (PEM) of PUSH_OPT_CERT_FILE; may be the same file. */
+    PUSH_OPT_CERT_KEY_FILE = 23,
+    /** string: PKCS#12 (.p12) file holding the client certificate and key. */
+    PUSH_OPT_P12_FILE = 24,
+    /** string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none). */
+    PUSH_OPT_P12_PASSWORD = 25
 };
+
+/** Values of PUSH_OPT_ENVIRONMENT. */
+enum push_environment {
+    PUSH_ENV_PRODUCTION = 0, /**< api.push.apple.com */
+    PUSH_ENV_SANDBOX = 1     /**< api.sandbox.push.apple.com (development builds of apps) */
+};
+
+/** Apple's APNs host names (ports 443 and 2197 both work). */
+#define PUSH_HOST_PRODUCTION "api.push.apple.com"
+#define PUSH_HOST_SANDBOX "api.sandbox.push.apple.com"
 
 /** push_notification.flags */
 enum push_notification_flags {
@@ -226,6 +262,88 @@ typedef struct push_result {
     char unique_id[40];         /**< NUL-terminated apns-unique-id (sandbox only), or "" */
     char reason_text[128];      /**< NUL-terminated: APNs's reason text, or the library's detail */
 } push_result;
+
+/** The state of one connection of the pool (push_connection_stats.state). */
+enum push_connection_state {
+    PUSH_CONNECTION_CONNECTING = 1, /**< TCP, proxy tunnel or TLS handshake in progress */
+    PUSH_CONNECTION_READY = 2,      /**< carrying notifications */
+    PUSH_CONNECTION_DRAINING = 3    /**< GOAWAY received or retired: finishing its streams */
+};
+
+/** One connection, as seen by push_client_stats. */
+typedef struct push_connection_stats {
+    int32_t state;          /**< PUSH_CONNECTION_* */
+    int32_t stream_limit;   /**< streams it may carry now: min(server's limit, PUSH_OPT_MAX_STREAMS) */
+    int32_t in_flight;      /**< streams open now */
+    int32_t reserved;
+} push_connection_stats;
+
+/** A snapshot of a client's counters, filled by push_client_stats. */
+typedef struct push_stats {
+    uint32_t struct_size;         /**< bytes of this record the library filled */
+    uint32_t connection_count;    /**< entries filled in connections[] */
+    uint64_t queued;              /**< accepted by send, not yet written to a connection */
+    uint64_t in_flight;           /**< written, waiting for the answer */
+    uint64_t unpolled;            /**< results waiting for push_client_poll */
+    uint64_t sent;                /**< requests written (every attempt counts) */
+    uint64_t accepted;            /**< results: ACCEPTED */
+    uint64_t rejected;            /**< results: REJECTED */
+    uint64_t failed;              /**< results: FAILED */
+    uint64_t retries;             /**< notifications sent again (REFUSED_STREAM, GOAWAY, 429, 5xx, expired token) */
+    uint64_t goaways;             /**< GOAWAY frames received */
+    uint64_t connections_started; /**< connection attempts since open */
+    uint32_t connections_open;    /**< connections carrying notifications now */
+    uint32_t connections_opening; /**< connections being set up now */
+    int64_t latency_p50_us;       /**< send -> answer, over answered notifications since open */
+    int64_t latency_p99_us;
+    char last_goaway_reason[64];  /**< NUL-terminated reason of the last GOAWAY, or "" */
+    char last_connection_error[128]; /**< NUL-terminated, or "" */
+    push_connection_stats connections[64]; /**< the pool and the connections draining */
+} push_stats;
+
+/** A notification payload being built: created by push_payload_new, filled with the
+ *  push_payload_set_* functions, turned into JSON by push_payload_build and released by
+ *  push_payload_free. Building is optional: push_notification.payload takes any JSON object. */
+typedef struct push_payload_s *push_payload_t;
+
+/** The fields of a payload (Apple: "Generating a remote notification"), grouped by the setter
+ *  that takes them. Alert fields go into aps.alert, the others into aps. */
+enum push_payload_field {
+    /* Strings, push_payload_set_string (a NULL value removes the field). */
+    PUSH_PAYLOAD_ALERT_TITLE = 1,            /**< aps.alert.title */
+    PUSH_PAYLOAD_ALERT_SUBTITLE = 2,         /**< aps.alert.subtitle */
+    PUSH_PAYLOAD_ALERT_BODY = 3,             /**< aps.alert.body */
+    PUSH_PAYLOAD_ALERT_LAUNCH_IMAGE = 4,     /**< aps.alert.launch-image */
+    PUSH_PAYLOAD_ALERT_TITLE_LOC_KEY = 5,    /**< aps.alert.title-loc-key */
+    PUSH_PAYLOAD_ALERT_SUBTITLE_LOC_KEY = 6, /**< aps.alert.subtitle-loc-key */
+    PUSH_PAYLOAD_ALERT_LOC_KEY = 7,          /**< aps.alert.loc-key */
+    PUSH_PAYLOAD_SOUND = 8,                  /**< aps.sound, a sound name (see push_payload_set_critical_sound) */
+    PUSH_PAYLOAD_THREAD_ID = 9,              /**< aps.thread-id */
+    PUSH_PAYLOAD_CATEGORY = 10,              /**< aps.category */
+    PUSH_PAYLOAD_TARGET_CONTENT_ID = 11,     /**< aps.target-content-id */
+    PUSH_PAYLOAD_INTERRUPTION_LEVEL = 12,    /**< aps.interruption-level: passive, active, time-sensitive or critical */
+    PUSH_PAYLOAD_FILTER_CRITERIA = 13,       /**< aps.filter-criteria */
+    PUSH_PAYLOAD_EVENT = 14,                 /**< aps.event (Live Activity): start, update or end */
+    PUSH_PAYLOAD_ATTRIBUTES_TYPE = 15,       /**< aps.attributes-type (Live Activity start) */
+    /* String lists, push_payload_add_loc_arg (one argument per call). */
+    PUSH_PAYLOAD_ALERT_TITLE_LOC_ARGS = 20,    /**< aps.alert.title-loc-args (needs the title loc key) */
+    PUSH_PAYLOAD_ALERT_SUBTITLE_LOC_ARGS = 21, /**< aps.alert.subtitle-loc-args (needs the subtitle loc key) */
+    PUSH_PAYLOAD_ALERT_LOC_ARGS = 22,          /**< aps.alert.loc-args (needs the loc key) */
+    /* Integers, push_payload_set_int. */
+    PUSH_PAYLOAD_BADGE = 30,             /**< aps.badge, 0 or more (0 removes the app's badge) */
+    PUSH_PAYLOAD_CONTENT_AVAILABLE = 31, /**< aps.content-available: 1, or 0 for absent */
+    PUSH_PAYLOAD_MUTABLE_CONTENT = 32,   /**< aps.mutable-content: 1, or 0 for absent */
+    PUSH_PAYLOAD_TIMESTAMP = 33,         /**< aps.timestamp (Live Activity), UNIX seconds */
+    PUSH_PAYLOAD_STALE_DATE = 34,        /**< aps.stale-date (Live Activity), UNIX seconds */
+    PUSH_PAYLOAD_DISMISSAL_DATE = 35,    /**< aps.dismissal-date (Live Activity), UNIX seconds */
+    PUSH_PAYLOAD_PUSH_TYPE = 36,         /**< not a key: the PUSH_TYPE_* whose size limit push_payload_build
+                                              enforces (default PUSH_TYPE_ALERT: 4096 bytes; voip 5120) */
+    /* Numbers, push_payload_set_double. */
+    PUSH_PAYLOAD_RELEVANCE_SCORE = 40,   /**< aps.relevance-score, 0 to 1 */
+    /* Raw JSON objects, push_payload_set_raw (copied as they are). */
+    PUSH_PAYLOAD_CONTENT_STATE = 50,     /**< aps.content-state (Live Activity) */
+    PUSH_PAYLOAD_ATTRIBUTES = 51         /**< aps.attributes (Live Activity start) */
+};
 
 #ifdef __cplusplus
 extern "C" {
@@ -283,6 +401,14 @@ int32_t push_client_send(push_client_t client, push_notification const * notific
 /// `err` may be NULL. Thread-safe.
 int32_t push_client_send_batch(push_client_t client, push_notification const * notifications, ptrdiff_t count, int32_t timeout_ms, ptrdiff_t * accepted, push_error * err);
 
+/// Fills `*stats` with a snapshot of the client's counters (queued, in flight, unpolled,
+/// sent, accepted, rejected, failed, retries, GOAWAYs, connections and each connection's stream
+/// limit, last GOAWAY reason, last connection error, latency p50/p99). `stats_size` is the
+/// caller's sizeof(push_stats); only that many bytes are written. Works after close too.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client or stats, or stats_size too small for the first
+/// version of push_stats). Thread-safe; cheap enough to call often (one lock, no I/O).
+int32_t push_client_stats(push_client_t client, push_stats * stats, ptrdiff_t stats_size);
+
 /// Waits until at least one connection to APNs is open, for up to `timeout_ms` milliseconds
 /// (negative: no limit). Optional: sends don't need it, but it turns a misconfiguration into an
 /// error at start-up instead of FAILED results.
@@ -300,32 +426,135 @@ void push_config_free(push_config_t config);
 /// A configuration may be used from one thread at a time.
 push_config_t push_config_new(void);
 
-/// Sets an integer option (PUSH_OPT_PORT, PUSH_OPT_CONNECTIONS, PUSH_OPT_MAX_STREAMS,
-/// PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS, PUSH_OPT_CONNECT_TIMEOUT_MS).
+/// Sets an integer option (PUSH_OPT_PORT, PUSH_OPT_ENVIRONMENT, PUSH_OPT_CONNECTIONS,
+/// PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS,
+/// PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
+/// PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config), PUSH_E_BAD_OPTION (not an integer option, or
 /// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
 /// same configuration.
 int32_t push_config_set_int(push_config_t config, int32_t option, int64_t value, push_error * err);
 
 /// Sets a string option (PUSH_OPT_HOST, PUSH_OPT_CA_FILE, PUSH_OPT_TOKEN_KEY_FILE,
-/// PUSH_OPT_TOKEN_KEY_PEM, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID, PUSH_OPT_DEFAULT_TOPIC). `value`
-/// is copied; `length` 0 means NUL-terminated. PUSH_OPT_TOKEN_KEY_FILE reads and checks the key
-/// at once, so an unreadable or invalid key is reported here.
+/// PUSH_OPT_TOKEN_KEY_PEM, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID, PUSH_OPT_DEFAULT_TOPIC,
+/// PUSH_OPT_PROXY, PUSH_OPT_PROXY_CREDENTIALS, PUSH_OPT_CERT_FILE, PUSH_OPT_CERT_KEY_FILE,
+/// PUSH_OPT_P12_FILE, PUSH_OPT_P12_PASSWORD). `value` is copied; `length` 0 means
+/// NUL-terminated. Key files are read and checked at once (PUSH_OPT_TOKEN_KEY_FILE: a P-256
+/// PKCS#8 key; PUSH_OPT_P12_FILE: opened with the PUSH_OPT_P12_PASSWORD set before it), so an
+/// unreadable key or a wrong password is reported here.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or value), PUSH_E_BAD_OPTION (not a string
-/// option, or an empty value), PUSH_E_KEY (key file unreadable or not a P-256 PKCS#8 key).
+/// option, or a malformed value), PUSH_E_KEY (key or certificate unreadable or invalid, wrong
+/// .p12 password).
 /// `err` may be NULL. Not thread-safe for the same configuration.
 int32_t push_config_set_string(push_config_t config, int32_t option, char const * value, ptrdiff_t length, push_error * err);
 
-/// Returns the APNs spelling of a PUSH_REASON_* value (“BadDeviceToken”, “Unregistered”, …;
-/// “” for PUSH_REASON_NONE, “Unknown” for values not in the table) as a static NUL-terminated
+/// Appends one argument to a localization argument list: `list` is
+/// PUSH_PAYLOAD_ALERT_TITLE_LOC_ARGS, PUSH_PAYLOAD_ALERT_SUBTITLE_LOC_ARGS or
+/// PUSH_PAYLOAD_ALERT_LOC_ARGS; `value` is `length` bytes of UTF-8 (0: NUL-terminated), copied.
+/// Each list needs its loc key (checked by push_payload_build); push_payload_clear empties it.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL value, negative length, not
+/// a loc-args list), PUSH_E_BAD_PAYLOAD (invalid UTF-8). `err` may be NULL. Thread-safe.
+int32_t push_payload_add_loc_arg(push_payload_t payload, int32_t list, char const * value, ptrdiff_t length, push_error * err);
+
+/// Builds the payload's JSON: compact, `aps` first (its keys in a fixed order), then the custom
+/// keys in the order added; text escaped as JSON requires (quotes, backslashes, control
+/// characters, U+2028/U+2029), everything else UTF-8 as given. Writes it NUL-terminated into
+/// `buffer` (`capacity` bytes; it needs *out_length + 1) and its length without the NUL into
+/// `*out_length`. With `buffer` NULL, only `*out_length` is set: the way to ask for the size.
+/// The payload is not changed and may be built again.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL out_length, negative
+/// capacity), PUSH_E_BAD_PAYLOAD (a loc-args list without its loc key),
+/// PUSH_E_PAYLOAD_TOO_LARGE (over the push type's limit, PUSH_PAYLOAD_PUSH_TYPE; *out_length
+/// still receives the size), PUSH_E_BUFFER_TOO_SMALL (`capacity` < *out_length + 1; *out_length
+/// receives the length, nothing is written). `err` may be NULL. Thread-safe.
+int32_t push_payload_build(push_payload_t payload, char * buffer, ptrdiff_t capacity, ptrdiff_t * out_length, push_error * err);
+
+/// Removes a field (any PUSH_PAYLOAD_* constant: a loc-args list is emptied, PUSH_PAYLOAD_SOUND
+/// removes a critical sound too, PUSH_PAYLOAD_PUSH_TYPE goes back to PUSH_TYPE_ALERT).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, unknown field). `err` may be NULL.
+/// Thread-safe.
+int32_t push_payload_clear(push_payload_t payload, int32_t field, push_error * err);
+
+/// Releases a payload. NULL is accepted and ignored. The handle is invalid afterwards.
+void push_payload_free(push_payload_t payload);
+
+/// Creates an empty payload (push_payload_build gives `{"aps":{}}`). Returns NULL only when
+/// memory is exhausted. The caller owns it and releases it with push_payload_free. A payload
+/// may be reused: build, change a field, build again.
+push_payload_t push_payload_new(void);
+
+/// Sets aps.sound to a critical alert sound, `{"critical":1,"name":NAME,"volume":VOLUME}`, which
+/// plays even when the device is muted (the app needs Apple's critical-alert entitlement).
+/// `name` is `length` bytes of UTF-8 (0: NUL-terminated); `volume` is 0 to 1. Replaces a sound
+/// set with PUSH_PAYLOAD_SOUND, and the other way round.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL name, negative length),
+/// PUSH_E_BAD_PAYLOAD (invalid UTF-8, volume out of range). `err` may be NULL. Thread-safe.
+int32_t push_payload_set_critical_sound(push_payload_t payload, char const * name, ptrdiff_t length, double volume, push_error * err);
+
+/// Adds a custom top-level key beside `aps`: `key` (`key_length` bytes of UTF-8, 0:
+/// NUL-terminated) with `json_value`, any JSON value as text (`value_length` bytes, 0:
+/// NUL-terminated), checked and copied as it is. Custom keys are built after `aps`, in the
+/// order they were added.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL key or value, negative
+/// length), PUSH_E_BAD_PAYLOAD (key `aps`, a key added before, invalid UTF-8, a value that is
+/// not valid JSON). `err` may be NULL. Thread-safe.
+int32_t push_payload_set_custom(push_payload_t payload, char const * key, ptrdiff_t key_length, char const * json_value, ptrdiff_t value_length, push_error * err);
+
+/// Sets a number field: PUSH_PAYLOAD_RELEVANCE_SCORE (0 to 1).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, not a number field),
+/// PUSH_E_BAD_PAYLOAD (out of range, or NaN). `err` may be NULL. Thread-safe.
+int32_t push_payload_set_double(push_payload_t payload, int32_t field, double value, push_error * err);
+
+/// Sets an integer field: PUSH_PAYLOAD_BADGE (0 or more), PUSH_PAYLOAD_CONTENT_AVAILABLE and
+/// PUSH_PAYLOAD_MUTABLE_CONTENT (1, or 0 to leave the key out), PUSH_PAYLOAD_TIMESTAMP,
+/// PUSH_PAYLOAD_STALE_DATE, PUSH_PAYLOAD_DISMISSAL_DATE (UNIX seconds, 0 or more), or
+/// PUSH_PAYLOAD_PUSH_TYPE (a PUSH_TYPE_<em>: the size limit push_payload_build enforces).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, not an integer field),
+/// PUSH_E_BAD_PAYLOAD (value out of range), PUSH_E_BAD_PUSH_TYPE (not a PUSH_TYPE_</em>).
+/// `err` may be NULL. Thread-safe.
+int32_t push_payload_set_int(push_payload_t payload, int32_t field, int64_t value, push_error * err);
+
+/// Sets PUSH_PAYLOAD_CONTENT_STATE or PUSH_PAYLOAD_ATTRIBUTES to a JSON object given as text
+/// (`length` bytes, 0: NUL-terminated). It is checked (well-formed UTF-8 JSON, an object) and
+/// copied into the payload as it is, never re-encoded. A NULL `json` removes the field.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, negative length, not a raw
+/// field), PUSH_E_BAD_PAYLOAD (not valid JSON, not an object: the message gives the byte
+/// offset). `err` may be NULL. Thread-safe.
+int32_t push_payload_set_raw(push_payload_t payload, int32_t field, char const * json, ptrdiff_t length, push_error * err);
+
+/// Sets a string field (PUSH_PAYLOAD_ALERT_TITLE … PUSH_PAYLOAD_ATTRIBUTES_TYPE, see
+/// enum push_payload_field) to `value`, `length` bytes of UTF-8 (0: NUL-terminated), copied.
+/// A NULL `value` removes the field. Any UTF-8 text is accepted and escaped when built.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload handle, negative length, a field
+/// that is not a string field), PUSH_E_BAD_PAYLOAD (invalid UTF-8; an interruption level other
+/// than passive, active, time-sensitive, critical; an event other than start, update, end). A
+/// refused value leaves the payload unchanged. `err` may be NULL. Thread-safe (calls on one
+/// payload are serialized).
+int32_t push_payload_set_string(push_payload_t payload, int32_t field, char const * value, ptrdiff_t length, push_error * err);
+
+/// Returns the APNs spelling of a PUSH_REASON_* value ("BadDeviceToken", "Unregistered", …;
+/// "" for PUSH_REASON_NONE, "Unknown" for values not in the table) as a static NUL-terminated
 /// string. Never NULL; thread-safe.
 char const * push_reason_name(int32_t reason);
 
-/// Returns a static NUL-terminated message for a PUSH_* status code (“unknown status code” for
+/// Returns a static NUL-terminated message for a PUSH_* status code ("unknown status code" for
 /// values that are not one). Never NULL; thread-safe; the string must not be freed.
 char const * push_strerror(int32_t code);
 
-/// Returns the library's version as a static NUL-terminated string (“MAJOR.MINOR.PATCH”).
+/// Derives the apns-topic for an app's bundle id and a push type: the bundle id plus the push
+/// type's suffix (voip `.voip`, complication `.complication`, fileprovider
+/// `.pushkit.fileprovider`, liveactivity `.push-type.liveactivity`, location `.location-query`,
+/// pushtotalk `.voip-ptt`, widgets `.push-type.widgets`, controls `.push-type.controls`; alert
+/// and background: the bundle id itself). `bundle_id` is `length` bytes (0: NUL-terminated).
+/// Writes the topic NUL-terminated into `buffer` (`capacity` bytes) and its length into
+/// `*out_length`; with `buffer` NULL only the length is set.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL bundle_id or out_length, negative length or capacity),
+/// PUSH_E_BAD_PUSH_TYPE (not a PUSH_TYPE_*), PUSH_E_BAD_TOPIC (PUSH_TYPE_MDM, whose topic comes
+/// from the MDM certificate; an empty bundle id or one with spaces, control or non-ASCII
+/// characters), PUSH_E_BUFFER_TOO_SMALL. `err` may be NULL. Thread-safe.
+int32_t push_topic_for(char const * bundle_id, ptrdiff_t length, int32_t push_type, char * buffer, ptrdiff_t capacity, ptrdiff_t * out_length, push_error * err);
+
+/// Returns the library's version as a static NUL-terminated string ("MAJOR.MINOR.PATCH").
 /// Never NULL; thread-safe.
 char const * push_version(void);
 

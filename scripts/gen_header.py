@@ -34,7 +34,8 @@ def swift_functions(text):
             line = line.replace(" ;", ";")
         if line.lstrip().startswith("///"):
             # Swift's printer turns `code` into <code>code</code> and ' into a typographic quote.
-            line = line.replace("<code>", "`").replace("</code>", "`").replace("\u2019", "'")
+            line = line.replace("<code>", "`").replace("</code>", "`").replace("\u2019", "'").replace("\u2018", "'")
+            line = line.replace("\u201c", '"').replace("\u201d", '"')
         out.append(line.rstrip())
     text = "\n".join(out).strip() + "\n"
     if "SWIFT_" in text:

@@ -32,5 +32,11 @@ static inline int swiftpush_ssl_mode_release_buffers(void) { return SSL_MODE_REL
 static inline long swiftpush_ssl_ctx_add0_chain_cert(SSL_CTX *ctx, X509 *x509) {
     return SSL_CTX_add0_chain_cert(ctx, x509);
 }
+/* True when the first queued error is OpenSSL 3's "unexpected eof while reading": the peer
+ * hung up, which is a connection problem, not a TLS one. */
+static inline int swiftpush_err_is_unexpected_eof(void) {
+    unsigned long e = ERR_peek_error();
+    return e != 0 && ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+}
 static inline void swiftpush_openssl_free(void *p) { OPENSSL_free(p); }
 #endif

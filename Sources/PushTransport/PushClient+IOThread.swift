@@ -14,6 +14,7 @@ extension PushClient {
     static let maxBackoffNanos: UInt64 = 5_000_000_000
 
     func runIOThread() {
+        IOThread.blockSIGPIPE()
         var drainDeadline: UInt64?
         while true {
             lock.lock()
@@ -131,6 +132,7 @@ extension PushClient {
 
     func connectionClosed(_ conn: APNsConnection, error: TransportError?) {
         // Account for every stream still open on it.
+        let now = MonotonicTime.nanos()
         var index = conn.inFlightHead
         while index >= 0 {
             let slot = slots[index]
@@ -139,7 +141,7 @@ extension PushClient {
             slot.pointee.prev = -1
             inFlightTotal -= 1
             if conn.state.wasUnprocessed(streamID: slot.pointee.streamID)
-                && slot.pointee.attempts < UInt32(configuration.maxAttempts) {
+                && slot.pointee.attempts < SlotLimits.maxWrites && now < slot.pointee.deadlineNanos {
                 requeue(index, slot)
             } else {
                 var text = error?.description ?? "the connection closed before the answer arrived"
@@ -149,7 +151,6 @@ extension PushClient {
             index = next
         }
         conn.inFlightHead = -1
-        let now = MonotonicTime.nanos()
         if pool[conn.poolIndex] === conn {
             pool[conn.poolIndex] = nil
             if conn.hadSuccess {
@@ -264,8 +265,9 @@ extension PushClient {
         } else if status != 0 {
             finishRejected(index, slot, status: status, on: conn)
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            // Refused streams were not processed (RFC 9113 §8.7): safe to send again.
-            if slot.pointee.attempts < UInt32(configuration.maxAttempts) {
+            // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
+            // deadline; this does not spend the retry budget.
+            if slot.pointee.attempts < SlotLimits.maxWrites && MonotonicTime.nanos() < slot.pointee.deadlineNanos {
                 requeue(index, slot)
             } else {
                 let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""
@@ -297,7 +299,9 @@ extension PushClient {
         let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
         slot.pointee.timestampMs = parsed?.timestampMs ?? 0
         let now = MonotonicTime.nanos()
-        let attemptsLeft = slot.pointee.attempts < UInt32(configuration.maxAttempts)
+        slot.pointee.answeredAttempts += 1
+        let attemptsLeft = slot.pointee.answeredAttempts < UInt32(configuration.maxAttempts)
+            && slot.pointee.attempts < SlotLimits.maxWrites
         switch reason.retryClass {
         case .later, .backoff:
             if reason.retryClass == .backoff {

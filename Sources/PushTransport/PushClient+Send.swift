@@ -169,6 +169,7 @@ extension PushClient {
         slot.pointee.submitNanos = now
         slot.pointee.deadlineNanos = now + deadlineNanos
         slot.pointee.attempts = 0
+        slot.pointee.answeredAttempts = 0
         slot.pointee.streamID = 0
         slot.pointee.connection = -1
         slot.pointee.outcome = 0

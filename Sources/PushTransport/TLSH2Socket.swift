@@ -183,25 +183,31 @@ open class TLSH2Socket: EventHandler {
             flush()
             return
         }
-        switch SSL_get_error(ssl, r) {
+        let error = SSL_get_error(ssl, r)
+        switch error {
         case SSL_ERROR_WANT_READ: setInterest(EventLoop.readable)
         case SSL_ERROR_WANT_WRITE: setInterest(EventLoop.readable | EventLoop.writable)
-        default:
-            close(TransportError(.tls, "TLS handshake failed: " + handshakeFailureText()))
+        default: close(handshakeFailure(error))
         }
     }
 
-    /// The most useful account of a failed handshake: the certificate verification result
-    /// when that is what failed, else OpenSSL's error queue, else errno.
-    private func handshakeFailureText() -> String {
+    /// Why a handshake failed, and whether retrying can help: a certificate, host-name,
+    /// protocol-version or ALPN problem is `.tls` (it will fail the same way again); the peer
+    /// hanging up or resetting mid-handshake is `.connect` (a restarting server, a load
+    /// balancer turning connections away) and is retried with back-off.
+    private func handshakeFailure(_ sslError: Int32) -> TransportError {
         let verify = SSL_get_verify_result(ssl)
+        let savedErrno = errno
+        let peerHungUp = swiftpush_err_is_unexpected_eof() != 0
         let queued = OpenSSLError.drain(fallback: "")
         if verify != X509_V_OK {
-            return "certificate verify failed: " + String(cString: X509_verify_cert_error_string(verify))
+            return TransportError(.tls, "TLS handshake failed: certificate verify failed: " + String(cString: X509_verify_cert_error_string(verify)))
         }
-        if !queued.isEmpty { return queued }
-        if errno != 0 { return "connection closed during handshake (\(String(cString: strerror(errno))))" }
-        return "connection closed during handshake"
+        if sslError == SSL_ERROR_SSL && !queued.isEmpty && !peerHungUp {
+            return TransportError(.tls, "TLS handshake failed: " + queued)
+        }
+        let detail = savedErrno != 0 ? String(cString: strerror(savedErrno)) : "end of stream"
+        return TransportError(.connect, "the server closed the connection during the TLS handshake (\(detail))")
     }
 
     // MARK: - Input
@@ -293,6 +299,10 @@ open class TLSH2Socket: EventHandler {
                 return
             default:
                 let detail = OpenSSLError.drain(fallback: errno != 0 ? String(cString: strerror(errno)) : "write failed")
+                // The peer may have said why before hanging up (a GOAWAY naming the streams it
+                // never processed, which can then be sent elsewhere): read what is already here.
+                outStart = outEnd
+                readAvailable()
                 close(TransportError(.closed, "connection lost: " + detail))
                 return
             }

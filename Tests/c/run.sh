@@ -21,3 +21,13 @@ MOCK_CERT=untrusted-server mock_start untrusted "$build/swiftpush-cli" "$pki"
 untrusted=$MOCK_PORT
 
 SWIFTPUSH_TEST_PKI=$pki SWIFTPUSH_TEST_PORT=$trusted SWIFTPUSH_TEST_UNTRUSTED_PORT=$untrusted "$out/abi_e2e"
+
+# The payload builder and the topic helper through the C ABI (no server needed).
+gcc "${cflags[@]}" Tests/c/payload_test.c "${ldflags[@]}" -o "$out/payload_test"
+"$out/payload_test"
+
+# The smallest complete sending program (the README's C example), against the trusted mock.
+gcc "${cflags[@]}" Bindings/c/examples/send_one.c "${ldflags[@]}" -o "$out/send_one"
+"$out/send_one" "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 TEAM123456 com.example.app \
+  00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0 localhost "$trusted" "$pki/ca.pem"
+echo "ok: Bindings/c/examples/send_one.c sent one notification"

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# End-to-end tests of `swiftpush send` against a mock APNs server (TLS + HTTP/2 on loopback).
+# usage: Tests/cli/run.sh BUILD_DIR   (holds the swiftpush-cli executable)
+# Prints one line per test and "cli: N passed, N failed"; exits non-zero if any failed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
+cli=$build/swiftpush-cli
+pki=$(pwd)/.build-pki
+scripts/make-test-pki.sh "$pki" >/dev/null
+out=$(mktemp -d)
+export MOCK_LOG_DIR=$out
+source scripts/mock-ctl.sh
+trap 'mock_stop_all; rm -rf "$out"' EXIT
+
+mock_start cli "$cli" "$pki"
+port=$MOCK_PORT
+
+pass=0; fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+bad() { echo "FAILED: $1"; sed 's/^/    /' "$out/stdout" "$out/stderr"; fail=$((fail + 1)); }
+
+t1=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
+t2=b6f1f6a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddee
+# Connection and credentials for the mock; each test adds the rest.
+common=(--host localhost --port "$port" --ca-file "$pki/ca.pem"
+        --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456)
+
+# run EXPECTED_STATUS ARGS...: runs `swiftpush-cli send ARGS` (stdin from $stdin if set), keeps
+# stdout/stderr in $out; returns 0 when the exit status is the expected one.
+run() {
+  local expected=$1; shift
+  local status=0
+  "$cli" send "$@" < "${stdin:-/dev/null}" > "$out/stdout" 2> "$out/stderr" || status=$?
+  [ "$status" -eq "$expected" ] || { echo "    exit status $status, expected $expected"; return 1; }
+}
+lines() { grep -c "$1" "$out/stdout" || true; }
+
+name="two tokens with --title/--body: two ACCEPTED lines and a summary, exit 0"
+if run 0 "${common[@]}" --topic com.example.app --token "$t1" --token "$t2" --title "Hi" --body "caf\u00e9 \"quoted\" ☃" \
+   && [ "$(lines " ACCEPTED 200 - apns-id=")" -eq 2 ] && grep -q "^$t1 ACCEPTED" "$out/stdout" \
+   && grep -q "^$t2 ACCEPTED" "$out/stdout" && grep -q "^2 notifications: 2 accepted, 0 rejected, 0 failed$" "$out/stdout"
+then ok "$name"; else bad "$name"; fi
+
+name="an .apns file: the topic comes from its Simulator Target Bundle, exit 0"
+cat > "$out/n.apns" <<'APNS'
+{
+  "Simulator Target Bundle": "com.example.app",
+  "aps": { "alert": { "title": "From a file", "body": "caf\u00e9" }, "badge": 3 },
+  "custom": [1, 2, 3]
+}
+APNS
+if run 0 "${common[@]}" --apns-file "$out/n.apns" --token "$t1" && [ "$(lines " ACCEPTED 200 ")" -eq 1 ]
+then ok "$name"; else bad "$name"; fi
+
+name="an .apns file with a voip push type gets the .voip topic"
+if run 0 "${common[@]}" --apns-file "$out/n.apns" --push-type voip --token "$t1" && [ "$(lines " ACCEPTED 200 ")" -eq 1 ]
+then ok "$name"; else bad "$name"; fi
+
+name="a payload on standard input (--payload -), exit 0"
+echo '{"aps":{"alert":"from stdin"}}' > "$out/stdin.json"
+if stdin=$out/stdin.json run 0 "${common[@]}" --topic com.example.app --payload - --token "$t2" \
+   && [ "$(lines " ACCEPTED 200 ")" -eq 1 ]
+then ok "$name"; else bad "$name"; fi
+
+name="tokens from --tokens-file, comments and blank lines skipped"
+printf '# devices\n%s\n\n  %s  \r\n' "$t1" "$t2" > "$out/tokens.txt"
+if run 0 "${common[@]}" --topic com.example.app --tokens-file "$out/tokens.txt" --body x --badge 1 --sound default \
+   --custom 'k={"a":[1,2]}' --content-available --push-type background && [ "$(lines " ACCEPTED 200 ")" -eq 2 ]
+then ok "$name"; else bad "$name"; fi
+
+name="an invalid token: nothing sent, a clear message, exit 2"
+if run 2 "${common[@]}" --topic com.example.app --token "$t1" --token "12345" --body x \
+   && grep -q "invalid device token '12345': device token has an odd number of hex digits" "$out/stderr" \
+   && [ ! -s "$out/stdout" ]
+then ok "$name"; else bad "$name"; fi
+
+name="--json prints one JSON object per outcome and a summary object"
+if run 0 "${common[@]}" --topic com.example.app --token "$t1" --token "$t2" --title T --json \
+   && python3 - "$out/stdout" "$t1" "$t2" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+results, summary = rows[:-1], rows[-1]
+assert sorted(r["token"] for r in results) == sorted(sys.argv[2:4]), results
+for r in results:
+    assert r["outcome"] == "ACCEPTED" and r["status"] == 200 and r["reason"] == "", r
+    assert len(r["apns_id"]) == 36 and r["attempts"] >= 1, r
+assert summary == {"summary": {"total": 2, "accepted": 2, "rejected": 0, "failed": 0}}, summary
+PY
+then ok "$name"; else bad "$name"; fi
+
+name="a token signed by a key the server does not know: REJECTED 403 InvalidProviderToken, exit 1"
+if run 1 --host localhost --port "$port" --ca-file "$pki/ca.pem" --key "$pki/AuthKey_WRONGKEY01.p8" \
+     --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --token "$t1" --body x \
+   && grep -q "^$t1 REJECTED 403 InvalidProviderToken apns-id=" "$out/stdout" \
+   && grep -q "^1 notification: 0 accepted, 1 rejected, 0 failed$" "$out/stdout"
+then ok "$name"; else bad "$name"; fi
+
+name="usage errors exit 2: certificate auth, no payload, two payload sources, a bad push type, no topic"
+if run 2 --cert "$pki/server.pem" --topic t --token "$t1" --body x && grep -q "not supported yet" "$out/stderr" \
+   && run 2 "${common[@]}" --topic com.example.app --token "$t1" && grep -q "no payload" "$out/stderr" \
+   && run 2 "${common[@]}" --topic com.example.app --token "$t1" --body x --payload - && grep -q "one payload source" "$out/stderr" \
+   && run 2 "${common[@]}" --topic com.example.app --token "$t1" --body x --push-type nope && grep -q "push-type must be one of" "$out/stderr" \
+   && run 2 "${common[@]}" --token "$t1" --body x && grep -q "missing --topic" "$out/stderr" \
+   && run 2 "${common[@]}" --topic com.example.app --token "$t1" --custom 'aps={}' && grep -q '"aps" is not allowed' "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
+name="no server listening: a connection error, exit 1"
+if run 1 --host localhost --port 1 --ca-file "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 \
+     --team-id TEAM123456 --topic com.example.app --token "$t1" --body x --timeout 2 \
+   && grep -q "swiftpush send: " "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
+name="--help lists the send options"
+if run 0 --help && grep -q -- "--tokens-file FILE" "$out/stdout" && grep -q -- "--apns-file FILE" "$out/stdout"
+then ok "$name"; else bad "$name"; fi
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
