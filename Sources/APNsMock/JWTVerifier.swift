@@ -24,9 +24,10 @@ final class JWTVerifier: @unchecked Sendable {
 
     /// What a check found.
     enum Outcome {
-        /// The token is genuine and fresh; a connection caches its `iat` to notice when the
-        /// cached token expires.
-        case verified(issuedAt: Int64)
+        /// The token is genuine and fresh. A connection keeps its `iat` to notice when the
+        /// cached token expires, and its key and team to bind itself to the team and to tell
+        /// a token update from a repeat.
+        case verified(issuedAt: Int64, keyID: [UInt8], teamID: [UInt8])
         /// The 403 reason APNs would give.
         case rejected(APNsReason)
     }
@@ -102,7 +103,7 @@ final class JWTVerifier: @unchecked Sendable {
         }
         // Only a genuine token can be expired: the age is checked after the signature.
         if now - iat > maxAgeSeconds { return .rejected(.expiredProviderToken) }
-        return .verified(issuedAt: iat)
+        return .verified(issuedAt: iat, keyID: kid, teamID: entry.teamID)
     }
 
     private func verifySignature(_ der: [UInt8], over message: UnsafeRawBufferPointer, key: OpaquePointer) -> Bool {

@@ -6,6 +6,7 @@ import CNGHTTP2
 /// The nghttp2 callbacks of the mock's server sessions. Each is a non-capturing C function that
 /// recovers its `MockConnection` from `user_data` (passed unretained: the connection outlives
 /// its session, which it deletes on close) and its `MockStream` from the stream user data.
+/// nghttp2 answers PING frames by itself (the ACK is queued like any frame).
 enum MockCallbacks {
     /// Registers every callback on `callbacks`.
     static func install(on callbacks: OpaquePointer) {
@@ -30,8 +31,11 @@ enum MockCallbacks {
 
     private static let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
     private static let dataType = UInt8(NGHTTP2_DATA.rawValue)
+    private static let settingsType = UInt8(NGHTTP2_SETTINGS.rawValue)
     private static let rstStreamType = UInt8(NGHTTP2_RST_STREAM.rawValue)
+    private static let goawayType = UInt8(NGHTTP2_GOAWAY.rawValue)
     private static let endStream = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
+    private static let ack = UInt8(NGHTTP2_FLAG_ACK.rawValue)
 
     /// A request's HEADERS begin: a new stream.
     static let beginHeaders: nghttp2_on_begin_headers_callback = { session, frame, userData in
@@ -53,10 +57,15 @@ enum MockCallbacks {
         return 0
     }
 
-    /// A whole frame arrived: a request ends with END_STREAM on its HEADERS or last DATA.
+    /// A whole frame arrived: a request ends with END_STREAM on its HEADERS or last DATA; a
+    /// SETTINGS ACK tells which stream limit the client now knows.
     static let frameReceived: nghttp2_on_frame_recv_callback = { session, frame, userData in
         guard let frame else { return 0 }
         let type = frame.pointee.hd.type
+        if type == settingsType, frame.pointee.hd.flags & ack != 0 {
+            connection(userData).settingsAcknowledged()
+            return 0
+        }
         guard type == headersType || type == dataType else { return 0 }
         let c = connection(userData)
         if type == headersType { c.receivingHeaders = nil }
@@ -81,8 +90,8 @@ enum MockCallbacks {
         return 0
     }
 
-    /// A frame went out: the first 200's HEADERS trigger the raised stream limit; refused
-    /// streams are counted.
+    /// A frame went out: the HEADERS of the 200 that raises the stream limit trigger the
+    /// SETTINGS; refused streams and GOAWAYs are counted.
     static let frameSent: nghttp2_on_frame_send_callback = { session, frame, userData in
         guard let frame else { return 0 }
         let c = connection(userData)
@@ -90,7 +99,9 @@ enum MockCallbacks {
         if type == headersType, c.raiseLimitAfterStream != 0, frame.pointee.hd.stream_id == c.raiseLimitAfterStream {
             c.raiseStreamLimit()
         } else if type == rstStreamType, frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue {
-            c.core.recorder.streamRefused()
+            c.core.ledger.streamRefused()
+        } else if type == goawayType {
+            c.core.ledger.goawaySent()
         }
         return 0
     }

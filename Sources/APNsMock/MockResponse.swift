@@ -2,8 +2,8 @@ import CNGHTTP2
 import PushCore
 
 /// Builds responses in the shape APNs sends them (apns.md, "Response"): `:status` and
-/// `apns-id` headers; no body on 200; `{"reason":"..."}` otherwise, with `"timestamp"`
-/// (ms since the epoch) only on 410.
+/// `apns-id` headers (plus `apns-unique-id` in development mode); no body on 200;
+/// `{"reason":"..."}` otherwise, with `"timestamp"` (ms since the epoch) only on 410.
 ///
 /// Header names and status texts are static bytes and the apns-id and body live in the
 /// stream, so nghttp2 is told to copy nothing (`NGHTTP2_NV_FLAG_NO_COPY_*`).
@@ -28,8 +28,11 @@ enum MockResponse {
     /// "HPACK").
     private static let noCopyNoIndex = noCopy | UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
 
-    /// Fills `stream.headers` with `:status` and `apns-id` (which must be set).
-    static func fillHeaders(_ stream: MockStream, status: Int32) {
+    private static let uniqueIdName: StaticString = "apns-unique-id"
+
+    /// Fills `stream.headers` with `:status`, `apns-id` (which must be set) and, when
+    /// `uniqueId`, `apns-unique-id` (which must be set too).
+    static func fillHeaders(_ stream: MockStream, status: Int32, uniqueId: Bool) {
         let code = (100..<600).contains(Int(status)) ? Int(status) : 500
         stream.headers[0] = nghttp2_nv(name: UnsafeMutablePointer(mutating: statusName.utf8Start),
                                        value: statusDigits + (code - 100) * 3,
@@ -37,6 +40,13 @@ enum MockResponse {
         stream.headers[1] = nghttp2_nv(name: UnsafeMutablePointer(mutating: apnsIdName.utf8Start),
                                        value: stream.apnsId.assumingMemoryBound(to: UInt8.self),
                                        namelen: apnsIdName.utf8CodeUnitCount, valuelen: 36, flags: noCopyNoIndex)
+        stream.headerCount = 2
+        if uniqueId {
+            stream.headers[2] = nghttp2_nv(name: UnsafeMutablePointer(mutating: uniqueIdName.utf8Start),
+                                           value: stream.uniqueId.assumingMemoryBound(to: UInt8.self),
+                                           namelen: uniqueIdName.utf8CodeUnitCount, valuelen: 36, flags: noCopyNoIndex)
+            stream.headerCount = 3
+        }
     }
 
     /// Writes the error body for `reason` into `stream.body`; `timestamp` (ms) is included when

@@ -20,14 +20,50 @@ extension MockServer {
         /// limit with a SETTINGS frame to this value (apns.md: observed 500, later 1000).
         /// Without token auth connections start at this value.
         public var maxConcurrentStreams: Int = 1000
+        /// Hold token connections to their initial limit of one stream from the first byte, as
+        /// APNs does: a client that opens a second stream before it has seen (acknowledged) the
+        /// server's SETTINGS gets GOAWAY(REFUSED_STREAM) (apns.md: nghttp2's default assumption
+        /// of 100 streams is too high). When false, such streams are only reset with
+        /// RST_STREAM(REFUSED_STREAM) until the SETTINGS are acknowledged (RFC 9113's
+        /// leniency): for clients such as h2load that send before reading.
+        public var strictInitialStreamLimit = true
         /// A CA file: when set, clients must present a certificate it issued (certificate
-        /// authentication).
+        /// authentication), and their topics come from it (subject UID and Apple's topics
+        /// extension). With `tokenKeys` as well, a certificate is optional: connections
+        /// without one use token authentication.
         public var clientCAFile: String?
         /// Device tokens (hex, as in the path) answered with 410 Unregistered, mapped to the
         /// timestamp (ms since the epoch) sent with it.
         public var unregisteredDeviceTokens: [String: Int64] = [:]
-        /// The clock that judges token age (tests substitute a `ManualClock`).
+        /// The clock that judges token age and token updates (tests substitute a `ManualClock`).
         public var clock: any PushClock = SystemClock.shared
+        /// A connection may change its provider token at most once per this many seconds;
+        /// a faster change gets 429 TooManyProviderTokenUpdates (apns.md: refresh no more
+        /// often than every 20 minutes).
+        public var minTokenUpdateIntervalSeconds: Int64 = 20 * 60
+        /// Topics (bundle ids) token-authenticated requests may push to; empty allows any.
+        /// Others get 400 TopicDisallowed. The push type's suffix (`.voip`, ...) is removed
+        /// before the comparison. Certificate connections take their topics from the
+        /// certificate instead.
+        public var allowedTopics: Set<String> = []
+        /// Device token → the topic (bundle id) it was registered for. A request for a listed
+        /// token with another topic gets 400 DeviceTokenNotForTopic; unlisted tokens may be
+        /// sent to any topic.
+        public var deviceTokenTopics: [String: String] = [:]
+        /// Faults to inject from the start (change them later with `MockServer.setFaults`).
+        public var faults = MockFaults()
+        /// APNs's development environment: responses carry `apns-unique-id` (a random
+        /// lowercase UUID), as api.sandbox.push.apple.com's do.
+        public var developmentMode = false
+        /// Keep a record of every processed request (`MockServer.record()`). On by default for
+        /// tests; benchmarks may turn it off, though recording costs one append per request.
+        public var recordRequests = true
+        /// At most this many records are kept; later requests are only counted
+        /// (`MockStats.recordsDropped`), so a long run cannot exhaust memory.
+        public var recordLimit = 10_000_000
+        /// When set, a control interface (plain HTTP/1.1, see `MockControl`) listens on
+        /// 127.0.0.1 at this port (0: any free one; read it back from `MockServer.controlPort`).
+        public var controlPort: Int?
 
         /// A configuration presenting the given certificate chain and key; everything else
         /// at its default (loopback, ephemeral port, no token auth).

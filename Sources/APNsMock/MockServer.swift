@@ -19,22 +19,34 @@ import PushTransport
 /// server.stop()
 /// ```
 ///
-/// Thread safety: `start`, `stop` and `port` belong to the thread that owns the server (they
-/// are not meant to race each other); `stats()` may be called from any thread at any time.
+/// Faults (`MockFaults`) are set at start and may be replaced at any time; every processed
+/// request is recorded (`record()`), so tests can check exactly-once delivery. Out of process,
+/// the control interface (`Configuration.controlPort`, see `MockControl`) offers the same.
+///
+/// Thread safety: `start`, `stop`, `port` and `controlPort` belong to the thread that owns the
+/// server (they are not meant to race each other); `stats()`, `setFaults(_:)`, `faults()`,
+/// `record()` and `resetRecord()` may be called from any thread at any time. Counters, records
+/// and faults survive `stop()` and a later `start()`.
 public final class MockServer: @unchecked Sendable {
     /// The configuration the server was made with.
     public let configuration: Configuration
     /// The port the server listens on (meaningful after `start()`; the chosen one when the
     /// configuration asked for port 0).
     public private(set) var port: Int = 0
+    /// The control interface's port (meaningful after `start()`; 0 when
+    /// `Configuration.controlPort` is nil).
+    public private(set) var controlPort: Int = 0
 
-    private let recorder = MockStatsRecorder()
+    private let ledger: MockLedger
+    private let mailbox: FaultMailbox
     private var core: MockServerCore?
     private var thread: pthread_t?
 
     /// A server that will use `configuration`; nothing happens until `start()`.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        ledger = MockLedger(recording: configuration.recordRequests, recordLimit: configuration.recordLimit)
+        mailbox = FaultMailbox(configuration.faults)
     }
 
     deinit { stop() }
@@ -43,8 +55,9 @@ public final class MockServer: @unchecked Sendable {
     /// Throws when a file cannot be loaded or the address cannot be bound.
     public func start() throws(StartError) {
         guard core == nil else { throw StartError("the server is already running") }
-        let core = try MockServerCore(configuration: configuration, recorder: recorder)
+        let core = try MockServerCore(configuration: configuration, ledger: ledger, mailbox: mailbox)
         port = core.port
+        controlPort = core.controlPort
         var tid = pthread_t()
         let context = Unmanaged.passRetained(core).toOpaque()
         let rc = pthread_create(&tid, nil, { context in
@@ -61,8 +74,10 @@ public final class MockServer: @unchecked Sendable {
         thread = tid
     }
 
-    /// Stops the server: closes the listening socket and every connection, and joins the I/O
-    /// thread. Does nothing when the server is not running. The counters stay readable.
+    /// Stops the server: closes the listening sockets and every connection at once (no
+    /// GOAWAY: clients see their connections drop, as when APNs's server dies), and joins the
+    /// I/O thread. Does nothing when the server is not running. The port may be bound again
+    /// right away. Counters, records and faults stay.
     public func stop() {
         guard let core, let thread else { return }
         core.requestStop()
@@ -72,5 +87,19 @@ public final class MockServer: @unchecked Sendable {
     }
 
     /// The counters as they are now. Safe from any thread.
-    public func stats() -> MockStats { recorder.snapshot() }
+    public func stats() -> MockStats { ledger.snapshot() }
+
+    /// Replaces the faults. Safe from any thread; applies to requests and connections that
+    /// arrive afterwards, and restarts every fault counter (server-wide and per connection).
+    public func setFaults(_ faults: MockFaults) { mailbox.set(faults) }
+
+    /// The faults in force. Safe from any thread.
+    public func faults() -> MockFaults { mailbox.current().0 }
+
+    /// Every request processed so far, in processing order (empty when
+    /// `Configuration.recordRequests` is off). Safe from any thread.
+    public func record() -> [MockRecord] { ledger.records() }
+
+    /// Forgets the records (the counters stay). Safe from any thread.
+    public func resetRecord() { ledger.resetRecord() }
 }

@@ -6,9 +6,9 @@ import PushCore
 /// Owned by one `MockConnection` and used only on its I/O thread. Streams are pooled per
 /// connection: every buffer is allocated once, when the stream object is first made, so a
 /// request in steady state allocates nothing on the Swift side. The response's header values
-/// (`apns-id`) and error body live here because nghttp2 is told not to copy them
-/// (`NGHTTP2_NV_FLAG_NO_COPY_*`): they must stay put until the stream closes, which is exactly
-/// when the object goes back to the pool.
+/// (`apns-id`, `apns-unique-id`) and error body live here because nghttp2 is told not to copy
+/// them (`NGHTTP2_NV_FLAG_NO_COPY_*`): they must stay put until the stream closes, which is
+/// exactly when the object goes back to the pool.
 final class MockStream {
     /// Longest device token kept; longer ones are refused as BadDeviceToken without being
     /// stored (the same bound as `NotificationRules.maxDeviceTokenHexDigits`).
@@ -26,6 +26,9 @@ final class MockStream {
     enum Authorization { case absent, sameAsVerified, pending }
 
     var streamID: Int32 = 0
+    /// Changes each time the object is reused, so that a timer scheduled for one request
+    /// cannot answer a later one.
+    var serial: UInt64 = 0
     /// Request headers seen, one bit per `RequestHeader`, to find repeats (DuplicateHeaders).
     var seenHeaders: UInt16 = 0
     var duplicateHeader = false
@@ -55,17 +58,29 @@ final class MockStream {
 
     /// Payload bytes received (counted, not kept: the mock checks emptiness and size only).
     var bodyBytes = 0
-    /// True once a response was submitted.
+
+    // MARK: What became of it
+
+    /// Never to be processed: refused as it opened, or above a GOAWAY's last-stream-id.
+    var discarded = false
+    /// Processed (recorded); its answer may still wait for a timer.
+    var decided = false
+    /// The answer was submitted to nghttp2.
     var answered = false
+    /// The reason decided (`.none`: 200).
+    var reason = APNsReason.none
 
     // MARK: Response storage
 
     /// The request's apns-id, or one generated for it: echoed in the response.
     let apnsId: UnsafeMutableRawPointer
     var hasApnsId = false
-    /// The response header block: `:status` and `apns-id`.
+    /// `apns-unique-id` (development mode).
+    let uniqueId: UnsafeMutableRawPointer
+    /// The response header block: `:status`, `apns-id`, and maybe `apns-unique-id`.
     let headers: UnsafeMutablePointer<nghttp2_nv>
-    /// The error body, sent by `MockConnection`'s data source callback.
+    var headerCount = 0
+    /// The error body, sent by the data source callback.
     let body: UnsafeMutableRawPointer
     var bodyLength = 0
     var bodySent = 0
@@ -74,8 +89,9 @@ final class MockStream {
         token = .allocate(byteCount: Self.tokenCapacity, alignment: 8)
         topic = .allocate(byteCount: Self.topicCapacity, alignment: 8)
         apnsId = .allocate(byteCount: 36, alignment: 8)
+        uniqueId = .allocate(byteCount: 36, alignment: 8)
         body = .allocate(byteCount: Self.bodyCapacity, alignment: 8)
-        headers = .allocate(capacity: 2)
+        headers = .allocate(capacity: 3)
         authorizationValue.reserveCapacity(512)
     }
 
@@ -83,13 +99,15 @@ final class MockStream {
         token.deallocate()
         topic.deallocate()
         apnsId.deallocate()
+        uniqueId.deallocate()
         body.deallocate()
         headers.deallocate()
     }
 
     /// Clears the request state for stream `id` (buffers are kept).
-    func reset(streamID id: Int32) {
+    func reset(streamID id: Int32, serial: UInt64) {
         streamID = id
+        self.serial = serial
         seenHeaders = 0
         duplicateHeader = false
         method = .notSeen
@@ -108,11 +126,23 @@ final class MockStream {
         authorization = .absent
         authorizationValue.removeAll(keepingCapacity: true)
         bodyBytes = 0
+        discarded = false
+        decided = false
         answered = false
+        reason = .none
+        headerCount = 0
         bodyLength = 0
         bodySent = 0
     }
 
     var tokenBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: token, count: tokenLength) }
     var topicBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: topic, count: topicLength) }
+
+    /// Replaces the topic (certificate connections fill in the certificate's default topic).
+    func setTopic(_ bytes: [UInt8]) {
+        guard bytes.count <= Self.topicCapacity else { topicTooLong = true; return }
+        bytes.withUnsafeBytes { topic.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        topicLength = bytes.count
+        seenHeaders |= RequestHeader.topic.bit
+    }
 }

@@ -59,13 +59,27 @@ enum RequestValidation {
         }
     }
 
-    /// The reason to answer `stream` with (`.none`: accept). `authorize` is asked only when
-    /// the method and path are right, and returns the token check's reason.
-    static func verdict(for stream: MockStream, authorize: (MockStream) -> APNsReason) -> APNsReason {
+    /// What the connection decides beyond the request's own form: its authentication, the
+    /// topics it may push to, and which topic a device token belongs to. A protocol rather
+    /// than closures so that the per-request call allocates no closure context.
+    protocol Policy: AnyObject {
+        /// The token check (403 reasons); `.none` when the request may go on.
+        func authorize(_ stream: MockStream) -> APNsReason
+        /// TopicDisallowed or `.none`, given the topic and the topic without its push-type
+        /// suffix.
+        func checkTopic(_ topic: UnsafeRawBufferPointer, base: UnsafeRawBufferPointer) -> APNsReason
+        /// DeviceTokenNotForTopic or `.none`, given the token and the topic without suffix.
+        func checkTokenTopic(_ token: UnsafeRawBufferPointer, _ baseTopic: UnsafeRawBufferPointer) -> APNsReason
+    }
+
+    /// The reason to answer `stream` with (`.none`: accept), in a fixed order: the request's
+    /// framing (headers, method, path), its authentication, then each field as the "Request"
+    /// table lists them, the payload, and last the token's registration.
+    static func verdict(for stream: MockStream, policy: some Policy) -> APNsReason {
         if stream.duplicateHeader { return .duplicateHeaders }
         if stream.method != .post { return .methodNotAllowed }
         if stream.path != .device { return .badPath }
-        let auth = authorize(stream)
+        let auth = policy.authorize(stream)
         if auth != .none { return auth }
         if stream.tokenLength == 0 && !stream.tokenTooLong { return .missingDeviceToken }
         if stream.tokenTooLong || NotificationRules.checkDeviceToken(stream.tokenBytes) != nil { return .badDeviceToken }
@@ -78,6 +92,9 @@ enum RequestValidation {
         if stream.topicTooLong || NotificationRules.checkTopic(stream.topicBytes, pushType: type) != nil {
             return .badTopic
         }
+        let base = baseTopic(stream.topicBytes, pushType: type)
+        let topicVerdict = policy.checkTopic(stream.topicBytes, base: base)
+        if topicVerdict != .none { return topicVerdict }
         if stream.priority < 0 { return .badPriority }
         if case .failure = NotificationRules.resolvePriority(stream.priority, pushType: type) { return .badPriority }
         if stream.apnsIdInvalid { return .badMessageId }
@@ -85,7 +102,17 @@ enum RequestValidation {
         if stream.expirationInvalid { return .badExpirationDate }
         if stream.bodyBytes == 0 { return .payloadEmpty }
         if stream.bodyBytes > type.payloadLimit { return .payloadTooLarge }
-        return .none
+        return policy.checkTokenTopic(stream.tokenBytes, base)
+    }
+
+    /// The topic without the suffix its push type requires (`com.example.app.voip` →
+    /// `com.example.app` for voip): the app's bundle id, which allow lists name.
+    static func baseTopic(_ topic: UnsafeRawBufferPointer, pushType: PushType) -> UnsafeRawBufferPointer {
+        let suffix = pushType.topicSuffix.utf8
+        guard !suffix.isEmpty, topic.count > suffix.count, topic.suffix(suffix.count).elementsEqual(suffix) else {
+            return topic
+        }
+        return UnsafeRawBufferPointer(rebasing: topic[..<(topic.count - suffix.count)])
     }
 
     private static func recordPath(_ value: UnsafeRawBufferPointer, on stream: MockStream) {

@@ -15,6 +15,9 @@ trap 'mock_stop_all; rm -rf "$out"' EXIT
 
 mock_start cli "$cli" "$pki"
 port=$MOCK_PORT
+# A second server that also accepts client certificates from the test CA (certificate auth).
+mock_start cli-cert "$cli" "$pki" --client-ca "$pki/ca.pem"
+cert_port=$MOCK_PORT
 
 pass=0; fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
@@ -96,8 +99,15 @@ if run 1 --host localhost --port "$port" --ca-file "$pki/ca.pem" --key "$pki/Aut
    && grep -q "^1 notification: 0 accepted, 1 rejected, 0 failed$" "$out/stdout"
 then ok "$name"; else bad "$name"; fi
 
-name="usage errors exit 2: certificate auth, no payload, two payload sources, a bad push type, no topic"
-if run 2 --cert "$pki/server.pem" --topic t --token "$t1" --body x && grep -q "not supported yet" "$out/stderr" \
+name="certificate auth with --cert/--cert-key and with --p12/--password: ACCEPTED, exit 0"
+cert_common=(--host localhost --port "$cert_port" --ca-file "$pki/ca.pem" --topic com.example.app --token "$t1" --body x)
+if run 0 "${cert_common[@]}" --cert "$pki/client.pem" --cert-key "$pki/client.key" && grep -q "^$t1 ACCEPTED" "$out/stdout" \
+   && run 0 "${cert_common[@]}" --p12 "$pki/client.p12" --password secret && grep -q "^$t1 ACCEPTED" "$out/stdout" \
+   && run 2 "${cert_common[@]}" --p12 "$pki/client.p12" --password wrong && grep -q "wrong password" "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
+name="usage errors exit 2: two kinds of auth, no payload, two payload sources, a bad push type, no topic"
+if run 2 "${common[@]}" --cert "$pki/client.pem" --topic t --token "$t1" --body x && grep -q "exclude each other" "$out/stderr" \
    && run 2 "${common[@]}" --topic com.example.app --token "$t1" && grep -q "no payload" "$out/stderr" \
    && run 2 "${common[@]}" --topic com.example.app --token "$t1" --body x --payload - && grep -q "one payload source" "$out/stderr" \
    && run 2 "${common[@]}" --topic com.example.app --token "$t1" --body x --push-type nope && grep -q "push-type must be one of" "$out/stderr" \

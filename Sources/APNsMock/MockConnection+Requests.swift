@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CNGHTTP2
+import PushCore
+
+/// Requests: a pooled `MockStream` per request stream, the decision when the request is
+/// complete (faults, validation), the record, and the answer, now or after the configured
+/// delay.
+extension MockConnection {
+    /// A request stream opened (its HEADERS began).
+    func beginStream(_ id: Int32) {
+        let stream = freeStreams.popLast() ?? makeStream()
+        nextStreamSerial &+= 1
+        stream.reset(streamID: id, serial: nextStreamSerial)
+        nghttp2_session_set_stream_user_data(session, id, Unmanaged.passUnretained(stream).toOpaque())
+        receivingHeaders = stream
+        openStreams += 1
+        if openStreams > peakStreams {
+            peakStreams = openStreams
+            core.ledger.observeConcurrentStreams(openStreams)
+        }
+        if let last = goawayLastStream, id > last {
+            // Opened after our GOAWAY was queued: the client will send it again elsewhere.
+            stream.discarded = true
+            return
+        }
+        refreshFaults()
+        if core.faultState.affectsRequests, core.faultState.refuseThisStream() {
+            stream.discarded = true
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
+        }
+    }
+
+    private func makeStream() -> MockStream {
+        let s = MockStream()
+        allStreams.append(s)
+        return s
+    }
+
+    /// A stream closed (answered, reset, or the connection is going): recycle its state.
+    func endStream(_ stream: MockStream) {
+        if !stream.answered { core.ledger.streamUnanswered() }
+        if receivingHeaders === stream { receivingHeaders = nil }
+        openStreams -= 1
+        freeStreams.append(stream)
+    }
+
+    /// Takes the current faults; a new generation restarts this connection's counts too.
+    func refreshFaults() {
+        core.refreshFaults()
+        if faultGeneration != core.faultState.generation {
+            faultGeneration = core.faultState.generation
+            answeredSinceFaults = 0
+        }
+    }
+
+    /// The request on `stream` is complete: decide, record, and answer (now, later, or never).
+    func respond(to stream: MockStream) {
+        guard !stream.decided, !stream.discarded, !killPending, !sessionFinished, session != nil else { return }
+        if let last = goawayLastStream, stream.streamID > last {
+            // Opened before our GOAWAY but completed after it: above its last-stream-id, so
+            // the client will send it again elsewhere and it must not be processed here.
+            stream.discarded = true
+            return
+        }
+        refreshFaults()
+        let faultsApply = core.faultState.affectsRequests
+        // The lowercased token, only when a fault names tokens (a String per request otherwise
+        // would be wasted work).
+        let token = faultsApply && core.faultState.namesTokens
+            ? String(decoding: stream.tokenBytes, as: UTF8.self).lowercased() : nil
+
+        var reason = APNsReason.none
+        var timestamp: Int64 = -1
+        var stalled = false
+        switch faultsApply ? core.faultState.early(token: token) : .none {
+        case .stall:
+            stalled = true
+        case .fail(let r):
+            reason = r
+        case .none:
+            applyDefaultTopic(to: stream)
+            reason = RequestValidation.verdict(for: stream, policy: self)
+            if reason == .none, !core.unregisteredDeviceTokens.isEmpty,
+               let t = core.unregisteredDeviceTokens[String(decoding: stream.tokenBytes, as: UTF8.self).lowercased()] {
+                reason = .unregistered
+                timestamp = t
+            }
+            if reason == .none, faultsApply, let late = core.faultState.late(token: token) {
+                reason = late.reason
+                timestamp = late.timestamp
+            }
+        }
+
+        if !stream.hasApnsId {
+            uuids.write(to: stream.apnsId)
+            stream.hasApnsId = true
+        }
+        stream.decided = true
+        stream.reason = reason
+        if stream.streamID > highestDecidedStream { highestDecidedStream = stream.streamID }
+        core.ledger.processed(connection: serial, stream: stream.streamID, apnsId: stream.apnsId,
+                              token: stream.tokenBytes, reason: reason, stalled: stalled)
+        // A stalled request keeps its stream open and never hears back (apns.md, "Lessons" 4).
+        if stalled { return }
+
+        if core.developmentMode { uuids.write(to: stream.uniqueId) }
+        MockResponse.fillHeaders(stream, status: reason.httpStatus, uniqueId: core.developmentMode)
+        if reason != .none { MockResponse.fillBody(stream, reason: reason, timestamp: timestamp) }
+        let delay = faultsApply ? core.faultState.faults.responseDelayMillis : 0
+        if delay > 0 {
+            core.timers.schedule(afterMillis: delay, connection: self, stream: stream)
+        } else {
+            answer(stream)
+        }
+    }
+
+    /// A delayed answer is due: send it unless its stream or connection went away meanwhile.
+    func answerLater(_ stream: MockStream, serial: UInt64) {
+        guard phase == .open, !sessionFinished, !killPending, stream.serial == serial, stream.decided, !stream.answered else { return }
+        answer(stream)
+        flush()
+    }
+
+    /// Submits the decided answer, then applies what follows an answer: the stream limit's
+    /// raise or drop, a GOAWAY or a kill after N requests.
+    private func answer(_ stream: MockStream) {
+        guard let session else { return }
+        let rv: Int32
+        if stream.reason == .none {
+            rv = nghttp2_submit_response(session, stream.streamID, stream.headers, stream.headerCount, nil)
+        } else {
+            var provider = nghttp2_data_provider()
+            provider.source.ptr = Unmanaged.passUnretained(stream).toOpaque()
+            provider.read_callback = MockCallbacks.readBody
+            rv = nghttp2_submit_response(session, stream.streamID, stream.headers, stream.headerCount, &provider)
+        }
+        guard rv == 0 else { return }
+        stream.answered = true
+        answeredSinceFaults += 1
+        followStreamLimit(afterAnswering: stream)
+        let faults = core.faultState.faults
+        guard core.faultState.affectsRequests else { return }
+        if let n = faults.goawayAfterRequests, n > 0, answeredSinceFaults >= n, goawayLastStream == nil {
+            sendGoaway(reason: faults.goawayReason)
+        }
+        if let n = faults.killConnectionAfterRequests, n > 0, answeredSinceFaults >= n {
+            // Write what is queued (this answer included), then drop the socket.
+            killPending = true
+            closeAfterFlush = true
+            core.ledger.connectionKilled()
+        }
+    }
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCore
+
+/// The mock's counters and its record of processed requests.
+///
+/// Written by the server's I/O thread, read by any thread; every access holds `lock`, and a
+/// processed request costs one lock round trip (tens of nanoseconds uncontended) however much
+/// it updates. The record is kept compact: fixed-size entries plus two byte arenas (apns-ids,
+/// device tokens), so recording a request appends bytes and allocates nothing in steady state.
+/// Strings are made only when a snapshot is taken.
+final class MockLedger: @unchecked Sendable {
+    private let lock = PThreadMutex()
+    private var stats = MockStats()
+    /// Rejections by reason raw value (the last slot counts reasons outside the table), so the
+    /// I/O thread never builds a String per error.
+    private var rejectedByCode = [Int](repeating: 0, count: 64)
+
+    /// Whether requests are recorded, and how many records are kept at most (later requests
+    /// are counted in `recordsDropped` instead).
+    let recording: Bool
+    let recordLimit: Int
+
+    private struct Entry {
+        var connection: Int32
+        var stream: Int32
+        /// The reason's raw value; -1 for a stalled request.
+        var reason: Int32
+        var tokenStart: Int32
+        var tokenLength: Int32
+    }
+    private var entries: [Entry] = []
+    /// 36 bytes per entry.
+    private var apnsIds: [UInt8] = []
+    private var tokens: [UInt8] = []
+
+    init(recording: Bool, recordLimit: Int) {
+        self.recording = recording
+        self.recordLimit = max(0, recordLimit)
+    }
+
+    // MARK: - Written by the I/O thread
+
+    func connectionOpened() {
+        lock.withLock {
+            stats.connections += 1
+            stats.openConnections += 1
+        }
+    }
+
+    func connectionClosed() { lock.withLock { stats.openConnections -= 1 } }
+    func connectionRefused() { lock.withLock { stats.refusedConnections += 1 } }
+    func connectionKilled() { lock.withLock { stats.killedConnections += 1 } }
+    func streamUnanswered() { lock.withLock { stats.unansweredStreams += 1 } }
+    func streamRefused() { lock.withLock { stats.refusedStreams += 1 } }
+    func goawaySent() { lock.withLock { stats.goaways += 1 } }
+    func streamLimitViolated() { lock.withLock { stats.streamLimitViolations += 1 } }
+
+    func observeConcurrentStreams(_ n: Int) {
+        lock.withLock { if n > stats.peakConcurrentStreams { stats.peakConcurrentStreams = n } }
+    }
+
+    /// Counts (and records) one processed request. `reason` is `.none` for a 200 and ignored
+    /// when `stalled`; `apnsId` points at 36 bytes.
+    func processed(connection: Int, stream: Int32, apnsId: UnsafeRawPointer, token: UnsafeRawBufferPointer,
+                   reason: APNsReason, stalled: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if stalled {
+            stats.stalledRequests += 1
+        } else {
+            stats.requests += 1
+            if reason == .none {
+                stats.accepted += 1
+            } else {
+                rejectedByCode[Int(reason.rawValue) < rejectedByCode.count - 1 ? Int(reason.rawValue) : rejectedByCode.count - 1] += 1
+            }
+        }
+        guard recording else { return }
+        guard entries.count < recordLimit else {
+            stats.recordsDropped += 1
+            return
+        }
+        entries.append(Entry(connection: Int32(truncatingIfNeeded: connection), stream: stream,
+                             reason: stalled ? -1 : reason.rawValue,
+                             tokenStart: Int32(tokens.count), tokenLength: Int32(token.count)))
+        apnsIds.append(contentsOf: UnsafeRawBufferPointer(start: apnsId, count: 36))
+        tokens.append(contentsOf: token)
+    }
+
+    // MARK: - Read by any thread
+
+    func snapshot() -> MockStats {
+        lock.withLock {
+            var s = stats
+            for (code, n) in rejectedByCode.enumerated() where n > 0 {
+                let text = code == rejectedByCode.count - 1 ? "Unknown" : (APNsReason(rawValue: Int32(code)) ?? .unknown).text
+                s.rejectedByReason[text, default: 0] += n
+            }
+            s.records = entries.count
+            return s
+        }
+    }
+
+    /// The records so far, in processing order.
+    func records() -> [MockRecord] {
+        lock.withLock {
+            var out: [MockRecord] = []
+            out.reserveCapacity(entries.count)
+            for (i, e) in entries.enumerated() {
+                let id = String(decoding: apnsIds[(i * 36)..<(i * 36 + 36)], as: UTF8.self)
+                let start = Int(e.tokenStart)
+                let token = String(decoding: tokens[start..<(start + Int(e.tokenLength))], as: UTF8.self)
+                let status: Int
+                let reason: String
+                if e.reason < 0 {
+                    status = 0
+                    reason = "stalled"
+                } else {
+                    let r = APNsReason(rawValue: e.reason) ?? .unknown
+                    status = Int(r.httpStatus)
+                    reason = r.text
+                }
+                out.append(MockRecord(connection: Int(e.connection), stream: e.stream, apnsId: id,
+                                      deviceToken: token, status: status, reason: reason))
+            }
+            return out
+        }
+    }
+
+    /// Forgets every record (the counters stay).
+    func resetRecord() {
+        lock.withLock {
+            entries.removeAll(keepingCapacity: true)
+            apnsIds.removeAll(keepingCapacity: true)
+            tokens.removeAll(keepingCapacity: true)
+            stats.recordsDropped = 0
+        }
+    }
+}

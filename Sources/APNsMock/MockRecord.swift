@@ -1,0 +1,31 @@
+/// One request the mock processed, as kept by its record (`MockServer.record()`).
+///
+/// Tests compare records with what a client reports to check exactly-once delivery: every
+/// notification the client calls accepted must appear once, with the same apns-id. Requests
+/// that were never processed (refused streams, streams above a GOAWAY's last-stream-id,
+/// requests cut off by a killed connection) leave no record.
+public struct MockRecord: Sendable, Equatable {
+    /// The connection's serial number: 1-based, in accept order (connections turned away by
+    /// `MockFaults.refuseConnectionsUntil` get none).
+    public var connection: Int
+    /// The HTTP/2 stream id of the request.
+    public var stream: Int32
+    /// The apns-id the mock answered with: the request's own, or the one it generated.
+    public var apnsId: String
+    /// The device token from the path, as sent ("" when the path had none).
+    public var deviceToken: String
+    /// The HTTP status answered; 0 for a stalled request (never answered).
+    public var status: Int
+    /// The APNs reason answered; "" for 200, "stalled" for a stalled request.
+    public var reason: String
+
+    /// A record with the given fields.
+    public init(connection: Int, stream: Int32, apnsId: String, deviceToken: String, status: Int, reason: String) {
+        self.connection = connection
+        self.stream = stream
+        self.apnsId = apnsId
+        self.deviceToken = deviceToken
+        self.status = status
+        self.reason = reason
+    }
+}

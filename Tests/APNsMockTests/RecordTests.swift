@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+import PushCore
+@testable import APNsMock
+
+extension MockTests {
+    /// What the mock remembers of the requests it processed, for exactly-once checks.
+    @Suite struct RecordTests {
+        let pki = TestPKI.shared
+        var path: String { "/3/device/\(TestPKI.token)" }
+
+        @Test("The record lists each processed request once: connection, stream, apns-id, token, status, reason")
+        func recordContents() throws {
+            let server = try pki.startServer()
+            defer { server.stop() }
+            let auth = try pki.authorization()
+            var ids: [String] = []
+            var uuids = UUIDGenerator()
+            for _ in 0..<10 { ids.append(uuids.string()) }
+            let r = try H2Probe.run(port: server.port, [
+                .send(path: path, headers: H2Probe.headers(authorization: auth, [("apns-id", ids[0])])), .wait(answers: 1, settings: 2),
+            ] + ids.dropFirst().map { .send(path: path, headers: H2Probe.headers(authorization: auth, [("apns-id", $0)])) }
+              + [.send(path: "/3/device/xyz", headers: H2Probe.headers(authorization: auth)), .wait(answers: 11)])
+            #expect(r.responses.count == 11, "\(r)")
+            _ = try H2Probe.run(port: server.port, [
+                .send(path: path, headers: H2Probe.headers(authorization: auth)), .wait(answers: 1),
+            ])
+            let record = server.record()
+            #expect(record.count == 12)
+            #expect(record.prefix(10).map(\.apnsId) == ids)
+            #expect(record.prefix(11).allSatisfy { $0.connection == 1 })
+            #expect(record.last?.connection == 2)
+            #expect(record.prefix(11).map(\.stream) == Array(stride(from: 1, through: 21, by: 2)).map { Int32($0) })
+            #expect(record[10].deviceToken == "xyz")
+            #expect(record[10].status == 400 && record[10].reason == "BadDeviceToken")
+            #expect(record[0] == MockRecord(connection: 1, stream: 1, apnsId: ids[0], deviceToken: TestPKI.token, status: 200, reason: ""))
+            // Each answer's apns-id is the recorded one.
+            let answered = Dictionary(uniqueKeysWithValues: r.responses.map { (Int32($0.stream!), $0.headers?["apns-id"] ?? "") })
+            for rec in record.prefix(11) { #expect(answered[rec.stream] == rec.apnsId) }
+            #expect(Set(record.map(\.apnsId)).count == 12, "apns-ids are unique")
+        }
+
+        @Test("h2load's requests are each recorded exactly once")
+        func exactlyOnceUnderLoad() throws {
+            // Accept-all: h2load opens its streams before reading SETTINGS, which a token
+            // connection's limit of 1 would punish.
+            let server = try pki.startServer { $0.tokenKeys = [] }
+            defer { server.stop() }
+            let result = Tool.h2load(Tool.h2loadArguments(port: server.port, count: 3000, connections: 3, streams: 50,
+                                                          authorization: nil, payloadFile: pki.payloadFile))
+            #expect(result.status2xx == 3000, "\(result.output)")
+            let record = server.record()
+            #expect(record.count == 3000)
+            #expect(Set(record.map { "\($0.connection)/\($0.stream)" }).count == 3000)
+            #expect(Set(record.map(\.apnsId)).count == 3000)
+            #expect(Set(record.map(\.connection)) == [1, 2, 3])
+            #expect(server.stats().records == 3000)
+        }
+
+        @Test("resetRecord empties the record and keeps the counters")
+        func resetRecord() throws {
+            let server = try pki.startServer()
+            defer { server.stop() }
+            _ = Tool.h2load(Tool.h2loadArguments(port: server.port, count: 5, authorization: try pki.authorization(), payloadFile: pki.payloadFile))
+            #expect(server.record().count == 5)
+            server.resetRecord()
+            #expect(server.record().isEmpty)
+            #expect(server.stats().accepted == 5)
+        }
+
+        @Test("Without recording, or past the limit, requests are only counted")
+        func recordingOffAndLimit() throws {
+            let off = try pki.startServer { $0.recordRequests = false }
+            defer { off.stop() }
+            let args = { (port: Int) throws in
+                Tool.h2loadArguments(port: port, count: 5, authorization: try pki.authorization(), payloadFile: pki.payloadFile)
+            }
+            #expect(Tool.h2load(try args(off.port)).status2xx == 5)
+            #expect(off.record().isEmpty)
+            #expect(off.stats().accepted == 5)
+
+            let limited = try pki.startServer { $0.recordLimit = 3 }
+            defer { limited.stop() }
+            #expect(Tool.h2load(try args(limited.port)).status2xx == 5)
+            #expect(limited.record().count == 3)
+            #expect(limited.stats().recordsDropped == 2)
+        }
+    }
+}
