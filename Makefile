@@ -15,7 +15,7 @@ PKI          := .build-pki
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli demo bench clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-alloc demo bench clean
 
 all: build
 
@@ -41,7 +41,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-alloc
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -54,6 +54,10 @@ test-c:
 
 test-cli:
 	bash Tests/cli/run.sh $(DEBUG_DIR)
+
+# Allocation counting needs the optimized library (what users ship).
+test-alloc: release
+	bash Tests/perf/run.sh $(RELEASE_DIR)
 
 demo: release pki
 	bash scripts/demo.sh $(RELEASE_DIR) $(PKI)

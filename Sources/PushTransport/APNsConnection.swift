@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import CPushSystem
 
 /// One client connection to APNs: TLS + an nghttp2 client session, carrying many notifications
 /// as concurrent streams. Owned by a `PushClient` and used only on its I/O thread.
@@ -23,6 +24,8 @@ final class APNsConnection: TLSH2Socket {
     var everEstablished = false
     /// When the connection was started (monotonic ns).
     let startedNanos: UInt64
+    /// Memory for this connection's nghttp2 session (see pool_alloc.c).
+    private let sessionPool: OpaquePointer? = swiftpush_pool_new()
     /// Scratch header array reused by every request (nghttp2 copies what it must at submit).
     private let nv: UnsafeMutablePointer<nghttp2_nv>
     private static let maxHeaders = 12
@@ -48,6 +51,12 @@ final class APNsConnection: TLSH2Socket {
 
     deinit {
         nv.deallocate()
+        // The session is the pool's only user: it must go first (normally close() did that).
+        if let session {
+            nghttp2_session_del(session)
+            self.session = nil
+        }
+        swiftpush_pool_delete(sessionPool)
     }
 
     override func didCompleteHandshake() throws(TransportError) {
@@ -73,7 +82,12 @@ final class APNsConnection: TLSH2Socket {
         nghttp2_option_set_peer_max_concurrent_streams(option, 1)
 
         var s: OpaquePointer?
-        let rv = nghttp2_session_client_new2(&s, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        // nghttp2 allocates per stream (stream, header copies, frame items); a pool owned by
+        // this connection recycles those blocks, so steady sending does not call malloc.
+        var mem = nghttp2_mem(mem_user_data: UnsafeMutableRawPointer(sessionPool),
+                              malloc: swiftpush_pool_malloc, free: swiftpush_pool_free,
+                              calloc: swiftpush_pool_calloc, realloc: swiftpush_pool_realloc)
+        let rv = nghttp2_session_client_new3(&s, callbacks, Unmanaged.passUnretained(self).toOpaque(), option, &mem)
         guard rv == 0, let s else {
             throw TransportError(.protocolError, "nghttp2_session_client_new2: " + String(cString: nghttp2_strerror(rv)))
         }
@@ -99,48 +113,37 @@ final class APNsConnection: TLSH2Socket {
     /// negative nghttp2 error.
     func submit(slotIndex: Int32, slot: UnsafeMutablePointer<Slot>, authorization: UnsafeRawBufferPointer?) -> Int32 {
         guard let session, let buffer = slot.pointee.buffer else { return -1 }
-        let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
-        // Per-device and per-request values must not enter APNs's small HPACK table.
-        let noIndex = noCopy | UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
-        var n = 0
-        func add(_ name: StaticString, _ value: UnsafeRawPointer, _ length: Int, _ flags: UInt8) {
-            nv[n] = nghttp2_nv(name: UnsafeMutablePointer(mutating: name.utf8Start), value: UnsafeMutablePointer(mutating: value.assumingMemoryBound(to: UInt8.self)),
-                               namelen: name.utf8CodeUnitCount, valuelen: length, flags: flags)
-            n += 1
-        }
-        func add(_ name: StaticString, _ value: StaticString) {
-            add(name, value.utf8Start, value.utf8CodeUnitCount, noCopy)
-        }
+        var h = HeaderList(nv: nv)
         let s = slot.pointee
-        add(":method", "POST")
-        add(":scheme", "https")
-        add(":authority", client.authority.baseAddress!, client.authority.count, noCopy)
-        add(":path", buffer + SlotLayout.request, Int(s.pathLength), noIndex)
+        h.add(":method", "POST")
+        h.add(":scheme", "https")
+        h.add(":authority", client.authority.baseAddress!, client.authority.count, HeaderList.noCopy)
+        h.add(":path", buffer + SlotLayout.request, Int(s.pathLength), HeaderList.noIndex)
         if let authorization {
             // Copied by nghttp2 (no NO_COPY flag): the token may be re-signed before the frame
             // is written. Indexed: it changes rarely (apns.md, "HPACK").
-            add("authorization", authorization.baseAddress!, authorization.count, UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue))
+            h.add("authorization", authorization.baseAddress!, authorization.count, HeaderList.noCopyName)
         }
         let pushType = PushType(rawValue: s.pushType) ?? .alert
-        add("apns-push-type", pushType.headerValue)
-        add("apns-topic", buffer + Int(s.topicOffset), Int(s.topicLength), noCopy)
+        h.add("apns-push-type", pushType.headerValue)
+        h.add("apns-topic", buffer + Int(s.topicOffset), Int(s.topicLength), HeaderList.noCopy)
         switch s.priority {
-        case 5: add("apns-priority", "5")
-        case 1: add("apns-priority", "1")
-        default: add("apns-priority", "10")
+        case 5: h.add("apns-priority", "5")
+        case 1: h.add("apns-priority", "1")
+        default: h.add("apns-priority", "10")
         }
-        add("apns-id", buffer + SlotLayout.apnsId, 36, noIndex)
+        h.add("apns-id", buffer + SlotLayout.apnsId, 36, HeaderList.noIndex)
         if s.expirationLength > 0 {
-            add("apns-expiration", buffer + Int(s.expirationOffset), Int(s.expirationLength), noIndex)
+            h.add("apns-expiration", buffer + Int(s.expirationOffset), Int(s.expirationLength), HeaderList.noIndex)
         }
         if s.collapseLength > 0 {
-            add("apns-collapse-id", buffer + Int(s.collapseOffset), Int(s.collapseLength), noCopy)
+            h.add("apns-collapse-id", buffer + Int(s.collapseOffset), Int(s.collapseLength), HeaderList.noCopy)
         }
         slot.pointee.payloadSent = 0
         var provider = nghttp2_data_provider(
             source: nghttp2_data_source(ptr: UnsafeMutableRawPointer(bitPattern: Int(slotIndex) + 1)),
             read_callback: readPayload)
-        return nghttp2_submit_request(session, nil, nv, n, &provider, UnsafeMutableRawPointer(bitPattern: Int(slotIndex) + 1))
+        return nghttp2_submit_request(session, nil, nv, h.count, &provider, UnsafeMutableRawPointer(bitPattern: Int(slotIndex) + 1))
     }
 
     /// Resets a stream (deadline passed) and detaches it from its slot, so a late answer is
@@ -180,6 +183,32 @@ final class APNsConnection: TLSH2Socket {
         if n >= 0 { client.slots[n].pointee.prev = p }
         slot.pointee.prev = -1
         slot.pointee.next = -1
+    }
+}
+
+/// Fills the connection's scratch `nghttp2_nv` array (a struct, not a closure, so that even
+/// unoptimized builds allocate nothing per request).
+struct HeaderList {
+    let nv: UnsafeMutablePointer<nghttp2_nv>
+    var count = 0
+    /// Name and value live as long as the stream (static strings, the slot's buffer).
+    static let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
+    /// Per-device and per-request values must not enter APNs's small HPACK table.
+    static let noIndex = noCopy | UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
+    /// The value is copied by nghttp2.
+    static let noCopyName = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue)
+
+    init(nv: UnsafeMutablePointer<nghttp2_nv>) { self.nv = nv }
+
+    mutating func add(_ name: StaticString, _ value: UnsafeRawPointer, _ length: Int, _ flags: UInt8) {
+        nv[count] = nghttp2_nv(name: UnsafeMutablePointer(mutating: name.utf8Start),
+                               value: UnsafeMutablePointer(mutating: value.assumingMemoryBound(to: UInt8.self)),
+                               namelen: name.utf8CodeUnitCount, valuelen: length, flags: flags)
+        count += 1
+    }
+
+    mutating func add(_ name: StaticString, _ value: StaticString) {
+        add(name, value.utf8Start, value.utf8CodeUnitCount, Self.noCopy)
     }
 }
 

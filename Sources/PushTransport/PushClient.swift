@@ -115,6 +115,9 @@ public final class PushClient: @unchecked Sendable {
     /// Notifications waiting out a retry delay (429/5xx), with `Slot.retryAtNanos`.
     var delayed = SlotList()
     var lastGoawayReason = ""
+    /// The current `authorization` header value and the token generation it belongs to.
+    var authorizationBuffer: UnsafeMutableRawBufferPointer?
+    var authorizationGeneration = 0
     /// The CONNECT request for the proxy, made once.
     var tunnelRequest: [UInt8]?
 
@@ -194,6 +197,7 @@ public final class PushClient: @unchecked Sendable {
 
     deinit {
         authority.deallocate()
+        authorizationBuffer?.deallocate()
         UnsafeMutableRawPointer(mutating: defaultTopic.baseAddress!).deallocate()
     }
 }

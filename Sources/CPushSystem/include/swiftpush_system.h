@@ -19,4 +19,14 @@ static inline int swiftpush_epoll_ctl(int epfd, int op, int fd, uint32_t events)
 static inline int swiftpush_epoll_event_fd(const struct epoll_event *events, int i) { return events[i].data.fd; }
 static inline uint32_t swiftpush_epoll_event_bits(const struct epoll_event *events, int i) { return events[i].events; }
 static inline unsigned long swiftpush_epoll_event_size(void) { return sizeof(struct epoll_event); }
+
+/* A size-class free-list allocator for nghttp2 sessions (pool_alloc.c). Single-threaded. */
+typedef struct swiftpush_pool swiftpush_pool;
+swiftpush_pool *swiftpush_pool_new(void);
+void swiftpush_pool_delete(swiftpush_pool *pool);
+size_t swiftpush_pool_live_blocks(const swiftpush_pool *pool);
+void *swiftpush_pool_malloc(size_t size, void *pool);
+void swiftpush_pool_free(void *ptr, void *pool);
+void *swiftpush_pool_calloc(size_t count, size_t size, void *pool);
+void *swiftpush_pool_realloc(void *ptr, size_t size, void *pool);
 #endif
