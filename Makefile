@@ -15,7 +15,7 @@ PKI          := .build-pki
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-alloc demo bench clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc demo bench bench-scaling clean
 
 all: build
 
@@ -41,7 +41,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-alloc
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -55,6 +55,9 @@ test-c:
 test-cli:
 	bash Tests/cli/run.sh $(DEBUG_DIR)
 
+test-bindings:
+	bash Bindings/run-tests.sh $(DEBUG_DIR)
+
 # Allocation counting needs the optimized library (what users ship).
 test-alloc: release
 	bash Tests/perf/run.sh $(RELEASE_DIR)
@@ -64,6 +67,9 @@ demo: release pki
 
 bench: release pki
 	bash scripts/bench.sh $(RELEASE_DIR) $(PKI)
+
+bench-scaling: release pki
+	bash scripts/bench-scaling.sh $(RELEASE_DIR) $(PKI)
 
 clean:
 	rm -rf .build .build-* out

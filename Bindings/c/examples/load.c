@@ -4,10 +4,14 @@
  *
  *   load --host localhost --port 2197 --ca ca.pem --key AuthKey.p8 --key-id ID --team-id TEAM
  *        --topic com.example.app [--count 100000] [--window 10000] [--connections 1]
- *        [--payload-bytes 200] [--token HEX] [--quiet]
+ *        [--payload-bytes 200] [--token HEX] [--rate N] [--quiet]
+ *
+ * --rate paces sending at N notifications/s (latency under a given load); without it, the
+ * client is kept as full as --window allows (throughput).
  *
  * Last line (machine-readable):
  *   load-result sent=N accepted=N rejected=N failed=N seconds=S rate=R cpu_us_per_notification=C peak_rss_mb=M
+ *               latency_p50_us=L latency_p99_us=L
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -68,6 +72,7 @@ int main(int argc, char **argv) {
     const char *token = arg(argc, argv, "--token",
                             "b6f1f6a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddee"); /* 64 hex digits */
     int quiet = flag(argc, argv, "--quiet");
+    double pace = atof(arg(argc, argv, "--rate", "0"));
     if (!key || count <= 0 || window <= 0) {
         fprintf(stderr, "usage: load --key AuthKey.p8 [--host H --port P --ca ca.pem --key-id ID --team-id T "
                         "--topic T --count N --window W --connections C --payload-bytes B --token HEX --quiet]\n");
@@ -119,6 +124,10 @@ int main(int argc, char **argv) {
 
     while (done < count) {
         long room = window - (sent - done);
+        if (pace > 0) { /* no further ahead than the pace allows */
+            long allowed = (long)((now_seconds() - start) * pace) + 1 - sent;
+            if (allowed < room) room = allowed;
+        }
         if (sent < count && room > 0) {
             long n = count - sent;
             if (n > room) n = room;
@@ -133,7 +142,7 @@ int main(int argc, char **argv) {
             }
         }
         ptrdiff_t got = 0;
-        int wait = (sent >= count || sent - done >= window) ? 100 : 0;
+        int wait = (sent >= count || sent - done >= window) ? 100 : (pace > 0 && room <= 0) ? 1 : 0;
         push_client_poll(client, results, BATCH, sizeof(push_result), wait, &got);
         for (ptrdiff_t i = 0; i < got; i++) {
             int o = results[i].outcome;
@@ -154,6 +163,9 @@ int main(int argc, char **argv) {
     }
     double seconds = now_seconds() - start;
     double cpu = cpu_seconds() - cpu_start;
+    push_stats stats;
+    memset(&stats, 0, sizeof stats);
+    push_client_stats(client, &stats, sizeof stats);
     push_client_close(client, 5000);
     /* Anything that ended during close (there should be nothing left). */
     ptrdiff_t got = 0;
@@ -171,8 +183,9 @@ int main(int argc, char **argv) {
     for (int r = 1; r <= 1000; r++)
         if (by_reason[r]) printf("  reason %s: %ld\n", push_reason_name(r), by_reason[r]);
     printf("load-result sent=%ld accepted=%ld rejected=%ld failed=%ld seconds=%.3f rate=%.0f "
-           "cpu_us_per_notification=%.2f peak_rss_mb=%.1f\n",
+           "cpu_us_per_notification=%.2f peak_rss_mb=%.1f latency_p50_us=%lld latency_p99_us=%lld\n",
            sent, by_outcome[1], by_outcome[2], by_outcome[3], seconds, (double)done / seconds,
-           cpu * 1e6 / (double)(done ? done : 1), (double)ru.ru_maxrss / 1024.0);
+           cpu * 1e6 / (double)(done ? done : 1), (double)ru.ru_maxrss / 1024.0,
+           (long long)stats.latency_p50_us, (long long)stats.latency_p99_us);
     return (by_outcome[1] == count) ? 0 : 1;
 }

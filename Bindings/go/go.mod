@@ -1,0 +1,3 @@
+module swiftpush.dev/swiftpush
+
+go 1.19

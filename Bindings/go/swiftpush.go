@@ -1,0 +1,427 @@
+// Package swiftpush sends Apple push notifications through libswiftpush.so, an APNs provider
+// client with its own TLS + HTTP/2 connections and I/O thread.
+//
+// Open a Client, hand it notifications (Send, or SendBatch: one cgo call per batch), and read
+// back exactly one Result per notification (Poll, or the Results channel). Close is idempotent;
+// a finalizer closes and frees a Client that was never closed.
+//
+// Building: the package links -lswiftpush and includes Include/swiftpush.h from this
+// repository. Point the linker at the library with, for example,
+//
+//	CGO_LDFLAGS="-L$DIR -Wl,-rpath,$DIR" go test
+//
+// All methods are safe for concurrent use.
+package swiftpush
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../Include
+#cgo LDFLAGS: -lswiftpush
+#include <stdlib.h>
+#include "swiftpush.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// Config configures a Client. Zero values leave the library's defaults (see Option* and
+// Include/swiftpush.h). Token authentication needs KeyFile (or KeyPEM), KeyID and TeamID.
+type Config struct {
+	Host           string        // APNs host (default api.push.apple.com); also the TLS server name
+	Port           int           // TCP port (default 443)
+	CAFile         string        // PEM CA certificates to trust instead of the system's
+	KeyFile        string        // the .p8 token-signing key (PKCS#8 PEM, P-256)
+	KeyPEM         []byte        // the token key's PEM text, instead of KeyFile
+	KeyID          string        // the key's 10-character id (JWT kid)
+	TeamID         string        // the 10-character team id (JWT iss)
+	Topic          string        // topic of notifications that name none (usually the bundle id)
+	Connections    int           // connections in the pool (default 1)
+	MaxStreams     int           // most concurrent streams per connection (default 1000)
+	QueueCapacity  int           // notifications held at once: queued + in flight + results not yet polled (default 65536)
+	Deadline       time.Duration // how long a notification may wait for its outcome (default 60 s)
+	ConnectTimeout time.Duration // how long a connection attempt may take (default 10 s)
+
+	// Options sets any other option of the C ABI: an int, int64 or uint value for an integer
+	// option, a string or []byte for a string option (see Option.IsString). Applied after the
+	// fields above.
+	Options map[Option]interface{}
+
+	// SendTimeout is how long Send and SendBatch wait for room when the queue is full:
+	// 0 waits without limit, a negative value not at all (ErrQueueFull at once).
+	SendTimeout time.Duration
+	// DrainTimeout is how long Close lets notifications in flight finish: 0 means 5 seconds,
+	// a negative value not at all.
+	DrainTimeout time.Duration
+}
+
+// Client is an open APNs client. Create it with Open; all methods are safe for concurrent use.
+type Client struct {
+	// mu guards h: every C call holds it for reading; Close takes it for writing to free.
+	mu   sync.RWMutex
+	h    C.push_client_t
+	send C.int32_t // SendTimeout in ms for the C calls
+	// drain is DrainTimeout in ms.
+	drain C.int32_t
+
+	closeOnce sync.Once
+	// left holds the results still unpolled when Close freed the C client.
+	leftMu sync.Mutex
+	left   []Result
+
+	buffers sync.Pool // *[]C.push_result for Poll
+}
+
+// Version returns the library's version ("MAJOR.MINOR.PATCH").
+func Version() string { return C.GoString(C.push_version()) }
+
+func millis(d time.Duration) C.int32_t {
+	if d < 0 {
+		return -1
+	}
+	ms := d.Milliseconds()
+	if ms > 1<<31-1 {
+		ms = 1<<31 - 1
+	}
+	return C.int32_t(ms)
+}
+
+func errorFrom(rc C.int32_t, e *C.push_error) error {
+	if rc == 0 {
+		return nil
+	}
+	msg := ""
+	if e != nil {
+		msg = C.GoString(&e.message[0])
+	}
+	return newError(Status(rc), msg)
+}
+
+func setString(conf C.push_config_t, opt Option, value []byte, e *C.push_error) error {
+	cs := C.CBytes(append(value, 0))
+	defer C.free(cs)
+	return errorFrom(C.push_config_set_string(conf, C.int32_t(opt), (*C.char)(cs), C.ptrdiff_t(len(value)), e), e)
+}
+
+func setInt(conf C.push_config_t, opt Option, value int64, e *C.push_error) error {
+	return errorFrom(C.push_config_set_int(conf, C.int32_t(opt), C.int64_t(value), e), e)
+}
+
+// Open checks the configuration, signs the first provider token and starts the client's I/O
+// thread, which connects in the background (see WaitConnected). Errors: ErrKey (no or bad
+// credentials), ErrBadOption, ErrTLS (CA file unusable), as *Error with the library's message.
+func Open(cfg Config) (*Client, error) {
+	conf := C.push_config_new()
+	if conf == nil {
+		return nil, newError(StatusNoMemory, "")
+	}
+	defer C.push_config_free(conf)
+	var e C.push_error
+	type str struct {
+		opt   Option
+		value string
+	}
+	for _, s := range []str{{OptionHost, cfg.Host}, {OptionCAFile, cfg.CAFile}, {OptionTokenKeyFile, cfg.KeyFile},
+		{OptionKeyID, cfg.KeyID}, {OptionTeamID, cfg.TeamID}, {OptionDefaultTopic, cfg.Topic}} {
+		if s.value != "" {
+			if err := setString(conf, s.opt, []byte(s.value), &e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(cfg.KeyPEM) > 0 {
+		if err := setString(conf, OptionTokenKeyPEM, cfg.KeyPEM, &e); err != nil {
+			return nil, err
+		}
+	}
+	type num struct {
+		opt   Option
+		value int64
+	}
+	for _, n := range []num{{OptionPort, int64(cfg.Port)}, {OptionConnections, int64(cfg.Connections)},
+		{OptionMaxStreams, int64(cfg.MaxStreams)}, {OptionQueueCapacity, int64(cfg.QueueCapacity)},
+		{OptionDeadlineMs, cfg.Deadline.Milliseconds()}, {OptionConnectTimeoutMs, cfg.ConnectTimeout.Milliseconds()}} {
+		if n.value != 0 {
+			if err := setInt(conf, n.opt, n.value, &e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// A password must be set before the file it opens (OptionP12Password before OptionP12File).
+	ordered := make([]Option, 0, len(cfg.Options))
+	for opt := range cfg.Options {
+		ordered = append(ordered, opt)
+	}
+	rank := func(o Option) int {
+		if strings.HasSuffix(o.String(), "PASSWORD") {
+			return 0
+		}
+		return 1
+	}
+	for i := 1; i < len(ordered); i++ { // insertion sort: by rank, then by value
+		for j := i; j > 0 && (rank(ordered[j]) < rank(ordered[j-1]) ||
+			rank(ordered[j]) == rank(ordered[j-1]) && ordered[j] < ordered[j-1]); j-- {
+			ordered[j], ordered[j-1] = ordered[j-1], ordered[j]
+		}
+	}
+	for _, opt := range ordered {
+		var err error
+		switch v := cfg.Options[opt].(type) {
+		case string:
+			err = setString(conf, opt, []byte(v), &e)
+		case []byte:
+			err = setString(conf, opt, v, &e)
+		case int:
+			err = setInt(conf, opt, int64(v), &e)
+		case int32:
+			err = setInt(conf, opt, int64(v), &e)
+		case int64:
+			err = setInt(conf, opt, v, &e)
+		case uint:
+			err = setInt(conf, opt, int64(v), &e)
+		case Environment:
+			err = setInt(conf, opt, int64(v), &e)
+		case time.Duration:
+			err = setInt(conf, opt, v.Milliseconds(), &e)
+		default:
+			err = newError(StatusBadOption, "option "+opt.String()+": unsupported value type")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	var h C.push_client_t
+	if err := errorFrom(C.push_client_open(conf, &h, &e), &e); err != nil {
+		return nil, err
+	}
+	c := &Client{h: h, send: millis(cfg.SendTimeout), drain: millis(cfg.DrainTimeout)}
+	if cfg.SendTimeout == 0 {
+		c.send = -1
+	}
+	if cfg.DrainTimeout == 0 {
+		c.drain = 5000
+	}
+	runtime.SetFinalizer(c, (*Client).finalize)
+	return c, nil
+}
+
+// finalize is the safety net for a Client that was never closed: nothing else can use it now.
+func (c *Client) finalize() {
+	if c.h != nil {
+		C.push_client_close(c.h, 0)
+		C.push_client_free(c.h)
+		c.h = nil
+	}
+}
+
+// WaitConnected waits until a connection to APNs is open, for up to timeout (negative: no
+// limit). Errors: ErrTLS (the message says what failed: certificate, host name, ALPN),
+// ErrTimeout (with the last connection error), ErrClosed.
+func (c *Client) WaitConnected(timeout time.Duration) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.h == nil {
+		return newError(StatusClosed, "")
+	}
+	var e C.push_error
+	return errorFrom(C.push_client_wait_connected(c.h, millis(timeout), &e), &e)
+}
+
+// Send validates and queues one notification; its Result comes later through Poll or
+// Results. Errors: ErrInvalidNotification (and the specific code: ErrBadDeviceToken, ...),
+// ErrQueueFull (after Config.SendTimeout), ErrClosed.
+func (c *Client) Send(n Notification) error {
+	one := [1]Notification{n}
+	p := pack(one[:])
+	defer p.free()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.h == nil {
+		return newError(StatusClosed, "")
+	}
+	var e C.push_error
+	return errorFrom(C.push_client_send(c.h, p.records, c.send, &e), &e)
+}
+
+// batchChunk is how many notifications SendBatch hands to the library per cgo call.
+const batchChunk = 4096
+
+// SendBatch queues notifications in order, crossing into the library once per 4096 of them
+// (all strings of a chunk are laid out in one C buffer). It returns how many were queued: all
+// of them, or those before the first one that is invalid or found no room within
+// Config.SendTimeout; the error then describes that one ("notification N: ...", N counted from
+// the start of ns).
+func (c *Client) SendBatch(ns []Notification) (int, error) {
+	done := 0
+	for done < len(ns) {
+		end := done + batchChunk
+		if end > len(ns) {
+			end = len(ns)
+		}
+		n, err := c.sendChunk(ns[done:end])
+		if err != nil {
+			if e, ok := err.(*Error); ok && e.Code != StatusQueueFull && e.Code != StatusClosed {
+				msg := e.Message
+				if strings.HasPrefix(msg, "notification ") {
+					if i := strings.Index(msg, ": "); i >= 0 {
+						msg = msg[i+2:]
+					}
+				}
+				e.Message = "notification " + strconv.Itoa(done+n) + ": " + msg
+			}
+			return done + n, err
+		}
+		done = end
+	}
+	return done, nil
+}
+
+func (c *Client) sendChunk(ns []Notification) (int, error) {
+	p := pack(ns)
+	defer p.free()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.h == nil {
+		return 0, newError(StatusClosed, "")
+	}
+	var e C.push_error
+	var accepted C.ptrdiff_t
+	rc := C.push_client_send_batch(c.h, p.records, C.ptrdiff_t(len(ns)), c.send, &accepted, &e)
+	return int(accepted), errorFrom(rc, &e)
+}
+
+// Poll returns up to max results, waiting up to timeout for the first (0: don't wait;
+// negative: no limit). It returns (nil, nil) when none arrived in time, and an error matching
+// ErrClosed once the client is closed and every result has been returned.
+func (c *Client) Poll(max int, timeout time.Duration) ([]Result, error) {
+	if max <= 0 {
+		return nil, nil
+	}
+	c.mu.RLock()
+	if c.h == nil {
+		c.mu.RUnlock()
+		return c.pollLeft(max)
+	}
+	defer c.mu.RUnlock()
+	bufp, _ := c.buffers.Get().(*[]C.push_result)
+	if bufp == nil || len(*bufp) < max {
+		b := make([]C.push_result, max)
+		bufp = &b
+	}
+	defer c.buffers.Put(bufp)
+	buf := *bufp
+	var count C.ptrdiff_t
+	rc := C.push_client_poll(c.h, &buf[0], C.ptrdiff_t(max), C.ptrdiff_t(C.sizeof_push_result), millis(timeout), &count)
+	if count > 0 {
+		return decode(buf[:count]), nil
+	}
+	if rc != 0 {
+		return nil, newError(Status(rc), "")
+	}
+	return nil, nil
+}
+
+func (c *Client) pollLeft(max int) ([]Result, error) {
+	c.leftMu.Lock()
+	defer c.leftMu.Unlock()
+	if len(c.left) == 0 {
+		return nil, newError(StatusClosed, "")
+	}
+	if max > len(c.left) {
+		max = len(c.left)
+	}
+	out := c.left[:max:max]
+	c.left = c.left[max:]
+	return out, nil
+}
+
+// Results returns a channel fed by a goroutine that polls without limit. The channel is closed
+// once the client is closed and every result has been delivered. Call it once per consumer
+// goroutine set; receive until it is closed.
+func (c *Client) Results() <-chan Result {
+	ch := make(chan Result, 1024)
+	go func() {
+		defer close(ch)
+		for {
+			rs, err := c.Poll(1024, -1)
+			for _, r := range rs {
+				ch <- r
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// Close stops accepting notifications (later sends fail with ErrClosed), lets those in flight
+// finish for up to Config.DrainTimeout, then ends the rest with FAILED results (ReasonCancelled,
+// ReasonCancelledInFlight), and frees the C client. Results not yet polled remain available to
+// Poll and Results. Idempotent; concurrent calls wait for the first.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.RLock()
+		if c.h != nil {
+			C.push_client_close(c.h, c.drain) // wakes blocked sends and polls
+		}
+		c.mu.RUnlock()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.h == nil {
+			return
+		}
+		buf := make([]C.push_result, 1024)
+		for {
+			var count C.ptrdiff_t
+			rc := C.push_client_poll(c.h, &buf[0], C.ptrdiff_t(len(buf)), C.ptrdiff_t(C.sizeof_push_result), 0, &count)
+			left := decode(buf[:count])
+			c.leftMu.Lock()
+			c.left = append(c.left, left...)
+			c.leftMu.Unlock()
+			if rc != 0 || count == 0 {
+				break
+			}
+		}
+		C.push_client_free(c.h)
+		c.h = nil
+		runtime.SetFinalizer(c, nil)
+	})
+	return nil
+}
+
+// Stats returns a snapshot of the client's counters. After Close it fails with ErrClosed (the
+// C client is freed by then).
+func (c *Client) Stats() (Stats, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.h == nil {
+		return Stats{}, newError(StatusClosed, "")
+	}
+	var s C.push_stats
+	if rc := C.push_client_stats(c.h, &s, C.ptrdiff_t(C.sizeof_push_stats)); rc != 0 {
+		return Stats{}, newError(Status(rc), "")
+	}
+	return statsFrom(&s), nil
+}
+
+// cString returns the NUL-terminated text at the start of a C char array.
+func cString(p *C.char, capacity int) string {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(p)), capacity)
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// cReasonName and cStrerror expose the library's own tables (for the tests that compare them
+// with the generated ones).
+func cReasonName(r Reason) string { return C.GoString(C.push_reason_name(C.int32_t(r))) }
+func cStrerror(s Status) string   { return C.GoString(C.push_strerror(C.int32_t(s))) }

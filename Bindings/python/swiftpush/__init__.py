@@ -1,0 +1,66 @@
+"""swiftpush: send Apple push notifications through libswiftpush.so (ctypes).
+
+    import swiftpush
+    with swiftpush.Client(key_file="AuthKey_ABC.p8", key_id="ABC", team_id="TEAM", topic="com.example.app") as client:
+        client.send("00fc13ad...", {"aps": {"alert": "Hello"}})
+        client.close(drain=10)
+        for result in client.results():
+            print(result.tag, result.outcome.name, result.reason.text)
+
+The library is found through $SWIFTPUSH_LIBRARY (a full path), next to this package, or on the
+system's library path.
+"""
+
+from ._errors import (
+    Closed,
+    ConfigError,
+    ConnectError,
+    CredentialsError,
+    InternalError,
+    InvalidArgument,
+    InvalidNotification,
+    OutOfMemory,
+    QueueFull,
+    SwiftPushError,
+    Timeout,
+    TLSError,
+)
+from ._ffi import version as library_version
+from ._tables import ConnectionState, Environment, Option, Outcome, PayloadField, Priority, PushType, Reason, Status
+from .client import BATCH_SIZE, Client, ConnectionStats, Notification, Result, Stats
+from .payload import Payload, topic_for
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BATCH_SIZE",
+    "Client",
+    "Closed",
+    "ConfigError",
+    "ConnectionState",
+    "ConnectionStats",
+    "ConnectError",
+    "CredentialsError",
+    "Environment",
+    "InternalError",
+    "InvalidArgument",
+    "InvalidNotification",
+    "Notification",
+    "Option",
+    "Outcome",
+    "OutOfMemory",
+    "Payload",
+    "PayloadField",
+    "Priority",
+    "PushType",
+    "QueueFull",
+    "Reason",
+    "Result",
+    "Stats",
+    "Status",
+    "SwiftPushError",
+    "Timeout",
+    "TLSError",
+    "library_version",
+    "topic_for",
+]

@@ -1,0 +1,46 @@
+"""The binding's view of the C ABI agrees with the library and its C sources."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+
+import swiftpush
+from swiftpush import _ffi
+from swiftpush._tables import Reason, Status
+
+from conftest import ROOT
+
+MIRRORS = {"push_notification": _ffi.PushNotification, "push_result": _ffi.PushResult, "push_error": _ffi.PushError,
+           "push_stats": _ffi.PushStats, "push_connection_stats": _ffi.PushConnectionStats}
+
+
+def test_records_have_the_sizes_and_offsets_abi_layout_c_asserts() -> None:
+    text = (ROOT / "Sources" / "CSwiftPushABI" / "abi_layout.c").read_text()
+    checked = 0
+    for struct_name, size in re.findall(r"sizeof\((\w+)\)\s*==\s*(\d+)", text):
+        if struct_name in MIRRORS:
+            assert ctypes.sizeof(MIRRORS[struct_name]) == int(size), struct_name
+            checked += 1
+    for struct_name, field, offset in re.findall(r"offsetof\((\w+),\s*(\w+)\)\s*==\s*(\d+)", text):
+        if struct_name in MIRRORS:
+            assert getattr(MIRRORS[struct_name], field).offset == int(offset), f"{struct_name}.{field}"
+            checked += 1
+    assert checked >= 11
+
+
+def test_generated_tables_match_the_library() -> None:
+    for reason in Reason:
+        assert _ffi.lib.push_reason_name(reason).decode() == reason.text, reason
+    for status in Status:
+        assert _ffi.strerror(status) == status.message, status
+
+
+def test_every_declared_function_is_exported_by_the_library() -> None:
+    missing = [name for name in _ffi.FUNCTIONS if not hasattr(_ffi.lib, name)]
+    assert missing == []
+
+
+def test_version_is_the_headers() -> None:
+    header = (ROOT / "Include" / "swiftpush.h").read_text()
+    assert f'#define PUSH_VERSION_STRING "{swiftpush.library_version()}"' in header

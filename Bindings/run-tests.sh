@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Tests of the Python and Go bindings against BUILD_DIR's libswiftpush.so and swiftpush-cli
+# (the mock APNs server): pytest, then go vet + go test. Prints each one's summary; exits non-zero
+# if either fails. Installs what is missing (pytest with pip, golang-go with apt through
+# scripts/install-deps.sh); Go's caches stay under .build-go/ in the repository.
+# usage: Bindings/run-tests.sh BUILD_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=$(cd "${1:?usage: Bindings/run-tests.sh BUILD_DIR (holds libswiftpush.so and swiftpush-cli)}" && pwd)
+for f in libswiftpush.so swiftpush-cli; do
+  [ -e "$build/$f" ] || { echo "run-tests.sh: $build/$f is missing" >&2; exit 2; }
+done
+pki=$root/.build-pki
+bash scripts/make-test-pki.sh "$pki" >/dev/null
+bash scripts/install-deps.sh go
+python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
+
+export SWIFTPUSH_LIBRARY=$build/libswiftpush.so SWIFTPUSH_CLI=$build/swiftpush-cli SWIFTPUSH_PKI=$pki
+status=0
+
+echo "== Python binding: pytest (Bindings/python/tests)"
+# Runs from the source tree (no install); `pip install Bindings/python` gives the same package.
+PYTHONPATH=$root/Bindings/python${PYTHONPATH:+:$PYTHONPATH} \
+  python3 -m pytest -q -p no:cacheprovider Bindings/python/tests || status=1
+
+echo "== Go binding: go vet + go test (Bindings/go)"
+export GOCACHE=$root/.build-go/cache GOPATH=$root/.build-go/path GOPROXY=off GOFLAGS= GO111MODULE=on
+export CGO_LDFLAGS="-L$build -Wl,-rpath,$build"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if (cd Bindings/go && go vet ./... && go test -count=1 -v ./...) > "$log" 2>&1; then
+  go_ok=1
+else
+  go_ok=0
+  status=1
+fi
+passed=$(grep -c -- '^--- PASS' "$log" || true)
+failed=$(grep -c -- '^--- FAIL' "$log" || true)
+skipped=$(grep -c -- '^--- SKIP' "$log" || true)
+if [ "$go_ok" = 0 ]; then
+  grep -v -E '^(=== (RUN|PAUSE|CONT)|    --- PASS)' "$log" | tail -60
+fi
+grep -E '^(ok|FAIL|---.*FAIL)\s' "$log" || true
+echo "go: $passed passed, $failed failed, $skipped skipped (top-level tests)"
+exit $status

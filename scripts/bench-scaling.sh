@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Scaling and latency, against one mock server (CPU 0) with the C client (CPU 1):
+#  1. rate and client CPU per notification with 1, 2, 4 and 8 connections (1000 streams each);
+#  2. latency from send to outcome (p50/p99, the library's own histogram) when sending at 50%
+#     and 90% of the 1-connection rate measured in step 1.
+# On 2 cores the one-threaded mock server is the ceiling for every row of step 1: the figure
+# to watch is the client's CPU per notification, which should stay flat as connections grow.
+# usage: scripts/bench-scaling.sh RELEASE_DIR PKI_DIR   (BENCH_COUNT, default 200000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(cd "${1:?usage: bench-scaling.sh RELEASE_DIR PKI_DIR}" && pwd)
+pki=$(cd "${2:?}" && pwd)
+count=${BENCH_COUNT:-200000}
+out=$(mktemp -d)
+export MOCK_LOG_DIR=$out
+source scripts/mock-ctl.sh
+trap 'mock_stop_all; rm -rf "$out"' EXIT
+server_cpu=""; client_cpu=""
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then server_cpu="taskset -c 0"; client_cpu="taskset -c 1"; fi
+gcc -std=c11 -O2 -Wall -Wextra -Werror -IInclude Bindings/c/examples/load.c -L"$build" -lswiftpush \
+  -Wl,-rpath,"$build" -o "$out/load"
+portfile=$out/port
+$server_cpu "$build/swiftpush-cli" mock --cert "$pki/server.pem" --key "$pki/server.key" --port 0 \
+  --key-id TESTKEY001 --team-id TEAM123456 --auth-key "$pki/AuthKey_TESTKEY001.pub.pem" \
+  --port-file "$portfile" > "$out/mock.log" 2>&1 &
+MOCK_PIDS+=($!)
+for _ in $(seq 1 200); do [ -s "$portfile" ] && break; sleep 0.05; done
+port=$(cat "$portfile")
+load() {
+  $client_cpu "$out/load" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
+    --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --quiet "$@" 2>/dev/null | grep '^load-result'
+}
+field() { sed -E "s/.* $1=([^ ]+).*/\1/"; }
+
+echo "| connections | notifications/s | client CPU-µs per notification | peak RSS MB |"
+echo "|---|---|---|---|"
+base=0
+for c in 1 2 4 8; do
+  r=$(load --count "$count" --window $((c * 1000)) --connections "$c")
+  rate=$(echo "$r" | field rate)
+  [ "$c" = 1 ] && base=$rate
+  printf '| %d | %s | %s | %s |\n' "$c" "$rate" "$(echo "$r" | field cpu_us_per_notification)" "$(echo "$r" | field peak_rss_mb)"
+done
+echo
+echo "| load | offered notifications/s | achieved | latency p50 µs | latency p99 µs |"
+echo "|---|---|---|---|---|"
+for pct in 50 90; do
+  offered=$(awk -v b="$base" -v p="$pct" 'BEGIN {printf "%d", b * p / 100}')
+  r=$(load --count $((count / 2)) --window 10000 --rate "$offered")
+  printf '| %d%% | %s | %s | %s | %s |\n' "$pct" "$offered" "$(echo "$r" | field rate)" \
+    "$(echo "$r" | field latency_p50_us)" "$(echo "$r" | field latency_p99_us)"
+done
