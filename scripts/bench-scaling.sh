@@ -15,17 +15,10 @@ out=$(mktemp -d)
 export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
 trap 'mock_stop_all; rm -rf "$out"' EXIT
-server_cpu=""; client_cpu=""
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then server_cpu="taskset -c 0"; client_cpu="taskset -c 1"; fi
-gcc -std=c11 -O2 -Wall -Wextra -Werror -IInclude Bindings/c/examples/load.c -L"$build" -lswiftpush \
-  -Wl,-rpath,"$build" -o "$out/load"
-portfile=$out/port
-$server_cpu "$build/swiftpush-cli" mock --cert "$pki/server.pem" --key "$pki/server.key" --port 0 \
-  --key-id TESTKEY001 --team-id TEAM123456 --auth-key "$pki/AuthKey_TESTKEY001.pub.pem" \
-  --port-file "$portfile" > "$out/mock.log" 2>&1 &
-MOCK_PIDS+=($!)
-for _ in $(seq 1 200); do [ -s "$portfile" ] && break; sleep 0.05; done
-port=$(cat "$portfile")
+bench_cpus
+build_load "$build" "$out/load"
+MOCK_RUNNER=$server_cpu mock_start bench "$build/swiftpush-cli" "$pki"
+port=$MOCK_PORT
 load() {
   $client_cpu "$out/load" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
     --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --quiet "$@" 2>/dev/null | grep '^load-result'

@@ -18,11 +18,9 @@ export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
 trap 'mock_stop_all; rm -rf "$out"' EXIT
 
-server_cpu=""; client_cpu=""
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then server_cpu="taskset -c 0"; client_cpu="taskset -c 1"; fi
+bench_cpus
 
-gcc -std=c11 -O2 -Wall -Wextra -Werror -IInclude Bindings/c/examples/load.c -L"$build" -lswiftpush \
-  -Wl,-rpath,"$build" -o "$out/load"
+build_load "$build" "$out/load"
 token=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
 python3 - "$out/payload.json" <<'PY'
 import sys
@@ -34,13 +32,8 @@ jwt=$("$build/swiftpush-cli" jwt --key "$pki/AuthKey_TESTKEY001.p8" --key-id TES
 # The server, pinned to its core. --lenient-initial-limit: h2load may open streams before it
 # has read the first SETTINGS (limit 1), which a strict mock answers with GOAWAY as APNs would.
 # swiftpush waits for the raise either way.
-portfile=$out/port
-$server_cpu "$build/swiftpush-cli" mock --cert "$pki/server.pem" --key "$pki/server.key" --port 0 \
-  --key-id TESTKEY001 --team-id TEAM123456 --auth-key "$pki/AuthKey_TESTKEY001.pub.pem" \
-  --port-file "$portfile" --lenient-initial-limit > "$out/mock.log" 2>&1 &
-MOCK_PIDS+=($!)
-for _ in $(seq 1 200); do [ -s "$portfile" ] && break; sleep 0.05; done
-port=$(cat "$portfile")
+MOCK_RUNNER=$server_cpu mock_start bench "$build/swiftpush-cli" "$pki" --lenient-initial-limit
+port=$MOCK_PORT
 
 run_h2load() {
   $client_cpu h2load -n "$count" -c 1 -m 1000 -t 1 \

@@ -12,8 +12,7 @@ export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
 trap 'mock_stop_all; rm -rf "$out"' EXIT
 
-gcc -std=c11 -O2 -Wall -Wextra -Werror -IInclude Bindings/c/examples/load.c -L"$build" -lswiftpush \
-  -Wl,-rpath,"$build" -o "$out/load"
+build_load "$build" "$out/load"
 mock_start demo "$build/swiftpush-cli" "$pki"
 echo "mock APNs server: https://localhost:$MOCK_PORT (TLS 1.3, HTTP/2, token auth, test CA)"
 echo "sending $count notifications through libswiftpush.so (1 connection, up to 1000 streams)..."

@@ -53,3 +53,24 @@ func TestTheReadmeExampleRuns(t *testing.T) {
 		t.Errorf("output %q, want \"1 ACCEPTED 200\"", out)
 	}
 }
+
+// TestTheTopLevelReadmeShowsThisSameExample keeps the project README's Go example identical to
+// the one TestTheReadmeExampleRuns runs.
+func TestTheTopLevelReadmeShowsThisSameExample(t *testing.T) {
+	block := func(path string) string {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(text)
+		i := strings.Index(s, "```go\n")
+		if i < 0 {
+			t.Fatalf("%s has no ```go block", path)
+		}
+		s = s[i+len("```go\n"):]
+		return s[:strings.Index(s, "```")]
+	}
+	if block("README.md") != block("../../README.md") {
+		t.Fatal("README.md's Go example differs from Bindings/go/README.md's")
+	}
+}

@@ -26,8 +26,21 @@ SWIFTPUSH_TEST_PKI=$pki SWIFTPUSH_TEST_PORT=$trusted SWIFTPUSH_TEST_UNTRUSTED_PO
 gcc "${cflags[@]}" Tests/c/payload_test.c "${ldflags[@]}" -o "$out/payload_test"
 "$out/payload_test"
 
-# The smallest complete sending program (the README's C example), against the trusted mock.
+# The smallest complete sending program with the payload builder, against the trusted mock.
 gcc "${cflags[@]}" Bindings/c/examples/send_one.c "${ldflags[@]}" -o "$out/send_one"
 "$out/send_one" "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 TEAM123456 com.example.app \
   00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0 localhost "$trusted" "$pki/ca.pem"
 echo "ok: Bindings/c/examples/send_one.c sent one notification"
+
+# The README's C example, exactly as written there: compiled, then run where its key file is.
+python3 - README.md "$out/readme_example.c" <<'PY'
+import re, sys
+blocks = re.findall(r"```c\n(.*?)```", open(sys.argv[1]).read(), re.S)
+assert blocks, "README.md has no ```c block"
+open(sys.argv[2], "w").write(blocks[0])
+PY
+gcc "${cflags[@]}" "$out/readme_example.c" "${ldflags[@]}" -o "$out/readme_example"
+mkdir -p "$out/readme" && cp "$pki/AuthKey_TESTKEY001.p8" "$out/readme/"
+(cd "$out/readme" && APNS_HOST=localhost APNS_PORT=$trusted APNS_CA_FILE=$pki/ca.pem "$out/readme_example") > "$out/readme.txt"
+grep -q '^1 200 ' "$out/readme.txt" || { cat "$out/readme.txt"; echo "FAILED: the README's C example"; exit 1; }
+echo "ok: the README's C example sent one notification: $(cat "$out/readme.txt")"

@@ -29,3 +29,8 @@ def test_the_readme_example_runs(mock, pki, tmp_path: Path) -> None:
                          text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["1", "ACCEPTED", "200"], run.stdout
+
+
+def test_the_top_level_readme_shows_this_same_example() -> None:
+    top = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert top and top[0] == readme_example(), "README.md's Python example differs from Bindings/python/README.md's"
