@@ -41,7 +41,7 @@ type Config struct {
 	KeyID          string        // the key's 10-character id (JWT kid)
 	TeamID         string        // the 10-character team id (JWT iss)
 	Topic          string        // topic of notifications that name none (usually the bundle id)
-	Connections    int           // connections in the pool (default 1)
+	Connections    int           // connections in the pool (default 2)
 	MaxStreams     int           // most concurrent streams per connection (default 1000)
 	QueueCapacity  int           // notifications held at once: queued + in flight + results not yet polled (default 65536)
 	Deadline       time.Duration // how long a notification may wait for its outcome (default 60 s)

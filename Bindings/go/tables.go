@@ -459,7 +459,7 @@ const (
 	OptionTeamID Option = 6
 	// OptionDefaultTopic: string: topic used when a notification names none (usually the app's bundle id).
 	OptionDefaultTopic Option = 7
-	// OptionConnections: int: number of connections in the pool (default 1, 1..64).
+	// OptionConnections: int: number of connections in the pool (default 2, 1..64; see README, Performance).
 	OptionConnections Option = 8
 	// OptionMaxStreams: int: most concurrent streams per connection, whatever the server allows (default 1000).
 	OptionMaxStreams Option = 9

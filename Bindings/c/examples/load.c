@@ -4,10 +4,11 @@
  *
  *   load --host localhost --port 2197 --ca ca.pem --key AuthKey.p8 --key-id ID --team-id TEAM
  *        --topic com.example.app [--count 100000] [--window 10000] [--connections 1]
- *        [--payload-bytes 200] [--token HEX] [--rate N] [--quiet]
+ *        [--payload-bytes 200] [--token HEX] [--rate N] [--clients N] [--quiet]
  *
  * --rate paces sending at N notifications/s (latency under a given load); without it, the
- * client is kept as full as --window allows (throughput).
+ * client is kept as full as --window allows (throughput). --clients N opens N clients (each
+ * with its own I/O thread and --connections connections) and spreads the batches over them.
  *
  * Last line (machine-readable):
  *   load-result sent=N accepted=N rejected=N failed=N seconds=S rate=R cpu_us_per_notification=C peak_rss_mb=M
@@ -73,6 +74,9 @@ int main(int argc, char **argv) {
                             "b6f1f6a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddee"); /* 64 hex digits */
     int quiet = flag(argc, argv, "--quiet");
     double pace = atof(arg(argc, argv, "--rate", "0"));
+    long nclients = atol(arg(argc, argv, "--clients", "1"));
+    if (nclients < 1) nclients = 1;
+    if (nclients > 16) nclients = 16;
     if (!key || count <= 0 || window <= 0) {
         fprintf(stderr, "usage: load --key AuthKey.p8 [--host H --port P --ca ca.pem --key-id ID --team-id T "
                         "--topic T --count N --window W --connections C --payload-bytes B --token HEX --quiet]\n");
@@ -98,13 +102,12 @@ int main(int argc, char **argv) {
              check(push_config_set_string(cfg, PUSH_OPT_DEFAULT_TOPIC, topic, 0, &err), &err, "topic") &&
              check(push_config_set_int(cfg, PUSH_OPT_CONNECTIONS, connections, &err), &err, "connections") &&
              check(push_config_set_int(cfg, PUSH_OPT_QUEUE_CAPACITY, window + BATCH, &err), &err, "queue");
-    push_client_t client = NULL;
-    if (ok) ok = check(push_client_open(cfg, &client, &err), &err, "open");
+    push_client_t clients[16] = {NULL};
+    for (long c = 0; ok && c < nclients; c++) ok = check(push_client_open(cfg, &clients[c], &err), &err, "open");
     push_config_free(cfg);
-    if (!ok) return 1;
-    if (!check(push_client_wait_connected(client, 10000, &err), &err, "connect")) {
-        push_client_close(client, 0);
-        push_client_free(client);
+    for (long c = 0; ok && c < nclients; c++) ok = check(push_client_wait_connected(clients[c], 10000, &err), &err, "connect");
+    if (!ok) {
+        for (long c = 0; c < nclients; c++) push_client_free(clients[c]);
         return 1;
     }
 
@@ -122,7 +125,8 @@ int main(int argc, char **argv) {
     long by_reason[1001] = {0};
     double start = now_seconds(), cpu_start = cpu_seconds(), last_report = start;
 
-    while (done < count) {
+    for (long turn = 0; done < count; turn++) {
+        push_client_t client = clients[turn % nclients];
         long room = window - (sent - done);
         if (pace > 0) { /* no further ahead than the pace allows */
             long allowed = (long)((now_seconds() - start) * pace) + 1 - sent;
@@ -143,7 +147,7 @@ int main(int argc, char **argv) {
         }
         ptrdiff_t got = 0;
         int wait = (sent >= count || sent - done >= window) ? 100 : (pace > 0 && room <= 0) ? 1 : 0;
-        push_client_poll(client, results, BATCH, sizeof(push_result), wait, &got);
+        push_client_poll(client, results, BATCH, sizeof(push_result), nclients > 1 && wait ? 1 : wait, &got);
         for (ptrdiff_t i = 0; i < got; i++) {
             int o = results[i].outcome;
             by_outcome[(o >= 1 && o <= 3) ? o : 0]++;
@@ -165,15 +169,17 @@ int main(int argc, char **argv) {
     double cpu = cpu_seconds() - cpu_start;
     push_stats stats;
     memset(&stats, 0, sizeof stats);
-    push_client_stats(client, &stats, sizeof stats);
-    push_client_close(client, 5000);
-    /* Anything that ended during close (there should be nothing left). */
-    ptrdiff_t got = 0;
-    while (push_client_poll(client, results, BATCH, sizeof(push_result), 0, &got) == PUSH_OK && got > 0) {
-        for (ptrdiff_t i = 0; i < got; i++) by_outcome[results[i].outcome]++;
-        done += got;
+    push_client_stats(clients[0], &stats, sizeof stats);
+    for (long c = 0; c < nclients; c++) {
+        push_client_close(clients[c], 5000);
+        /* Anything that ended during close (there should be nothing left). */
+        ptrdiff_t got = 0;
+        while (push_client_poll(clients[c], results, BATCH, sizeof(push_result), 0, &got) == PUSH_OK && got > 0) {
+            for (ptrdiff_t i = 0; i < got; i++) by_outcome[results[i].outcome]++;
+            done += got;
+        }
+        push_client_free(clients[c]);
     }
-    push_client_free(client);
     free(payload);
 
     struct rusage ru;

@@ -381,7 +381,7 @@ class Option(enum.IntEnum):
     TEAM_ID = 6
     #: string: topic used when a notification names none (usually the app's bundle id).
     DEFAULT_TOPIC = 7
-    #: int: number of connections in the pool (default 1, 1..64).
+    #: int: number of connections in the pool (default 2, 1..64; see README, Performance).
     CONNECTIONS = 8
     #: int: most concurrent streams per connection, whatever the server allows (default 1000).
     MAX_STREAMS = 9

@@ -57,7 +57,7 @@ enum push_option {
     PUSH_OPT_TEAM_ID = 6,
     /** string: topic used when a notification names none (usually the app's bundle id). */
     PUSH_OPT_DEFAULT_TOPIC = 7,
-    /** int: number of connections in the pool (default 1, 1..64). */
+    /** int: number of connections in the pool (default 2, 1..64; see README, Performance). */
     PUSH_OPT_CONNECTIONS = 8,
     /** int: most concurrent streams per connection, whatever the server allows (default 1000). */
     PUSH_OPT_MAX_STREAMS = 9,
