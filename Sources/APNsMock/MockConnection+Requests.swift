@@ -100,8 +100,7 @@ extension MockConnection {
         stream.decided = true
         stream.reason = reason
         if stream.streamID > highestDecidedStream { highestDecidedStream = stream.streamID }
-        core.ledger.processed(connection: serial, stream: stream.streamID, apnsId: stream.apnsId,
-                              token: stream.tokenBytes, reason: reason, stalled: stalled)
+        core.ledger.processed(connection: serial, stream: stream, reason: reason, stalled: stalled)
         // A stalled request keeps its stream open and never hears back (apns.md, "Lessons" 4).
         if stalled { return }
 

@@ -29,6 +29,12 @@ final class MockLedger: @unchecked Sendable {
         var reason: Int32
         var tokenStart: Int32
         var tokenLength: Int32
+        var topicLength: Int32
+        var collapseIdLength: Int32   // -1: absent
+        var pushType: Int32           // -1: absent
+        var priority: Int32           // 0: absent
+        var expiration: Int64         // -1: absent
+        var authorized: Bool          // an authorization header was sent
     }
     private var entries: [Entry] = []
     /// 36 bytes per entry.
@@ -63,8 +69,8 @@ final class MockLedger: @unchecked Sendable {
 
     /// Counts (and records) one processed request. `reason` is `.none` for a 200 and ignored
     /// when `stalled`; `apnsId` points at 36 bytes.
-    func processed(connection: Int, stream: Int32, apnsId: UnsafeRawPointer, token: UnsafeRawBufferPointer,
-                   reason: APNsReason, stalled: Bool) {
+    func processed(connection: Int, stream s: MockStream, reason: APNsReason, stalled: Bool) {
+        let token = s.tokenBytes
         lock.lock()
         defer { lock.unlock() }
         if stalled {
@@ -82,11 +88,18 @@ final class MockLedger: @unchecked Sendable {
             stats.recordsDropped += 1
             return
         }
-        entries.append(Entry(connection: Int32(truncatingIfNeeded: connection), stream: stream,
+        let collapse = s.collapseIdBytes
+        entries.append(Entry(connection: Int32(truncatingIfNeeded: connection), stream: s.streamID,
                              reason: stalled ? -1 : reason.rawValue,
-                             tokenStart: Int32(tokens.count), tokenLength: Int32(token.count)))
-        apnsIds.append(contentsOf: UnsafeRawBufferPointer(start: apnsId, count: 36))
+                             tokenStart: Int32(tokens.count), tokenLength: Int32(token.count),
+                             topicLength: Int32(s.topicLength), collapseIdLength: Int32(collapse?.count ?? -1),
+                             pushType: s.pushType?.rawValue ?? -1, priority: s.priority, expiration: s.expiration,
+                             authorized: s.authorization != .absent))
+        apnsIds.append(contentsOf: UnsafeRawBufferPointer(start: s.apnsId, count: 36))
+        // Variable-length fields one after another in one byte array: token, topic, collapse id.
         tokens.append(contentsOf: token)
+        tokens.append(contentsOf: s.topicBytes)
+        if let collapse { tokens.append(contentsOf: collapse) }
     }
 
     // MARK: - Read by any thread
@@ -110,8 +123,12 @@ final class MockLedger: @unchecked Sendable {
             out.reserveCapacity(entries.count)
             for (i, e) in entries.enumerated() {
                 let id = String(decoding: apnsIds[(i * 36)..<(i * 36 + 36)], as: UTF8.self)
-                let start = Int(e.tokenStart)
-                let token = String(decoding: tokens[start..<(start + Int(e.tokenLength))], as: UTF8.self)
+                var at = Int(e.tokenStart)
+                let token = String(decoding: tokens[at..<(at + Int(e.tokenLength))], as: UTF8.self)
+                at += Int(e.tokenLength)
+                let topic = String(decoding: tokens[at..<(at + Int(e.topicLength))], as: UTF8.self)
+                at += Int(e.topicLength)
+                let collapse = e.collapseIdLength < 0 ? nil : String(decoding: tokens[at..<(at + Int(e.collapseIdLength))], as: UTF8.self)
                 let status: Int
                 let reason: String
                 if e.reason < 0 {
@@ -122,8 +139,15 @@ final class MockLedger: @unchecked Sendable {
                     status = Int(r.httpStatus)
                     reason = r.text
                 }
-                out.append(MockRecord(connection: Int(e.connection), stream: e.stream, apnsId: id,
-                                      deviceToken: token, status: status, reason: reason))
+                var record = MockRecord(connection: Int(e.connection), stream: e.stream, apnsId: id,
+                                        deviceToken: token, status: status, reason: reason)
+                record.topic = topic
+                record.pushType = e.pushType < 0 ? nil : PushType(rawValue: e.pushType)
+                record.priority = e.priority > 0 ? Int(e.priority) : nil
+                record.expiration = e.expiration < 0 ? nil : e.expiration
+                record.collapseId = collapse
+                record.hadAuthorization = e.authorized
+                out.append(record)
             }
             return out
         }

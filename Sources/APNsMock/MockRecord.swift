@@ -1,3 +1,5 @@
+import PushCore
+
 /// One request the mock processed, as kept by its record (`MockServer.record()`).
 ///
 /// Tests compare records with what a client reports to check exactly-once delivery: every
@@ -18,6 +20,18 @@ public struct MockRecord: Sendable, Equatable {
     public var status: Int
     /// The APNs reason answered; "" for 200, "stalled" for a stalled request.
     public var reason: String
+    /// The headers the request carried (nil: absent), so tests can check what a client sent.
+    public var topic: String = ""
+    /// `apns-push-type`.
+    public var pushType: PushType? = nil
+    /// `apns-priority`.
+    public var priority: Int? = nil
+    /// `apns-expiration`.
+    public var expiration: Int64? = nil
+    /// `apns-collapse-id`.
+    public var collapseId: String? = nil
+    /// Whether an `authorization` header was sent.
+    public var hadAuthorization = false
 
     /// A record with the given fields.
     public init(connection: Int, stream: Int32, apnsId: String, deviceToken: String, status: Int, reason: String) {

@@ -51,6 +51,11 @@ final class MockStream {
     var apnsIdInvalid = false
     var collapseIdTooLong = false
     var expirationInvalid = false
+    /// apns-expiration as sent (-1: absent), for the record.
+    var expiration: Int64 = -1
+    /// apns-collapse-id as sent (up to 64 bytes kept), for the record.
+    let collapseId: UnsafeMutableRawPointer
+    var collapseIdLength = -1
 
     var authorization = Authorization.absent
     /// The header value, kept only when it differs from the connection's verified token.
@@ -91,6 +96,7 @@ final class MockStream {
         apnsId = .allocate(byteCount: 36, alignment: 8)
         uniqueId = .allocate(byteCount: 36, alignment: 8)
         body = .allocate(byteCount: Self.bodyCapacity, alignment: 8)
+        collapseId = .allocate(byteCount: NotificationRules.maxCollapseIdBytes, alignment: 8)
         headers = .allocate(capacity: 3)
         authorizationValue.reserveCapacity(512)
     }
@@ -101,6 +107,7 @@ final class MockStream {
         apnsId.deallocate()
         uniqueId.deallocate()
         body.deallocate()
+        collapseId.deallocate()
         headers.deallocate()
     }
 
@@ -123,6 +130,8 @@ final class MockStream {
         hasApnsId = false
         collapseIdTooLong = false
         expirationInvalid = false
+        expiration = -1
+        collapseIdLength = -1
         authorization = .absent
         authorizationValue.removeAll(keepingCapacity: true)
         bodyBytes = 0
@@ -137,6 +146,9 @@ final class MockStream {
 
     var tokenBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: token, count: tokenLength) }
     var topicBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: topic, count: topicLength) }
+    var collapseIdBytes: UnsafeRawBufferPointer? {
+        collapseIdLength < 0 ? nil : UnsafeRawBufferPointer(start: collapseId, count: collapseIdLength)
+    }
 
     /// Replaces the topic (certificate connections fill in the certificate's default topic).
     func setTopic(_ bytes: [UInt8]) {

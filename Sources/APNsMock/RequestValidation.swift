@@ -49,11 +49,16 @@ enum RequestValidation {
         case .expiration:
             if let seconds = JSON.decodeInt64(value), NotificationRules.checkExpiration(seconds) == nil {
                 stream.expirationInvalid = false
+                stream.expiration = seconds
             } else {
                 stream.expirationInvalid = true
             }
         case .collapseId:
             stream.collapseIdTooLong = NotificationRules.checkCollapseId(value) != nil
+            if !stream.collapseIdTooLong {
+                if let base = value.baseAddress { stream.collapseId.copyMemory(from: base, byteCount: value.count) }
+                stream.collapseIdLength = value.count
+            }
         case .authorization:
             break
         }
