@@ -12,10 +12,12 @@ DEBUG_DIR    := .build/debug
 RELEASE_SCRATCH := .build-release
 RELEASE_DIR  := $(RELEASE_SCRATCH)/release
 PKI          := .build-pki
+PREFIX       ?= /usr/local
+VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' Include/swiftpush.h)
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc demo bench bench-scaling clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install install demo bench bench-scaling clean
 
 all: build
 
@@ -41,7 +43,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -70,6 +72,18 @@ bench: release pki
 
 bench-scaling: release pki
 	bash scripts/bench-scaling.sh $(RELEASE_DIR) $(PKI)
+
+# Installs the self-contained library (Swift runtime linked in), the header and swiftpush.pc:
+#   make install PREFIX=/opt/swiftpush   then   cc app.c $(pkg-config --cflags --libs swiftpush)
+install: release
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(RELEASE_DIR)/libswiftpush.so $(DESTDIR)$(PREFIX)/lib/libswiftpush.so
+	install -m 644 Include/swiftpush.h $(DESTDIR)$(PREFIX)/include/swiftpush.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' Bindings/c/pkgconfig/swiftpush.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/swiftpush.pc
+
+test-install: release pki
+	bash Tests/install/run.sh $(RELEASE_DIR)
 
 clean:
 	rm -rf .build .build-* out

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make install PREFIX=...` gives a usable library: installs into a temporary prefix, builds a C
+# program with `pkg-config --cflags --libs swiftpush` against the installed copy only, checks
+# that the library needs no Swift runtime (ldd), and runs the program against the mock with the
+# Swift toolchain's libraries out of reach (LD_LIBRARY_PATH holds the prefix alone).
+# usage: Tests/install/run.sh RELEASE_DIR   (holds swiftpush-cli, for the mock)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=$(cd "${1:?usage: run.sh RELEASE_DIR}" && pwd)
+pki=$(pwd)/.build-pki
+prefix=$(mktemp -d)
+out=$(mktemp -d)
+export MOCK_LOG_DIR=$out
+source scripts/mock-ctl.sh
+trap 'mock_stop_all; rm -rf "$prefix" "$out"' EXIT
+pass=0; fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+bad() { echo "FAILED: $1"; fail=$((fail + 1)); }
+
+make --no-print-directory -s install PREFIX="$prefix" >/dev/null
+[ -f "$prefix/lib/libswiftpush.so" ] && [ -f "$prefix/include/swiftpush.h" ] && [ -f "$prefix/lib/pkgconfig/swiftpush.pc" ] \
+  && ok "make install puts the library, the header and swiftpush.pc in PREFIX" || bad "make install layout"
+
+if ldd "$prefix/lib/libswiftpush.so" | grep -qiE 'swift|Foundation|dispatch'; then
+  ldd "$prefix/lib/libswiftpush.so"; bad "the installed library depends on the Swift runtime"
+else ok "the installed library needs no Swift runtime (ldd)"; fi
+
+flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs swiftpush)
+if gcc -std=c11 -Wall -Wextra -Werror Bindings/c/examples/send_one.c $flags -o "$out/send_one"; then
+  ok "a C program builds with pkg-config --cflags --libs swiftpush"
+else bad "building against the installed copy"; fi
+
+mock_start install "$build/swiftpush-cli" "$pki"
+if env -u LD_PRELOAD LD_LIBRARY_PATH="$prefix/lib" SWIFT_BACKTRACE=enable=no "$out/send_one" \
+     "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 TEAM123456 com.example.app \
+     00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0 localhost "$MOCK_PORT" "$pki/ca.pem" \
+     > "$out/run.txt" 2>&1 && grep -q '^ACCEPTED' "$out/run.txt"; then
+  ok "it runs from the installed copy alone and its notification is accepted"
+else cat "$out/run.txt"; bad "running against the installed copy"; fi
+echo "install: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
