@@ -263,6 +263,10 @@ typedef struct push_result {
     char reason_text[128];      /**< NUL-terminated: APNs's reason text, or the library's detail */
 } push_result;
 
+/** Receives results instead of push_client_poll (see push_config_set_result_callback): called
+ *  on the client's I/O thread with `count` (>= 1) results, valid only during the call. */
+typedef void (*push_result_callback)(void *user_data, const push_result *results, ptrdiff_t count);
+
 /** The state of one connection of the pool (push_connection_stats.state). */
 enum push_connection_state {
     PUSH_CONNECTION_CONNECTING = 1, /**< TCP, proxy tunnel or TLS handshake in progress */
@@ -434,6 +438,17 @@ push_config_t push_config_new(void);
 /// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
 /// same configuration.
 int32_t push_config_set_int(push_config_t config, int32_t option, int64_t value, push_error * err);
+
+/// Sends results to `callback` instead of push_client_poll. The client's I/O thread calls
+/// `callback(user_data, results, count)` with batches of results (count >= 1); the records are
+/// valid only during the call, and `user_data` is passed back as given (the caller keeps what it
+/// points to alive until push_client_close has returned). The callback runs on the I/O thread:
+/// keep it short, never call push_client_close or push_client_free from it; push_client_send
+/// from it never waits (a full queue returns PUSH_E_QUEUE_FULL). Results of notifications sent
+/// while close is finishing may be delivered on the sending thread. With a callback set,
+/// push_client_poll returns no results. A NULL callback goes back to polling.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or wrong config). `err` may be NULL.
+int32_t push_config_set_result_callback(push_config_t config, push_result_callback callback, void * user_data, push_error * err);
 
 /// Sets a string option (PUSH_OPT_HOST, PUSH_OPT_CA_FILE, PUSH_OPT_TOKEN_KEY_FILE,
 /// PUSH_OPT_TOKEN_KEY_PEM, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID, PUSH_OPT_DEFAULT_TOPIC,

@@ -474,6 +474,9 @@ extension PushClient {
     /// Hands finished notifications to pollers (one lock for the whole batch).
     private func publish() {
         if finishedLocally.isEmpty && localCounters == ClientCounters() && localLatencies.total == 0 { return }
+        if let callback = configuration.resultCallback {
+            deliver(&finishedLocally, to: callback, buffer: callbackBuffer)
+        }
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)
@@ -568,6 +571,7 @@ extension PushClient {
         }
         pool = pool.map { _ in nil }
         retiring = []
+        if let callback = configuration.resultCallback { deliver(&finishedLocally, to: callback, buffer: callbackBuffer) }
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)
@@ -582,6 +586,7 @@ extension PushClient {
             if index < 0 { break }
             complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
         }
+        if let callback = configuration.resultCallback { deliver(&finishedLocally, to: callback, buffer: callbackBuffer) }
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)

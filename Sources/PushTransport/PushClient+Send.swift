@@ -17,6 +17,8 @@ extension PushClient {
     /// before it is queued). When no slot is free, waits up to `timeoutMillis` (0: not at all,
     /// negative: without limit) and then reports `.queueFull` with the prefix that fit.
     public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> SendResult {
+        // From a result callback (the I/O thread) waiting for room would wait for ourselves.
+        let timeoutMillis = pthread_equal(pthread_self(), thread) != 0 ? 0 : timeoutMillis
         var done = 0
         let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
         while done < count {
@@ -63,6 +65,7 @@ extension PushClient {
 
             // 3. Hand them to the I/O thread; return unused slots.
             lock.lock()
+            var lateForCallback = SlotList()
             if submissionsClosed {
                 // close() raced with this send and the I/O thread has taken its last look at
                 // the queue: these were accepted, so they still get their (cancelled) results.
@@ -72,8 +75,12 @@ extension PushClient {
                     PushClient.markCancelled(slot, now: MonotonicTime.nanos())
                     index = slot.pointee.next
                 }
-                completions.splice(&filled, in: slots)
-                if waiters > 0 { lock.broadcast() }
+                if configuration.resultCallback == nil {
+                    completions.splice(&filled, in: slots)
+                    if waiters > 0 { lock.broadcast() }
+                } else {
+                    lateForCallback.splice(&filled, in: slots)
+                }
             }
             let wake = ioIdle && !filled.isEmpty
             if !filled.isEmpty { ioIdle = false }
@@ -81,6 +88,12 @@ extension PushClient {
             freeSlots.splice(&taken, in: slots)
             lock.unlock()
             if wake { loop.wake() }
+            if let callback = configuration.resultCallback, !lateForCallback.isEmpty {
+                // Rare: delivered on this thread, since the I/O thread has finished.
+                let buffer = UnsafeMutablePointer<push_result>.allocate(capacity: PushClient.callbackBatch)
+                deliver(&lateForCallback, to: callback, buffer: buffer)
+                buffer.deallocate()
+            }
             if let failure { return SendResult(accepted: done, error: failure) }
         }
         return SendResult(accepted: done, error: nil)
@@ -237,6 +250,26 @@ extension PushClient {
         freeSlots.splice(&released, in: slots)
         if waiters > 0 { lock.broadcast() } // senders waiting for room
         return (n, false)
+    }
+
+    /// Calls the result callback with the results in `list` (in batches), then frees their
+    /// slots. Called without the lock; the slots belong to the calling thread until freed.
+    func deliver(_ list: inout SlotList, to callback: ResultCallback, buffer: UnsafeMutablePointer<push_result>) {
+        var index = list.head
+        var n = 0
+        while index >= 0 {
+            buffer[n] = makeResult(slots[index])
+            n += 1
+            index = slots[index].pointee.next
+            if n == PushClient.callbackBatch || index < 0 {
+                callback.function(callback.userData, buffer, n)
+                n = 0
+            }
+        }
+        lock.lock()
+        freeSlots.splice(&list, in: slots)
+        if waiters > 0 { lock.broadcast() }
+        lock.unlock()
     }
 
     private func makeResult(_ slot: UnsafeMutablePointer<Slot>) -> push_result {

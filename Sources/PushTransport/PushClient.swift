@@ -3,6 +3,7 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import CSwiftPushABI
 
 /// Everything a client needs to know, with the defaults users get.
 public struct ClientConfiguration: Sendable {
@@ -50,6 +51,8 @@ public struct ClientConfiguration: Sendable {
     public var proxyCredentials: String?
     /// Certificate authentication (instead of a token key).
     public var clientCertificate: ClientCertificate?
+    /// Results go to this callback (on the I/O thread) instead of to `poll`.
+    public var resultCallback: ResultCallback?
     /// Time source (tests substitute a ManualClock).
     public var clock: any PushClock = SystemClock.shared
 
@@ -114,6 +117,9 @@ public final class PushClient: @unchecked Sendable {
     var thread = pthread_t()
     var localCounters = ClientCounters()
     var localLatencies = LatencyHistogram()
+    /// Results handed to `configuration.resultCallback` are assembled here (I/O thread only).
+    let callbackBuffer = UnsafeMutablePointer<push_result>.allocate(capacity: PushClient.callbackBatch)
+    static let callbackBatch = 256
     /// Notifications waiting out a retry delay (429/5xx), with `Slot.retryAtNanos`.
     var delayed = SlotList()
     var lastGoawayReason = ""
@@ -200,7 +206,21 @@ public final class PushClient: @unchecked Sendable {
     deinit {
         authority.deallocate()
         authorizationBuffer?.deallocate()
+        callbackBuffer.deallocate()
         UnsafeMutableRawPointer(mutating: defaultTopic.baseAddress!).deallocate()
+    }
+}
+
+/// A C function that receives results, with the caller's pointer.
+public struct ResultCallback: @unchecked Sendable {
+    /// The function (`push_result_callback`).
+    public let function: push_result_callback
+    /// Passed back as the first argument; the caller keeps whatever it points to alive.
+    public let userData: UnsafeMutableRawPointer?
+
+    public init(function: push_result_callback, userData: UnsafeMutableRawPointer?) {
+        self.function = function
+        self.userData = userData
     }
 }
 

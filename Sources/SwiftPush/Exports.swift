@@ -192,6 +192,25 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
     }
 }
 
+/// Sends results to `callback` instead of push_client_poll. The client's I/O thread calls
+/// `callback(user_data, results, count)` with batches of results (count >= 1); the records are
+/// valid only during the call, and `user_data` is passed back as given (the caller keeps what it
+/// points to alive until push_client_close has returned). The callback runs on the I/O thread:
+/// keep it short, never call push_client_close or push_client_free from it; push_client_send
+/// from it never waits (a full queue returns PUSH_E_QUEUE_FULL). Results of notifications sent
+/// while close is finishing may be delivered on the sending thread. With a callback set,
+/// push_client_poll returns no results. A NULL callback goes back to polling.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL or wrong config). `err` may be NULL.
+@c public func push_config_set_result_callback(_ config: push_config_t?, _ callback: push_result_callback?,
+                                               _ user_data: UnsafeMutableRawPointer?,
+                                               _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
+    box.lock.withLock {
+        box.configuration.resultCallback = callback.map { ResultCallback(function: $0, userData: user_data) }
+    }
+    return succeed(err)
+}
+
 // MARK: - Client
 
 /// Opens a client: checks the configuration, signs the first provider token, and starts the

@@ -44,3 +44,26 @@ mkdir -p "$out/readme" && cp "$pki/AuthKey_TESTKEY001.p8" "$out/readme/"
 (cd "$out/readme" && APNS_HOST=localhost APNS_PORT=$trusted APNS_CA_FILE=$pki/ca.pem "$out/readme_example") > "$out/readme.txt"
 grep -q '^1 200 ' "$out/readme.txt" || { cat "$out/readme.txt"; echo "FAILED: the README's C example"; exit 1; }
 echo "ok: the README's C example sent one notification: $(cat "$out/readme.txt")"
+
+# The token-file sender with results by callback: 5,000 tokens, two of them unregistered.
+gone1=aa000000000000000000000000000000000000000000000000000000000000aa
+gone2=bb000000000000000000000000000000000000000000000000000000000000bb
+mock_start tokens "$build/swiftpush-cli" "$pki" --unregistered "$gone1=1700000000001" --unregistered "$gone2=1700000000002"
+python3 -c "
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('# tokens\n')
+    for i in range(5000):
+        f.write(('%064x' % (i + 1)) + '\n')
+    f.write(sys.argv[2] + '\n' + sys.argv[3] + '\n')
+" "$out/tokens.txt" "$gone1" "$gone2"
+gcc "${cflags[@]}" Bindings/c/examples/send_tokens.c "${ldflags[@]}" -o "$out/send_tokens"
+status=0
+"$out/send_tokens" "$out/tokens.txt" '{"aps":{"alert":"hi"}}' com.example.app "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 \
+  TEAM123456 localhost "$MOCK_PORT" "$pki/ca.pem" > "$out/tokens.out" || status=$?
+if [ "$status" = 1 ] && grep -q '^5002 tokens: 5002 sent (0 refused locally), 5000 accepted, 2 rejected, 0 failed$' "$out/tokens.out" \
+   && grep -q "^unregistered $gone1 1700000000001$" "$out/tokens.out" && grep -q "^unregistered $gone2 1700000000002$" "$out/tokens.out"; then
+  echo "ok: Bindings/c/examples/send_tokens.c: 5,002 tokens from a file, results by callback, 410s reported"
+else
+  cat "$out/tokens.out"; echo "FAILED: send_tokens.c (exit $status)"; exit 1
+fi

@@ -162,6 +162,10 @@ typedef struct push_result {
     char reason_text[128];      /**< NUL-terminated: APNs's reason text, or the library's detail */
 } push_result;
 
+/** Receives results instead of push_client_poll (see push_config_set_result_callback): called
+ *  on the client's I/O thread with `count` (>= 1) results, valid only during the call. */
+typedef void (*push_result_callback)(void *user_data, const push_result *results, ptrdiff_t count);
+
 /** The state of one connection of the pool (push_connection_stats.state). */
 enum push_connection_state {
     PUSH_CONNECTION_CONNECTING = 1, /**< TCP, proxy tunnel or TLS handshake in progress */
