@@ -19,7 +19,22 @@
  *   structs cross the boundary; no unions, no varargs, no thread-local error state;
  * - records that may grow start with `struct_size`, so new fields go at the end;
  * - a (pointer, length) pair whose length is 0 is read as a NUL-terminated string, so C callers
- *   may set the pointer alone; a NULL pointer means "absent". */
+ *   may set the pointer alone; a NULL pointer means "absent".
+ *
+ * What the library can check, and what it cannot (Tests/c/bad_input.c tries each):
+ * - checked: NULL for every pointer argument; negative lengths, counts and capacities; a
+ *   size_t length of 2^63 or more; a length longer than any valid value (option strings:
+ *   PATH_MAX, key PEM: 64 KiB, payload values: 5120, topics: 255, device tokens: 512 hex
+ *   digits, payloads: the push type's limit, collapse ids: 64), refused before a byte is read;
+ *   counts and record sizes whose product exceeds the address space; invalid UTF-8; a handle of
+ *   another kind (a push_config_t passed as a push_client_t, ...), recognized by a tag in the
+ *   object it points to, and a freed handle as long as its memory has not been reused.
+ * - not checkable: a length that is within the limits but larger than the caller's buffer (the
+ *   library cannot know a buffer's size: it reads that many bytes); a NUL-terminated string
+ *   without its NUL; an array shorter than its count (push_client_send_batch,
+ *   push_client_poll); a pointer that is not NULL but not valid either, including a "handle"
+ *   that points to fewer than 24 readable bytes; a freed handle whose memory was reused. Such
+ *   calls are undefined behaviour, as with any C library. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -382,8 +397,9 @@ int32_t push_client_open(push_config_t config, push_client_t * client_out, push_
 /// a send produces exactly one result, also after push_client_close (cancelled ones).
 /// Returns PUSH_OK (possibly with *count == 0 after a timeout), or PUSH_E_CLOSED once the
 /// client is closed and every result has been returned.
-/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client, results or count with max > 0, or result_size
-/// smaller than the first version of push_result). Thread-safe; several threads may poll.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client, results or count with max > 0, negative max,
+/// result_size smaller than the first version of push_result or larger than 65536, or
+/// max * result_size beyond the address space). Thread-safe; several threads may poll.
 int32_t push_client_poll(push_client_t client, push_result * results, ptrdiff_t max, ptrdiff_t result_size, int32_t timeout_ms, ptrdiff_t * count);
 
 /// Sends one notification: validates it, copies it (the caller's memory may be reused at
@@ -401,7 +417,8 @@ int32_t push_client_send(push_client_t client, push_notification const * notific
 /// hand-off for the batch). Stops at the first notification that is invalid or does not fit:
 /// `*accepted` (may be NULL) receives how many of the first ones were queued, and the return
 /// value and `err` describe why the next one was not. Waiting for room as push_client_send.
-/// Errors: as push_client_send; PUSH_E_INVALID_ARGUMENT also for a NULL array with count > 0.
+/// Errors: as push_client_send; PUSH_E_INVALID_ARGUMENT also for a NULL array with count > 0,
+/// a negative count, or a count no array could hold.
 /// `err` may be NULL. Thread-safe.
 int32_t push_client_send_batch(push_client_t client, push_notification const * notifications, ptrdiff_t count, int32_t timeout_ms, ptrdiff_t * accepted, push_error * err);
 
@@ -457,9 +474,15 @@ int32_t push_config_set_result_callback(push_config_t config, push_result_callba
 /// NUL-terminated. Key files are read and checked at once (PUSH_OPT_TOKEN_KEY_FILE: a P-256
 /// PKCS#8 key; PUSH_OPT_P12_FILE: opened with the PUSH_OPT_P12_PASSWORD set before it), so an
 /// unreadable key or a wrong password is reported here.
-/// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or value), PUSH_E_BAD_OPTION (not a string
-/// option, or a malformed value), PUSH_E_KEY (key or certificate unreadable or invalid, wrong
-/// .p12 password).
+/// Values are text (UTF-8 without NUL bytes, at most PATH_MAX bytes), except
+/// PUSH_OPT_TOKEN_KEY_PEM (at most 64 KiB, kept in memory that is cleared when the
+/// configuration is freed); a longer `length` is refused before any byte is read. PUSH_OPT_KEY_ID
+/// and PUSH_OPT_TEAM_ID must be printable ASCII; PUSH_OPT_DEFAULT_TOPIC printable ASCII without
+/// spaces ("" for none).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or value, negative length), PUSH_E_BAD_OPTION
+/// (not a string option, or a malformed value: too long, not UTF-8, a NUL byte inside),
+/// PUSH_E_KEY (key or certificate unreadable or invalid, wrong .p12 password). Messages never
+/// quote key material.
 /// `err` may be NULL. Not thread-safe for the same configuration.
 int32_t push_config_set_string(push_config_t config, int32_t option, char const * value, ptrdiff_t length, push_error * err);
 
@@ -468,7 +491,8 @@ int32_t push_config_set_string(push_config_t config, int32_t option, char const 
 /// PUSH_PAYLOAD_ALERT_LOC_ARGS; `value` is `length` bytes of UTF-8 (0: NUL-terminated), copied.
 /// Each list needs its loc key (checked by push_payload_build); push_payload_clear empties it.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL value, negative length, not
-/// a loc-args list), PUSH_E_BAD_PAYLOAD (invalid UTF-8). `err` may be NULL. Thread-safe.
+/// a loc-args list), PUSH_E_BAD_PAYLOAD (invalid UTF-8), PUSH_E_PAYLOAD_TOO_LARGE (longer than
+/// 5120 bytes). `err` may be NULL. Thread-safe.
 int32_t push_payload_add_loc_arg(push_payload_t payload, int32_t list, char const * value, ptrdiff_t length, push_error * err);
 
 /// Builds the payload's JSON: compact, `aps` first (its keys in a fixed order), then the custom
@@ -503,7 +527,8 @@ push_payload_t push_payload_new(void);
 /// `name` is `length` bytes of UTF-8 (0: NUL-terminated); `volume` is 0 to 1. Replaces a sound
 /// set with PUSH_PAYLOAD_SOUND, and the other way round.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL name, negative length),
-/// PUSH_E_BAD_PAYLOAD (invalid UTF-8, volume out of range). `err` may be NULL. Thread-safe.
+/// PUSH_E_BAD_PAYLOAD (invalid UTF-8, volume out of range), PUSH_E_PAYLOAD_TOO_LARGE (a name
+/// longer than 5120 bytes). `err` may be NULL. Thread-safe.
 int32_t push_payload_set_critical_sound(push_payload_t payload, char const * name, ptrdiff_t length, double volume, push_error * err);
 
 /// Adds a custom top-level key beside `aps`: `key` (`key_length` bytes of UTF-8, 0:
@@ -512,7 +537,8 @@ int32_t push_payload_set_critical_sound(push_payload_t payload, char const * nam
 /// order they were added.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL key or value, negative
 /// length), PUSH_E_BAD_PAYLOAD (key `aps`, a key added before, invalid UTF-8, a value that is
-/// not valid JSON). `err` may be NULL. Thread-safe.
+/// not valid JSON), PUSH_E_PAYLOAD_TOO_LARGE (key or value longer than 5120 bytes). `err` may
+/// be NULL. Thread-safe.
 int32_t push_payload_set_custom(push_payload_t payload, char const * key, ptrdiff_t key_length, char const * json_value, ptrdiff_t value_length, push_error * err);
 
 /// Sets a number field: PUSH_PAYLOAD_RELEVANCE_SCORE (0 to 1).
@@ -534,7 +560,7 @@ int32_t push_payload_set_int(push_payload_t payload, int32_t field, int64_t valu
 /// copied into the payload as it is, never re-encoded. A NULL `json` removes the field.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, negative length, not a raw
 /// field), PUSH_E_BAD_PAYLOAD (not valid JSON, not an object: the message gives the byte
-/// offset). `err` may be NULL. Thread-safe.
+/// offset), PUSH_E_PAYLOAD_TOO_LARGE (longer than 5120 bytes). `err` may be NULL. Thread-safe.
 int32_t push_payload_set_raw(push_payload_t payload, int32_t field, char const * json, ptrdiff_t length, push_error * err);
 
 /// Sets a string field (PUSH_PAYLOAD_ALERT_TITLE … PUSH_PAYLOAD_ATTRIBUTES_TYPE, see
@@ -542,7 +568,8 @@ int32_t push_payload_set_raw(push_payload_t payload, int32_t field, char const *
 /// A NULL `value` removes the field. Any UTF-8 text is accepted and escaped when built.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload handle, negative length, a field
 /// that is not a string field), PUSH_E_BAD_PAYLOAD (invalid UTF-8; an interruption level other
-/// than passive, active, time-sensitive, critical; an event other than start, update, end). A
+/// than passive, active, time-sensitive, critical; an event other than start, update, end),
+/// PUSH_E_PAYLOAD_TOO_LARGE (a value longer than 5120 bytes, refused before it is read). A
 /// refused value leaves the payload unchanged. `err` may be NULL. Thread-safe (calls on one
 /// payload are serialized).
 int32_t push_payload_set_string(push_payload_t payload, int32_t field, char const * value, ptrdiff_t length, push_error * err);
@@ -565,8 +592,8 @@ char const * push_strerror(int32_t code);
 /// `*out_length`; with `buffer` NULL only the length is set.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL bundle_id or out_length, negative length or capacity),
 /// PUSH_E_BAD_PUSH_TYPE (not a PUSH_TYPE_*), PUSH_E_BAD_TOPIC (PUSH_TYPE_MDM, whose topic comes
-/// from the MDM certificate; an empty bundle id or one with spaces, control or non-ASCII
-/// characters), PUSH_E_BUFFER_TOO_SMALL. `err` may be NULL. Thread-safe.
+/// from the MDM certificate; an empty bundle id, one longer than 255 bytes, or one with spaces,
+/// control or non-ASCII characters), PUSH_E_BUFFER_TOO_SMALL. `err` may be NULL. Thread-safe.
 int32_t push_topic_for(char const * bundle_id, ptrdiff_t length, int32_t push_type, char * buffer, ptrdiff_t capacity, ptrdiff_t * out_length, push_error * err);
 
 /// Returns the library's version as a static NUL-terminated string ("MAJOR.MINOR.PATCH").

@@ -93,11 +93,16 @@ public enum NotificationRules {
         return nil
     }
 
-    /// A collapse id may be at most 64 bytes.
+    /// A collapse id may be at most 64 bytes, and being an HTTP/2 field value it may not hold
+    /// NUL, CR or LF (RFC 9113 §8.2.1: APNs would reset the stream as malformed).
     public static func checkCollapseId(_ id: UnsafeRawBufferPointer) -> Violation? {
-        id.count > maxCollapseIdBytes
-            ? Violation(.badCollapseId, "collapse id is \(id.count) bytes; at most \(maxCollapseIdBytes) allowed")
-            : nil
+        if id.count > maxCollapseIdBytes {
+            return Violation(.badCollapseId, "collapse id is \(id.count) bytes; at most \(maxCollapseIdBytes) allowed")
+        }
+        if id.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) {
+            return Violation(.badCollapseId, "collapse id has a NUL, CR or LF byte (not allowed in an HTTP/2 header value)")
+        }
+        return nil
     }
 
     /// An apns-id must be a canonical UUID (8-4-4-4-12 hex digits).

@@ -16,14 +16,25 @@ public final class SigningKey: @unchecked Sendable {
         public let description: String
     }
 
-    /// Loads a `.p8` key from PEM text.
-    public init(pem: [UInt8]) throws(LoadError) {
+    /// Loads a `.p8` key from PEM text (copied into `SecretBytes` first, cleared after).
+    public convenience init(pem: [UInt8]) throws(LoadError) {
+        try self.init(pem: SecretBytes(copying: pem))
+    }
+
+    /// Loads a `.p8` key from PEM text held in `SecretBytes`; OpenSSL reads it in place (a
+    /// read-only memory BIO), so no other copy of the text is made.
+    public init(pem: SecretBytes) throws(LoadError) {
+        pkey = try pem.withUnsafeBytes { (raw) throws(LoadError) in try Self.load(raw) }
+    }
+
+    private static func load(_ raw: UnsafeRawBufferPointer) throws(LoadError) -> OpaquePointer {
         OpenSSLError.clear()
-        let key: OpaquePointer? = pem.withUnsafeBytes { raw in
+        guard raw.count <= Int(Int32.max) else { throw LoadError(description: "not a PEM private key (too large)") }
+        let key: OpaquePointer? = {
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
             return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
+        }()
         guard let key else {
             OpenSSLError.clear()
             throw LoadError(description: "not a PEM private key (expected an Apple .p8 file: PKCS#8 PEM)")
@@ -41,20 +52,18 @@ public final class SigningKey: @unchecked Sendable {
                 throw LoadError(description: "the key's curve is \(group), not P-256")
             }
         }
-        pkey = key
+        return key
     }
 
     /// Loads a `.p8` key from a file.
     public convenience init(path: String) throws(LoadError) {
-        let bytes: [UInt8]
+        let secret: SecretBytes
         do throws(FileBytes.ReadError) {
-            bytes = try FileBytes.read(path: path, limit: 64 * 1024)
+            secret = try FileBytes.readSecret(path: path, limit: 64 * 1024)
         } catch {
             throw LoadError(description: "cannot read key file \(path): \(error.description)")
         }
-        var copy = bytes
-        defer { copy.withUnsafeMutableBytes { if let base = $0.baseAddress { _ = memset(base, 0, $0.count) } } }
-        try self.init(pem: copy)
+        try self.init(pem: secret) // the PEM text is cleared when `secret` goes
     }
 
     deinit { EVP_PKEY_free(pkey) } // EVP_PKEY_free clears private key memory (OPENSSL_clear_free)

@@ -4,11 +4,22 @@ import PushCore
 /// A TLS client certificate for certificate-based authentication: PEM files, or a PKCS#12
 /// (`.p12`) bundle with its password. Apple issues one per app (apns.md, "Certificate
 /// authentication"); with it, requests carry no `authorization` header.
-public enum ClientCertificate: Sendable, Equatable {
+public enum ClientCertificate: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A PEM certificate chain and its PEM private key (may be the same file).
     case pem(certificateFile: String, keyFile: String)
     /// A PKCS#12 bundle (its bytes) and the password that opens it.
     case pkcs12(bytes: [UInt8], password: String)
+
+    /// Shown instead of the case's values: a .p12's bytes hold the private key and its
+    /// password opens them, so neither may end up in a log line that prints a configuration.
+    public var description: String {
+        switch self {
+        case .pem(let certificateFile, let keyFile): return "pem(certificateFile: \(certificateFile), keyFile: \(keyFile))"
+        case .pkcs12(let bytes, _): return "pkcs12(\(bytes.count) bytes, password: <redacted>)"
+        }
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["description": description]) }
 
     /// Checks that the certificate and key load and match, without keeping them.
     public func validate() throws(TransportError) {

@@ -233,7 +233,10 @@ extension PushClient {
         guard let token else { return nil }
         let value = token.current()
         if token.generation != authorizationGeneration || authorizationBuffer == nil {
-            authorizationBuffer?.deallocate()
+            if let old = authorizationBuffer {
+                OPENSSL_cleanse(old.baseAddress, old.count)
+                old.deallocate()
+            }
             let b = UnsafeMutableRawBufferPointer.allocate(byteCount: value.count, alignment: 1)
             b.copyBytes(from: value)
             authorizationBuffer = b

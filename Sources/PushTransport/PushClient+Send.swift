@@ -109,11 +109,12 @@ extension PushClient {
             return .init(.badPushType, "push type \(n.pointee.push_type) is not a PUSH_TYPE_* value")
         }
         guard let tokenPtr = n.pointee.device_token else { return .init(.badDeviceToken, "device token is NULL") }
-        let token = bytes(tokenPtr, n.pointee.device_token_len)
+        guard let token = bytes(tokenPtr, n.pointee.device_token_len) else { return .init(.badDeviceToken, notALength("device_token_len")) }
         if let v = NotificationRules.checkDeviceToken(token) { return v }
         let topic: UnsafeRawBufferPointer
         if let t = n.pointee.topic {
-            topic = bytes(t, n.pointee.topic_len)
+            guard let b = bytes(t, n.pointee.topic_len) else { return .init(.badTopic, notALength("topic_len")) }
+            topic = b
         } else {
             topic = defaultTopic
         }
@@ -124,16 +125,18 @@ extension PushClient {
         case .failure(let v): return v
         }
         guard let payloadPtr = n.pointee.payload else { return .init(.badPayload, "payload is NULL") }
-        let payload = bytes(payloadPtr, n.pointee.payload_len)
+        guard let payload = bytes(payloadPtr, n.pointee.payload_len) else { return .init(.payloadTooLarge, notALength("payload_len")) }
         if let v = NotificationRules.checkPayload(payload, pushType: pushType) { return v }
         var collapse = UnsafeRawBufferPointer(start: nil, count: 0)
         if let c = n.pointee.collapse_id {
-            collapse = bytes(c, n.pointee.collapse_id_len)
+            guard let b = bytes(c, n.pointee.collapse_id_len) else { return .init(.badCollapseId, notALength("collapse_id_len")) }
+            collapse = b
             if let v = NotificationRules.checkCollapseId(collapse) { return v }
         }
         var apnsId = UnsafeRawBufferPointer(start: nil, count: 0)
         if let a = n.pointee.apns_id {
-            apnsId = bytes(a, n.pointee.apns_id_len)
+            guard let b = bytes(a, n.pointee.apns_id_len) else { return .init(.badApnsId, notALength("apns_id_len")) }
+            apnsId = b
             if let v = NotificationRules.checkApnsId(apnsId) { return v }
         }
         let hasExpiration = n.pointee.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) != 0
@@ -195,10 +198,17 @@ extension PushClient {
         return nil
     }
 
-    /// A (pointer, length) pair of the C ABI; length 0 reads a NUL-terminated string.
+    /// A (pointer, length) pair of the C ABI; length 0 reads a NUL-terminated string. Nothing
+    /// is read here: the rules check a field's length before its bytes, so an oversized length
+    /// is refused without touching the memory it claims. A size_t of 2^63 or more (a negative
+    /// ptrdiff_t cast to size_t, or garbage) arrives as a negative Int and gives nil.
     @inline(__always)
-    private func bytes(_ p: UnsafePointer<CChar>, _ length: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: p, count: length == 0 ? strlen(p) : length)
+    private func bytes(_ p: UnsafePointer<CChar>, _ length: Int) -> UnsafeRawBufferPointer? {
+        length < 0 ? nil : UnsafeRawBufferPointer(start: p, count: length == 0 ? strlen(p) : length)
+    }
+
+    private func notALength(_ field: String) -> String {
+        "push_notification.\(field) is not a length (2^63 or more: a negative value cast to size_t?)"
     }
 
     private func writeDecimal(_ value: Int64, to out: UnsafeMutableRawPointer) -> Int {

@@ -13,8 +13,15 @@ public struct ClientConfiguration: Sendable {
     public var port = 443
     /// CA certificates (PEM) to trust instead of the system store.
     public var caFile: String?
-    /// The token key as PEM text (from a .p8 file).
-    public var tokenKeyPEM: [UInt8]?
+    /// The token key as PEM text (from a .p8 file), in a buffer that is cleared when the last
+    /// reference goes. The client parses it when it opens and keeps only OpenSSL's key.
+    public var tokenKey: SecretBytes?
+    /// `tokenKey` as an array, for callers that have one (the caller's array is not cleared:
+    /// prefer `tokenKey` with `FileBytes.readSecret`).
+    public var tokenKeyPEM: [UInt8]? {
+        get { tokenKey?.arrayCopy }
+        set { tokenKey = newValue.map { SecretBytes(copying: $0) } }
+    }
     /// The token key's id (`kid`).
     public var keyID = ""
     /// The team id (`iss`).
@@ -118,7 +125,9 @@ public final class PushClient: @unchecked Sendable {
     var localCounters = ClientCounters()
     var localLatencies = LatencyHistogram()
     /// Results handed to `configuration.resultCallback` are assembled here (I/O thread only).
-    let callbackBuffer = UnsafeMutablePointer<push_result>.allocate(capacity: PushClient.callbackBatch)
+    /// Allocated at the end of `init`, after its last early `throw` (a stored property's default
+    /// value would be allocated first and leak whenever `init` throws).
+    let callbackBuffer: UnsafeMutablePointer<push_result>
     static let callbackBatch = 256
     /// Notifications waiting out a retry delay (429/5xx), with `Slot.retryAtNanos`.
     var delayed = SlotList()
@@ -136,14 +145,19 @@ public final class PushClient: @unchecked Sendable {
         c.maxStreamsPerConnection = min(max(c.maxStreamsPerConnection, 1), 100_000)
         c.queueCapacity = min(max(c.queueCapacity, 16), 4_194_304)
         c.maxAttempts = max(c.maxAttempts, 1)
-        self.configuration = c
+        // Credentials are used here and not kept: the key PEM and the certificate (a .p12's
+        // bytes and password) end up inside OpenSSL's objects, which clear them when freed.
+        var kept = c
+        kept.tokenKey = nil
+        kept.clientCertificate = nil
+        self.configuration = kept
         guard !c.host.isEmpty else { throw ClientError(.invalidArgument, "host is empty") }
         guard (1...65535).contains(c.port) else { throw ClientError(.badOption, "port \(c.port) is out of range") }
 
-        if c.tokenKeyPEM != nil && c.clientCertificate != nil {
+        if c.tokenKey != nil && c.clientCertificate != nil {
             throw ClientError(.key, "both a token key and a client certificate are set: choose one authentication")
         }
-        if let pem = c.tokenKeyPEM {
+        if let pem = c.tokenKey {
             guard !c.keyID.isEmpty else { throw ClientError(.key, "token auth needs the key id (PUSH_OPT_KEY_ID)") }
             guard !c.teamID.isEmpty else { throw ClientError(.key, "token auth needs the team id (PUSH_OPT_TEAM_ID)") }
             do {
@@ -190,6 +204,7 @@ public final class PushClient: @unchecked Sendable {
         pool = Array(repeating: nil, count: c.connections)
         reconnectAtNanos = Array(repeating: 0, count: c.connections)
         reconnectDelayNanos = Array(repeating: 0, count: c.connections)
+        callbackBuffer = .allocate(capacity: Self.callbackBatch)
 
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, nil, { arg in
@@ -205,7 +220,11 @@ public final class PushClient: @unchecked Sendable {
 
     deinit {
         authority.deallocate()
-        authorizationBuffer?.deallocate()
+        if let b = authorizationBuffer {
+            // The provider token is a bearer credential for up to an hour: clear it.
+            OPENSSL_cleanse(b.baseAddress, b.count)
+            b.deallocate()
+        }
         callbackBuffer.deallocate()
         UnsafeMutableRawPointer(mutating: defaultTopic.baseAddress!).deallocate()
     }

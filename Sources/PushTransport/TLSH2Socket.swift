@@ -59,6 +59,8 @@ open class TLSH2Socket: EventHandler {
     private var tunnelAnswer: [UInt8] = []
     /// When bytes last arrived (monotonic ns): idle detection for health PINGs.
     public private(set) var lastInputNanos: UInt64 = MonotonicTime.nanos()
+    /// Whether any bytes arrived since TLS came up (the first ones are checked for HTTP/1.x).
+    private var receivedInput = false
 
     /// Takes ownership of `fd` (non-blocking) and `ssl`; registers with `loop`.
     public init(loop: EventLoop, fd: Int32, ssl: OpaquePointer, phase: Phase) {
@@ -204,7 +206,10 @@ open class TLSH2Socket: EventHandler {
             return TransportError(.tls, "TLS handshake failed: certificate verify failed: " + String(cString: X509_verify_cert_error_string(verify)))
         }
         if sslError == SSL_ERROR_SSL && !queued.isEmpty && !peerHungUp {
-            return TransportError(.tls, "TLS handshake failed: " + queued)
+            // OpenSSL's words for bytes that are not a TLS record at all.
+            let notTLS = queued.contains("wrong version number") || queued.contains("packet length too long")
+                || queued.contains("record layer failure")
+            return TransportError(.tls, "TLS handshake failed: " + queued + (notTLS ? " (the server does not speak TLS)" : ""))
         }
         let detail = savedErrno != 0 ? String(cString: strerror(savedErrno)) : "end of stream"
         return TransportError(.connect, "the server closed the connection during the TLS handshake (\(detail))")
@@ -219,6 +224,15 @@ open class TLSH2Socket: EventHandler {
             if n > 0 {
                 lastInputNanos = MonotonicTime.nanos()
                 guard let session else { return }
+                if !receivedInput {
+                    receivedInput = true
+                    // A server that agreed to h2 but answers in HTTP/1.x (a misconfigured front
+                    // end): nghttp2 would only see a malformed frame, so say what it is.
+                    if let statusLine = Self.http1StatusLine(UnsafeRawBufferPointer(start: inBuf, count: Int(n))) {
+                        close(TransportError(.protocolError, "the server answered in HTTP/1.x, not HTTP/2: \(statusLine)"))
+                        return
+                    }
+                }
                 inSessionCall = true
                 let rv = nghttp2_session_mem_recv(session, inBuf.assumingMemoryBound(to: UInt8.self), Int(n))
                 inSessionCall = false
@@ -240,11 +254,41 @@ open class TLSH2Socket: EventHandler {
                 close(TransportError(.closed, "the server closed the connection"))
                 return
             default:
+                let refused = Self.peerRefusedCertificate()
                 let detail = OpenSSLError.drain(fallback: errno != 0 ? String(cString: strerror(errno)) : "end of stream")
+                if refused {
+                    close(TransportError(.tls, "the server refused the client certificate: " + detail))
+                    return
+                }
                 close(TransportError(.closed, "connection lost: " + detail))
                 return
             }
         }
+    }
+
+    /// Whether the error queue starts with an alert from the peer refusing our certificate.
+    /// A TLS 1.3 server checks the client's certificate after the client considers the
+    /// handshake done, so the refusal arrives on a read: it is a TLS failure that retrying
+    /// cannot fix (`.tls`), not a lost connection.
+    private static func peerRefusedCertificate() -> Bool {
+        let e = ERR_peek_error()
+        guard e != 0, ERR_GET_LIB(e) == ERR_LIB_SSL else { return false }
+        // OpenSSL reports a received alert as reason SSL_AD_REASON_OFFSET (1000) + its code:
+        // bad_certificate 42, unsupported_certificate 43, certificate_revoked 44,
+        // certificate_expired 45, certificate_unknown 46, unknown_ca 48, access_denied 49,
+        // certificate_required 116.
+        let alert = Int(ERR_GET_REASON(e)) - 1000
+        return [42, 43, 44, 45, 46, 48, 49, 116].contains(alert)
+    }
+
+    /// The status line when `bytes` start like an HTTP/1.x response ("HTTP/1.1 400 Bad
+    /// Request"), cut to 60 bytes; nil otherwise. An HTTP/2 peer's first bytes are a frame
+    /// header (a server's) or the preface "PRI * HTTP/2.0" (a client's), never this.
+    static func http1StatusLine(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let prefix = Array("HTTP/1.".utf8)
+        guard bytes.count >= prefix.count, bytes.prefix(prefix.count).elementsEqual(prefix) else { return nil }
+        let line = bytes.prefix(60).prefix { $0 != 13 && $0 != 10 }
+        return String(decoding: line.map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
 
     // MARK: - Output

@@ -56,18 +56,40 @@ import PushTransport
 /// NUL-terminated. Key files are read and checked at once (PUSH_OPT_TOKEN_KEY_FILE: a P-256
 /// PKCS#8 key; PUSH_OPT_P12_FILE: opened with the PUSH_OPT_P12_PASSWORD set before it), so an
 /// unreadable key or a wrong password is reported here.
-/// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or value), PUSH_E_BAD_OPTION (not a string
-/// option, or a malformed value), PUSH_E_KEY (key or certificate unreadable or invalid, wrong
-/// .p12 password).
+/// Values are text (UTF-8 without NUL bytes, at most PATH_MAX bytes), except
+/// PUSH_OPT_TOKEN_KEY_PEM (at most 64 KiB, kept in memory that is cleared when the
+/// configuration is freed); a longer `length` is refused before any byte is read. PUSH_OPT_KEY_ID
+/// and PUSH_OPT_TEAM_ID must be printable ASCII; PUSH_OPT_DEFAULT_TOPIC printable ASCII without
+/// spaces ("" for none).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or value, negative length), PUSH_E_BAD_OPTION
+/// (not a string option, or a malformed value: too long, not UTF-8, a NUL byte inside),
+/// PUSH_E_KEY (key or certificate unreadable or invalid, wrong .p12 password). Messages never
+/// quote key material.
 /// `err` may be NULL. Not thread-safe for the same configuration.
 @c public func push_config_set_string(_ config: push_config_t?, _ option: Int32,
                                       _ value: UnsafePointer<CChar>?, _ length: Int,
                                       _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
+    guard stringOptions.contains(UInt32(bitPattern: option)) else {
+        return report(err, .badOption, "option \(option) is not a string option")
+    }
     guard let value else { return report(err, .invalidArgument, "value is NULL") }
     guard length >= 0 else { return report(err, .invalidArgument, "length is negative") }
-    let bytes = stringArgument(value, length)
-    let text = String(decoding: bytes, as: UTF8.self)
+    if UInt32(bitPattern: option) == PUSH_OPT_TOKEN_KEY_PEM.rawValue {
+        guard let pem = stringArgument(value, length, limit: maxKeyFileBytes) else {
+            return report(err, .key, "key is longer than \(maxKeyFileBytes) bytes: not an Apple .p8 key (those are about 250)")
+        }
+        return box.lock.withLock { setTokenKey(box, pem: SecretBytes(copying: pem), origin: "key", err: err) }
+    }
+    // Every other value is text no longer than a path (PATH_MAX): a larger length is refused
+    // before a byte is read. It must be UTF-8 without NULs, so that it means what it says.
+    guard let bytes = stringArgument(value, length, limit: Int(PATH_MAX)) else {
+        return report(err, .badOption, "value is longer than \(PATH_MAX) bytes")
+    }
+    guard !bytes.contains(0) else { return report(err, .badOption, "value contains a NUL byte") }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+        return report(err, .badOption, "value is not valid UTF-8")
+    }
     return box.lock.withLock { () -> Int32 in
         switch UInt32(bitPattern: option) {
         case PUSH_OPT_HOST.rawValue:
@@ -83,21 +105,24 @@ import PushTransport
             box.configuration.caFile = text
         case PUSH_OPT_TOKEN_KEY_FILE.rawValue:
             do throws(FileBytes.ReadError) {
-                let pem = try FileBytes.read(path: text, limit: 64 * 1024)
+                let pem = try FileBytes.readSecret(path: text, limit: maxKeyFileBytes)
                 return setTokenKey(box, pem: pem, origin: "key file \(text)", err: err)
             } catch {
                 return report(err, .key, "cannot read key file \(text): \(error.description)")
             }
-        case PUSH_OPT_TOKEN_KEY_PEM.rawValue:
-            return setTokenKey(box, pem: bytes, origin: "key", err: err)
-        case PUSH_OPT_KEY_ID.rawValue:
-            guard !bytes.isEmpty else { return report(err, .badOption, "key id is empty") }
-            box.configuration.keyID = text
-        case PUSH_OPT_TEAM_ID.rawValue:
-            guard !bytes.isEmpty else { return report(err, .badOption, "team id is empty") }
-            box.configuration.teamID = text
+        case PUSH_OPT_KEY_ID.rawValue, PUSH_OPT_TEAM_ID.rawValue:
+            let name = UInt32(bitPattern: option) == PUSH_OPT_KEY_ID.rawValue ? "key id" : "team id"
+            guard !bytes.isEmpty else { return report(err, .badOption, "\(name) is empty") }
+            // They go into the JWT's JSON as they are (ProviderToken checks the same at open).
+            guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
+                return report(err, .badOption, "\(name) must be printable ASCII without spaces, quotes or backslashes (Apple's are 10 characters)")
+            }
+            if name == "key id" { box.configuration.keyID = text } else { box.configuration.teamID = text }
         case PUSH_OPT_DEFAULT_TOPIC.rawValue:
-            box.configuration.defaultTopic = bytes
+            guard bytes.count <= NotificationRules.maxTopicBytes, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                return report(err, .badOption, "default topic must be printable ASCII without spaces, at most \(NotificationRules.maxTopicBytes) bytes")
+            }
+            box.configuration.defaultTopic = Array(bytes)
         case PUSH_OPT_PROXY.rawValue:
             guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
                   (1...65535).contains(port), colon > text.startIndex else {
@@ -136,13 +161,26 @@ import PushTransport
     }
 }
 
-private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: UnsafeMutablePointer<push_error>?) -> Int32 {
+/// The string options of push_config_set_string.
+private let stringOptions: Set<UInt32> = [
+    PUSH_OPT_HOST.rawValue, PUSH_OPT_CA_FILE.rawValue, PUSH_OPT_TOKEN_KEY_FILE.rawValue, PUSH_OPT_TOKEN_KEY_PEM.rawValue,
+    PUSH_OPT_KEY_ID.rawValue, PUSH_OPT_TEAM_ID.rawValue, PUSH_OPT_DEFAULT_TOPIC.rawValue, PUSH_OPT_PROXY.rawValue,
+    PUSH_OPT_PROXY_CREDENTIALS.rawValue, PUSH_OPT_CERT_FILE.rawValue, PUSH_OPT_CERT_KEY_FILE.rawValue,
+    PUSH_OPT_P12_FILE.rawValue, PUSH_OPT_P12_PASSWORD.rawValue,
+]
+
+/// Largest token key accepted (file or PEM text); Apple's .p8 files are about 250 bytes.
+private let maxKeyFileBytes = 64 * 1024
+
+/// Checks the key and keeps its PEM text in `SecretBytes` (cleared when the configuration is
+/// freed or the key replaced); error messages never quote the key.
+private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err: UnsafeMutablePointer<push_error>?) -> Int32 {
     do throws(SigningKey.LoadError) {
         _ = try SigningKey(pem: pem) // checked now so that a bad key is reported where it was given
     } catch {
         return report(err, .key, "\(origin): \(error.description)")
     }
-    box.configuration.tokenKeyPEM = pem
+    box.configuration.tokenKey = pem
     return succeed(err)
 }
 
@@ -213,6 +251,10 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
 
 // MARK: - Client
 
+/// Largest record size accepted from callers (push_result grows at its end; 64 KiB is far
+/// beyond any version of it).
+private let maxRecordSize = 64 * 1024
+
 /// Opens a client: checks the configuration, signs the first provider token, and starts the
 /// client's I/O thread, which connects in the background (see push_client_wait_connected).
 /// On success stores the new client in `*client_out` (the caller owns it: push_client_close, then
@@ -275,7 +317,8 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
 /// hand-off for the batch). Stops at the first notification that is invalid or does not fit:
 /// `*accepted` (may be NULL) receives how many of the first ones were queued, and the return
 /// value and `err` describe why the next one was not. Waiting for room as push_client_send.
-/// Errors: as push_client_send; PUSH_E_INVALID_ARGUMENT also for a NULL array with count > 0.
+/// Errors: as push_client_send; PUSH_E_INVALID_ARGUMENT also for a NULL array with count > 0,
+/// a negative count, or a count no array could hold.
 /// `err` may be NULL. Thread-safe.
 @c public func push_client_send_batch(_ client: push_client_t?, _ notifications: UnsafePointer<push_notification>?,
                                       _ count: Int, _ timeout_ms: Int32, _ accepted: UnsafeMutablePointer<Int>?,
@@ -283,6 +326,9 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
     accepted?.pointee = 0
     guard let box = ClientBox.from(client) else { return report(err, .invalidArgument, "client is NULL or not a push_client_t") }
     guard count >= 0 else { return report(err, .invalidArgument, "count is negative") }
+    guard count <= Int.max / MemoryLayout<push_notification>.stride else {
+        return report(err, .invalidArgument, "count \(count) is larger than any array of push_notification")
+    }
     if count == 0 { return succeed(err) }
     guard let notifications else { return report(err, .invalidArgument, "notifications is NULL") }
     let r = box.client.send(notifications, count: count, timeoutMillis: timeout_ms)
@@ -299,8 +345,9 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
 /// a send produces exactly one result, also after push_client_close (cancelled ones).
 /// Returns PUSH_OK (possibly with *count == 0 after a timeout), or PUSH_E_CLOSED once the
 /// client is closed and every result has been returned.
-/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client, results or count with max > 0, or result_size
-/// smaller than the first version of push_result). Thread-safe; several threads may poll.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client, results or count with max > 0, negative max,
+/// result_size smaller than the first version of push_result or larger than 65536, or
+/// max * result_size beyond the address space). Thread-safe; several threads may poll.
 @c public func push_client_poll(_ client: push_client_t?, _ results: UnsafeMutablePointer<push_result>?,
                                 _ max: Int, _ result_size: Int, _ timeout_ms: Int32,
                                 _ count: UnsafeMutablePointer<Int>?) -> Int32 {
@@ -309,6 +356,9 @@ private func setTokenKey(_ box: ConfigBox, pem: [UInt8], origin: String, err: Un
     guard let count, max >= 0 else { return PushStatus.invalidArgument.rawValue }
     if max == 0 { return 0 }
     guard let results, result_size >= MemoryLayout<push_result>.size else { return PushStatus.invalidArgument.rawValue }
+    // No version of push_result will be this large, and no array this long fits in memory:
+    // such values are garbage (a dangling or swapped size), refused before anything is written.
+    guard result_size <= maxRecordSize, max <= Int.max / result_size else { return PushStatus.invalidArgument.rawValue }
     let r = box.client.poll(into: UnsafeMutableRawPointer(results), max: max, recordSize: result_size, timeoutMillis: timeout_ms)
     count.pointee = r.count
     return r.allDelivered ? PushStatus.closed.rawValue : 0

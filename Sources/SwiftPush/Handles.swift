@@ -8,6 +8,7 @@ import PushTransport
 /// What a `push_config_t` points to: a configuration being built.
 final class ConfigBox {
     /// Guards against a handle of the wrong kind (best effort: a freed handle is still misuse).
+    /// Must stay the first stored property (see `handleMagic`).
     var magic: UInt64 = ConfigBox.liveMagic
     static let liveMagic: UInt64 = 0x5350_434F_4E46_4947 // "SPCONFIG"
     var configuration = ClientConfiguration()
@@ -35,15 +36,26 @@ final class ConfigBox {
     }
 
     static func from(_ handle: push_config_t?) -> ConfigBox? {
-        guard let handle else { return nil }
-        let box = Unmanaged<ConfigBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
-        return box.magic == liveMagic ? box : nil
+        guard let handle, handleMagic(UnsafeRawPointer(handle)) == liveMagic else { return nil }
+        return Unmanaged<ConfigBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
     }
+}
+
+/// The first stored property (`magic`) of a handle's box, read as plain memory before any Swift
+/// reference to it is formed: a handle of another kind, or a freed one, is then refused without
+/// the runtime touching its reference count. On 64-bit Swift a class instance starts with a
+/// 16-byte header (metadata pointer, reference counts); its first stored property follows.
+/// What this cannot catch: a pointer to fewer than 24 readable bytes, or a freed handle whose
+/// memory was reused with the same bytes (see "What the library can check" in swiftpush.h).
+@inline(__always)
+func handleMagic(_ handle: UnsafeRawPointer) -> UInt64 {
+    handle.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
 }
 
 /// What a `push_client_t` points to. The box outlives `push_client_close` (so that sending
 /// after close is an error, not a crash, and results stay pollable) until `push_client_free`.
 final class ClientBox {
+    /// Must stay the first stored property (see `handleMagic`).
     var magic: UInt64 = ClientBox.liveMagic
     static let liveMagic: UInt64 = 0x5350_434C_4945_4E54 // "SPCLIENT"
     let client: PushClient
@@ -51,9 +63,8 @@ final class ClientBox {
     init(client: PushClient) { self.client = client }
 
     static func from(_ handle: push_client_t?) -> ClientBox? {
-        guard let handle else { return nil }
-        let box = Unmanaged<ClientBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
-        return box.magic == liveMagic ? box : nil
+        guard let handle, handleMagic(UnsafeRawPointer(handle)) == liveMagic else { return nil }
+        return Unmanaged<ClientBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
     }
 }
 
@@ -84,8 +95,10 @@ func succeed(_ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     return 0
 }
 
-/// A (pointer, length) string argument; length 0 reads a NUL-terminated string.
-func stringArgument(_ p: UnsafePointer<CChar>, _ length: Int) -> [UInt8] {
-    let n = length == 0 ? strlen(p) : length
-    return Array(UnsafeRawBufferPointer(start: p, count: n))
+/// A (pointer, length) string argument, not copied; length 0 reads a NUL-terminated string.
+/// Returns nil when it is longer than `limit` bytes: a length that large is refused before a
+/// byte is read, and a NUL-terminated string is scanned for at most `limit` + 1 bytes.
+func stringArgument(_ p: UnsafePointer<CChar>, _ length: Int, limit: Int) -> UnsafeRawBufferPointer? {
+    let n = length == 0 ? strnlen(p, limit + 1) : length
+    return n <= limit ? UnsafeRawBufferPointer(start: p, count: n) : nil
 }

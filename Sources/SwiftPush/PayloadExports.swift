@@ -9,6 +9,7 @@ import PushCore
 
 /// What a `push_payload_t` points to.
 final class PayloadBox {
+    /// Must stay the first stored property (see `handleMagic`).
     var magic: UInt64 = PayloadBox.liveMagic
     static let liveMagic: UInt64 = 0x5350_5041_594C_4F44 // "SPPAYLOD"
     var builder = PayloadBuilder()
@@ -17,9 +18,8 @@ final class PayloadBox {
     let lock = PThreadMutex()
 
     static func from(_ handle: push_payload_t?) -> PayloadBox? {
-        guard let handle else { return nil }
-        let box = Unmanaged<PayloadBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
-        return box.magic == liveMagic ? box : nil
+        guard let handle, handleMagic(UnsafeRawPointer(handle)) == liveMagic else { return nil }
+        return Unmanaged<PayloadBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
     }
 
     /// Applies `change` to a copy of the builder and keeps it only if it succeeded, so a refused
@@ -83,9 +83,13 @@ private enum PayloadField {
     }
 }
 
-/// A (pointer, length) argument as bytes, without copying; length 0 reads a NUL-terminated string.
-private func bytesArgument(_ p: UnsafePointer<CChar>, _ length: Int) -> UnsafeRawBufferPointer {
-    UnsafeRawBufferPointer(start: p, count: length == 0 ? strlen(p) : length)
+/// The longest value a payload field may take: no payload of any push type is larger, so a
+/// longer value could never be built. A larger length is refused before a byte is read (and a
+/// NUL-terminated value is scanned no further).
+private let maxValueBytes = PushType.allCases.map(\.payloadLimit).max()!
+
+private func tooLong(_ err: UnsafeMutablePointer<push_error>?, _ what: String) -> Int32 {
+    report(err, .payloadTooLarge, "\(what) is longer than \(maxValueBytes) bytes, the largest payload of any push type")
 }
 
 private let notAPayload = "payload is NULL or not a push_payload_t"
@@ -124,7 +128,8 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
 /// A NULL `value` removes the field. Any UTF-8 text is accepted and escaped when built.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload handle, negative length, a field
 /// that is not a string field), PUSH_E_BAD_PAYLOAD (invalid UTF-8; an interruption level other
-/// than passive, active, time-sensitive, critical; an event other than start, update, end). A
+/// than passive, active, time-sensitive, critical; an event other than start, update, end),
+/// PUSH_E_PAYLOAD_TOO_LARGE (a value longer than 5120 bytes, refused before it is read). A
 /// refused value leaves the payload unchanged. `err` may be NULL. Thread-safe (calls on one
 /// payload are serialized).
 @c public func push_payload_set_string(_ payload: push_payload_t?, _ field: Int32,
@@ -135,7 +140,11 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
     guard case .text(let f)? = PayloadField(field) else {
         return report(err, .invalidArgument, "field \(field) is not a string field")
     }
-    let bytes = value.map { bytesArgument($0, length) }
+    var bytes: UnsafeRawBufferPointer?
+    if let value {
+        guard let b = stringArgument(value, length, limit: maxValueBytes) else { return tooLong(err, "value") }
+        bytes = b
+    }
     return box.edit(err) { (b: inout PayloadBuilder) throws(PayloadBuilder.Failure) in try b.set(f, utf8: bytes) }
 }
 
@@ -144,7 +153,8 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
 /// PUSH_PAYLOAD_ALERT_LOC_ARGS; `value` is `length` bytes of UTF-8 (0: NUL-terminated), copied.
 /// Each list needs its loc key (checked by push_payload_build); push_payload_clear empties it.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL value, negative length, not
-/// a loc-args list), PUSH_E_BAD_PAYLOAD (invalid UTF-8). `err` may be NULL. Thread-safe.
+/// a loc-args list), PUSH_E_BAD_PAYLOAD (invalid UTF-8), PUSH_E_PAYLOAD_TOO_LARGE (longer than
+/// 5120 bytes). `err` may be NULL. Thread-safe.
 @c public func push_payload_add_loc_arg(_ payload: push_payload_t?, _ list: Int32,
                                         _ value: UnsafePointer<CChar>?, _ length: Int,
                                         _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
@@ -154,7 +164,7 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
     guard case .locArgs(let f)? = PayloadField(list) else {
         return report(err, .invalidArgument, "field \(list) is not a loc-args list")
     }
-    let bytes = bytesArgument(value, length)
+    guard let bytes = stringArgument(value, length, limit: maxValueBytes) else { return tooLong(err, "value") }
     return box.edit(err) { (b: inout PayloadBuilder) throws(PayloadBuilder.Failure) in try b.appendLocArg(f, utf8: bytes) }
 }
 
@@ -199,14 +209,15 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
 /// `name` is `length` bytes of UTF-8 (0: NUL-terminated); `volume` is 0 to 1. Replaces a sound
 /// set with PUSH_PAYLOAD_SOUND, and the other way round.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL name, negative length),
-/// PUSH_E_BAD_PAYLOAD (invalid UTF-8, volume out of range). `err` may be NULL. Thread-safe.
+/// PUSH_E_BAD_PAYLOAD (invalid UTF-8, volume out of range), PUSH_E_PAYLOAD_TOO_LARGE (a name
+/// longer than 5120 bytes). `err` may be NULL. Thread-safe.
 @c public func push_payload_set_critical_sound(_ payload: push_payload_t?, _ name: UnsafePointer<CChar>?,
                                                _ length: Int, _ volume: Double,
                                                _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     guard let box = PayloadBox.from(payload) else { return report(err, .invalidArgument, notAPayload) }
     guard let name else { return report(err, .invalidArgument, "name is NULL") }
     guard length >= 0 else { return report(err, .invalidArgument, "length is negative") }
-    let bytes = bytesArgument(name, length)
+    guard let bytes = stringArgument(name, length, limit: maxValueBytes) else { return tooLong(err, "name") }
     return box.edit(err) { (b: inout PayloadBuilder) throws(PayloadBuilder.Failure) in
         try b.setCriticalSound(name: try PayloadBuilder.text(bytes, for: "sound name"), volume: volume)
     }
@@ -217,7 +228,7 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
 /// copied into the payload as it is, never re-encoded. A NULL `json` removes the field.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, negative length, not a raw
 /// field), PUSH_E_BAD_PAYLOAD (not valid JSON, not an object: the message gives the byte
-/// offset). `err` may be NULL. Thread-safe.
+/// offset), PUSH_E_PAYLOAD_TOO_LARGE (longer than 5120 bytes). `err` may be NULL. Thread-safe.
 @c public func push_payload_set_raw(_ payload: push_payload_t?, _ field: Int32,
                                     _ json: UnsafePointer<CChar>?, _ length: Int,
                                     _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
@@ -226,7 +237,11 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
     guard case .raw(let f)? = PayloadField(field) else {
         return report(err, .invalidArgument, "field \(field) is not a raw JSON field")
     }
-    let bytes = json.map { bytesArgument($0, length) }
+    var bytes: UnsafeRawBufferPointer?
+    if let json {
+        guard let b = stringArgument(json, length, limit: maxValueBytes) else { return tooLong(err, "json") }
+        bytes = b
+    }
     return box.edit(err) { (b: inout PayloadBuilder) throws(PayloadBuilder.Failure) in try b.set(f, json: bytes) }
 }
 
@@ -236,7 +251,8 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
 /// order they were added.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL key or value, negative
 /// length), PUSH_E_BAD_PAYLOAD (key `aps`, a key added before, invalid UTF-8, a value that is
-/// not valid JSON). `err` may be NULL. Thread-safe.
+/// not valid JSON), PUSH_E_PAYLOAD_TOO_LARGE (key or value longer than 5120 bytes). `err` may
+/// be NULL. Thread-safe.
 @c public func push_payload_set_custom(_ payload: push_payload_t?, _ key: UnsafePointer<CChar>?, _ key_length: Int,
                                        _ json_value: UnsafePointer<CChar>?, _ value_length: Int,
                                        _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
@@ -244,7 +260,8 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
     guard let key else { return report(err, .invalidArgument, "key is NULL") }
     guard let json_value else { return report(err, .invalidArgument, "json_value is NULL") }
     guard key_length >= 0, value_length >= 0 else { return report(err, .invalidArgument, "length is negative") }
-    let k = bytesArgument(key, key_length), v = bytesArgument(json_value, value_length)
+    guard let k = stringArgument(key, key_length, limit: maxValueBytes) else { return tooLong(err, "key") }
+    guard let v = stringArgument(json_value, value_length, limit: maxValueBytes) else { return tooLong(err, "json_value") }
     return box.edit(err) { (b: inout PayloadBuilder) throws(PayloadBuilder.Failure) in try b.addCustom(keyUTF8: k, json: v) }
 }
 
@@ -312,8 +329,8 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
 /// `*out_length`; with `buffer` NULL only the length is set.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL bundle_id or out_length, negative length or capacity),
 /// PUSH_E_BAD_PUSH_TYPE (not a PUSH_TYPE_*), PUSH_E_BAD_TOPIC (PUSH_TYPE_MDM, whose topic comes
-/// from the MDM certificate; an empty bundle id or one with spaces, control or non-ASCII
-/// characters), PUSH_E_BUFFER_TOO_SMALL. `err` may be NULL. Thread-safe.
+/// from the MDM certificate; an empty bundle id, one longer than 255 bytes, or one with spaces,
+/// control or non-ASCII characters), PUSH_E_BUFFER_TOO_SMALL. `err` may be NULL. Thread-safe.
 @c public func push_topic_for(_ bundle_id: UnsafePointer<CChar>?, _ length: Int, _ push_type: Int32,
                               _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int,
                               _ out_length: UnsafeMutablePointer<Int>?,
@@ -325,7 +342,10 @@ private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ ca
     guard let type = PushType(rawValue: push_type) else {
         return report(err, .badPushType, "push type \(push_type) is not a PUSH_TYPE_* value")
     }
-    switch type.topic(forBundleID: bytesArgument(bundle_id, length)) {
+    guard let bundle = stringArgument(bundle_id, length, limit: NotificationRules.maxTopicBytes) else {
+        return report(err, .badTopic, "bundle id is longer than \(NotificationRules.maxTopicBytes) bytes")
+    }
+    switch type.topic(forBundleID: bundle) {
     case .success(let topic): return copyOut(Array(topic.utf8), buffer, capacity, out_length, err)
     case .failure(let v): return report(err, v.status, v.message)
     }

@@ -36,7 +36,12 @@ extension MockTests {
             #expect(record.prefix(11).map(\.stream) == Array(stride(from: 1, through: 21, by: 2)).map { Int32($0) })
             #expect(record[10].deviceToken == "xyz")
             #expect(record[10].status == 400 && record[10].reason == "BadDeviceToken")
-            #expect(record[0] == MockRecord(connection: 1, stream: 1, apnsId: ids[0], deviceToken: TestPKI.token, status: 200, reason: ""))
+            var expected = MockRecord(connection: 1, stream: 1, apnsId: ids[0], deviceToken: TestPKI.token, status: 200, reason: "")
+            // The headers the probe sent (H2Probe.headers): topic, push type and authorization.
+            expected.topic = "com.example.app"
+            expected.pushType = .alert
+            expected.hadAuthorization = true
+            #expect(record[0] == expected)
             // Each answer's apns-id is the recorded one.
             let answered = Dictionary(uniqueKeysWithValues: r.responses.map { (Int32($0.stream!), $0.headers?["apns-id"] ?? "") })
             for rec in record.prefix(11) { #expect(answered[rec.stream] == rec.apnsId) }

@@ -67,3 +67,26 @@ if [ "$status" = 1 ] && grep -q '^5002 tokens: 5002 sent (0 refused locally), 50
 else
   cat "$out/tokens.out"; echo "FAILED: send_tokens.c (exit $status)"; exit 1
 fi
+
+# The bad-input matrix of the C ABI: NULLs, absurd sizes, invalid UTF-8, oversized values, bad
+# keys, handles of the wrong kind (no server needed).
+gcc "${cflags[@]}" Tests/c/bad_input.c "${ldflags[@]}" -o "$out/bad_input"
+SWIFTPUSH_TEST_PKI=$pki "$out/bad_input"
+
+# The library connects to the configured host and nowhere else: the README example under strace
+# makes only TCP connections to the mock's port on loopback. (Name resolution may talk to a DNS
+# server on port 53 on the library's behalf; glibc answers "localhost" from /etc/hosts.)
+if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
+  (cd "$out/readme" && APNS_HOST=localhost APNS_PORT=$trusted APNS_CA_FILE=$pki/ca.pem \
+    strace -f -e trace=connect -o "$out/strace.log" "$out/readme_example") > /dev/null
+  grep -E 'connect\(.*sa_family=AF_INET6?' "$out/strace.log" > "$out/inet-connects.log" || true
+  others=$(grep -vE "htons\(($trusted|53)\)" "$out/inet-connects.log" || true)
+  if [ -s "$out/inet-connects.log" ] && [ -z "$others" ] \
+     && ! grep "htons($trusted)" "$out/inet-connects.log" | grep -vqE 'inet_addr\("127\.0\.0\.1"\)|inet_pton\(AF_INET6, "::1"'; then
+    echo "ok: the library connected only to localhost:$trusted ($(grep -c "htons($trusted)" "$out/inet-connects.log") connect calls)"
+  else
+    cat "$out/strace.log"; echo "FAILED: a connection to somewhere other than the configured host"; exit 1
+  fi
+else
+  echo "skipped: strace is not available (the Swift SecurityTests check connections without it)"
+fi

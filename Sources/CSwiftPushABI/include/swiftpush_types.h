@@ -9,7 +9,22 @@
  *   structs cross the boundary; no unions, no varargs, no thread-local error state;
  * - records that may grow start with `struct_size`, so new fields go at the end;
  * - a (pointer, length) pair whose length is 0 is read as a NUL-terminated string, so C callers
- *   may set the pointer alone; a NULL pointer means "absent". */
+ *   may set the pointer alone; a NULL pointer means "absent".
+ *
+ * What the library can check, and what it cannot (Tests/c/bad_input.c tries each):
+ * - checked: NULL for every pointer argument; negative lengths, counts and capacities; a
+ *   size_t length of 2^63 or more; a length longer than any valid value (option strings:
+ *   PATH_MAX, key PEM: 64 KiB, payload values: 5120, topics: 255, device tokens: 512 hex
+ *   digits, payloads: the push type's limit, collapse ids: 64), refused before a byte is read;
+ *   counts and record sizes whose product exceeds the address space; invalid UTF-8; a handle of
+ *   another kind (a push_config_t passed as a push_client_t, ...), recognized by a tag in the
+ *   object it points to, and a freed handle as long as its memory has not been reused.
+ * - not checkable: a length that is within the limits but larger than the caller's buffer (the
+ *   library cannot know a buffer's size: it reads that many bytes); a NUL-terminated string
+ *   without its NUL; an array shorter than its count (push_client_send_batch,
+ *   push_client_poll); a pointer that is not NULL but not valid either, including a "handle"
+ *   that points to fewer than 24 readable bytes; a freed handle whose memory was reused. Such
+ *   calls are undefined behaviour, as with any C library. */
 #ifndef SWIFTPUSH_TYPES_H
 #define SWIFTPUSH_TYPES_H
 

@@ -1,0 +1,93 @@
+import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes that must not outlive their use: private key PEM text. Held in one buffer of its own,
+/// never grown or copied by the type itself, and overwritten with zeros (OPENSSL_cleanse, which
+/// the compiler may not elide) before the memory is released.
+///
+/// Why not `[UInt8]`: an array's storage is freed without being cleared, every append that
+/// outgrows it leaves the old bytes in freed heap, and copy-on-write copies are invisible. The
+/// key still passes through OpenSSL while it is parsed; OpenSSL clears its own copies of
+/// private keys (`EVP_PKEY_free` uses `OPENSSL_clear_free`).
+///
+/// Immutable once made, so it may be shared between threads.
+public final class SecretBytes: @unchecked Sendable {
+    private let storage: UnsafeMutableRawBufferPointer
+    private let ownsStorage: Bool
+
+    /// Copies `bytes` into a new buffer.
+    public convenience init(copying bytes: UnsafeRawBufferPointer) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        if let base = bytes.baseAddress, bytes.count > 0 { buffer.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+        self.init(adopting: buffer, count: bytes.count)
+    }
+
+    /// Copies an array's bytes (the array itself is the caller's to clear).
+    public convenience init(copying bytes: [UInt8]) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        buffer.copyBytes(from: bytes)
+        self.init(adopting: buffer, count: bytes.count)
+    }
+
+    /// Takes `buffer`'s first `count` bytes as the secret; `buffer` was allocated with
+    /// `UnsafeMutableRawBufferPointer.allocate` and is released, cleared, on deinit. With
+    /// `deallocate` false the caller keeps ownership and only the clearing happens (tests use
+    /// that to see it).
+    init(adopting buffer: UnsafeMutableRawBufferPointer, count: Int, deallocate: Bool = true) {
+        storage = buffer
+        self.count = count
+        ownsStorage = deallocate
+    }
+
+    /// Length of the secret in bytes.
+    public let count: Int
+
+    /// Calls `body` with the bytes; the pointer must not escape it.
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: storage.baseAddress, count: count))
+    }
+
+    /// A copy as an ordinary array: for APIs that need one. The copy is not cleared when freed.
+    public var arrayCopy: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    deinit {
+        if let base = storage.baseAddress { OPENSSL_cleanse(base, storage.count) }
+        if ownsStorage { storage.deallocate() }
+    }
+}
+
+/// Printing or dumping a configuration that holds a secret shows its size, never its bytes.
+extension SecretBytes: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { "SecretBytes(\(count) bytes)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["count": count]) }
+}
+
+extension FileBytes {
+    /// Reads a small secret file (a private key) into `SecretBytes`: read straight into one
+    /// buffer of `limit` + 1 bytes, so no intermediate copy is left behind in freed memory.
+    public static func readSecret(path: String, limit: Int) throws(ReadError) -> SecretBytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReadError(description: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit + 1, alignment: 16)
+        var used = 0
+        while used <= limit {
+            let n = Glibc.read(fd, buffer.baseAddress! + used, limit + 1 - used)
+            if n < 0 {
+                if errno == EINTR { continue }
+                let e = errno
+                OPENSSL_cleanse(buffer.baseAddress, used)
+                buffer.deallocate()
+                throw ReadError(description: String(cString: strerror(e)))
+            }
+            if n == 0 { break }
+            used += n
+        }
+        let secret = SecretBytes(adopting: buffer, count: used)
+        if used > limit { throw ReadError(description: "file is larger than \(limit) bytes") }
+        return secret
+    }
+}
