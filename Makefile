@@ -3,6 +3,7 @@
 #                   through libswiftpush.so from C, print throughput and outcomes
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests
 #   make bench      the library against h2load on the same mock server (see README)
+#   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
 #   make header     regenerate Include/swiftpush.h from the Swift exports
 #   make generate   regenerate the enums from Tables/*.tsv
 # Each target installs missing Debian packages itself (scripts/install-deps.sh).
@@ -17,7 +18,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install install demo bench bench-scaling clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan test-tsan memcheck chaos soak install demo bench bench-scaling clean
 
 all: build
 
@@ -43,7 +44,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan memcheck
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -56,6 +57,24 @@ test-c:
 
 test-cli:
 	bash Tests/cli/run.sh $(DEBUG_DIR)
+
+# Sanitizers: the end-to-end Swift suites under ASan (+UBSan for C) in make test; TSan on demand.
+test-asan:
+	bash scripts/sanitize.sh address
+
+test-tsan:
+	bash scripts/sanitize.sh thread
+
+# valgrind memcheck of the C examples (send_one.c, load.c with GOAWAYs, refused streams, 503s).
+memcheck: build pki
+	bash scripts/memcheck.sh $(DEBUG_DIR)
+
+# Long runs (not in make test): 1,000,000-notification chaos run; 5,000,000-notification soak.
+chaos:
+	bash Tests/chaos/run.sh 1000000
+
+soak: release pki
+	bash scripts/soak.sh $(RELEASE_DIR) 5000000
 
 test-bindings:
 	bash Bindings/run-tests.sh $(DEBUG_DIR)

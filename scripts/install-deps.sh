@@ -4,7 +4,7 @@
 #   libssl-dev libnghttp2-dev pkg-config   build
 #   nghttp2-client                         h2load (benchmark baseline), nghttp (mock tests)
 #   openssl                                test keys and certificates
-#   valgrind                               (optional) memcheck target
+#   valgrind, strace                       memcheck, the "connects only where configured" check
 set -euo pipefail
 need=()
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev)
@@ -16,6 +16,8 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
 command -v taskset >/dev/null || need+=(util-linux)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v strace >/dev/null || need+=(strace)
 for extra in "$@"; do
   case "$extra" in
     go) command -v go >/dev/null || need+=(golang-go) ;;

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The client/mock end-to-end tests under a sanitizer (issue #8, item 2).
+#   scripts/sanitize.sh address|thread [FILTER]
+#     address  AddressSanitizer + LeakSanitizer + UndefinedBehaviorSanitizer (scratch .build-asan)
+#     thread   ThreadSanitizer (scratch .build-tsan)
+#   FILTER     swift test --filter regex (default: PushTransportTests|APNsMockTests, i.e. the
+#              client against the in-process mock, the mock itself, the chaos test)
+# Any sanitizer report fails the run. The chaos test runs with fewer notifications under a
+# sanitizer (SWIFTPUSH_CHAOS_COUNT, default 20,000 for address, 10,000 for thread) and longer
+# deadlines (SWIFTPUSH_CHAOS_DEADLINE_MS, SWIFTPUSH_CHAOS_WINDOW).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:?usage: sanitize.sh address|thread [FILTER]}
+filter=${2:-'PushTransportTests|APNsMockTests'}
+supp=$(mktemp -d)
+trap 'rm -rf "$supp"' EXIT
+
+case $kind in
+address)
+  scratch=.build-asan
+  # Swift 6.3 on Linux has no -sanitize=undefined for Swift code (swiftc: "unsupported
+  # option"; Swift traps on overflow and bounds by itself): UBSan instruments the C targets
+  # (CPushSystem: the epoll shims and nghttp2's pooled allocator, CSwiftPushABI) and the
+  # inline C shims of the OpenSSL/nghttp2 module headers; its handlers come with the ASan
+  # runtime.
+  flags=(--sanitize=address -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined)
+  export SWIFTPUSH_CHAOS_COUNT=${SWIFTPUSH_CHAOS_COUNT:-20000}
+  export SWIFTPUSH_CHAOS_DEADLINE_MS=${SWIFTPUSH_CHAOS_DEADLINE_MS:-3000}
+  # LeakSanitizer suppressions: only allocations made by the test harness, never by the
+  # library or the mock (each one read from a report of this suite):
+  #  - libXCTest.so: XCTest's main builds its (empty, Swift Testing runs the tests) suite
+  #    objects and never frees them before exit.
+  #  - Foundation.Process.run: the weak-reference side table Foundation's Process makes for
+  #    itself (ClientTestSupport.pki runs make-test-pki.sh through it once per process).
+  cat > "$supp/lsan.supp" <<'SUPP'
+leak:libXCTest.so
+leak:*10Foundation7ProcessC3run*
+SUPP
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1}
+  export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  ;;
+thread)
+  scratch=.build-tsan
+  flags=(--sanitize=thread)
+  export SWIFTPUSH_CHAOS_COUNT=${SWIFTPUSH_CHAOS_COUNT:-10000}
+  # Everything runs about ten times slower: a longer deadline and a smaller window, so that
+  # answers are not mistaken for stalls.
+  export SWIFTPUSH_CHAOS_DEADLINE_MS=${SWIFTPUSH_CHAOS_DEADLINE_MS:-5000}
+  export SWIFTPUSH_CHAOS_WINDOW=${SWIFTPUSH_CHAOS_WINDOW:-1000}
+  # No suppressions: every report counts. exitcode makes a run with reports fail even when
+  # every test passed.
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:exitcode=66:second_deadlock_stack=1}
+  ;;
+*)
+  echo "usage: sanitize.sh address|thread [FILTER]" >&2
+  exit 2
+  ;;
+esac
+
+export SWIFT_BACKTRACE=enable=no # the sanitizer prints the stack
+start=$(date +%s)
+# Only what the tests run: the test bundle and the CLI (the mock tests start it as a process).
+for product in swiftpushPackageTests swiftpush-cli; do
+  swift build --product "$product" "${flags[@]}" --scratch-path "$scratch"
+done
+built=$(date +%s)
+log=$(mktemp)
+trap 'rm -rf "$supp" "$log"' EXIT
+status=0
+swift test --skip-build "${flags[@]}" --scratch-path "$scratch" --filter "$filter" 2>&1 | tee "$log" || status=$?
+end=$(date +%s)
+reports=$(grep -cE '^(==[0-9]+==ERROR|WARNING: ThreadSanitizer|SUMMARY: (Address|Thread|Leak|UndefinedBehavior)Sanitizer)|runtime error:' "$log" || true)
+echo "sanitize $kind: build $((built - start)) s, tests $((end - built)) s, sanitizer reports: $reports, exit $status"
+if [ "$status" -ne 0 ] || [ "$reports" -ne 0 ]; then
+  echo "FAILED: tests under the $kind sanitizer" >&2
+  exit 1
+fi
+echo "ok: $filter under the $kind sanitizer"
