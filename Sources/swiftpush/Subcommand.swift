@@ -17,7 +17,7 @@ struct Subcommand: Sendable {
     let run: @Sendable (ParsedArguments) throws(UsageError) -> Int32
 
     /// Every subcommand, in the order `--help` lists them.
-    static let all: [Subcommand] = [MockCommand.subcommand, JWTCommand.subcommand, SendCommand.subcommand]
+    static let all: [Subcommand] = [SendCommand.subcommand, BenchCommand.subcommand, MockCommand.subcommand, JWTCommand.subcommand]
 
     /// The usage text for this subcommand.
     var usage: String {

@@ -125,5 +125,16 @@ name="--help lists the send options"
 if run 0 --help && grep -q -- "--tokens-file FILE" "$out/stdout" && grep -q -- "--apns-file FILE" "$out/stdout"
 then ok "$name"; else bad "$name"; fi
 
+name="bench against a mock of its own: all accepted, the machine-readable last line"
+if "$cli" bench --pki "$pki" --count 3000 --window 1000 > "$out/stdout" 2> "$out/stderr" \
+   && grep -q "^outcomes: 3000 accepted, 0 rejected, 0 failed$" "$out/stdout" \
+   && tail -1 "$out/stdout" | grep -qE '^swiftpush-bench rate=[0-9]+ cpu_us_per_notification=[0-9.]+ peak_rss_mb=[0-9.]+$'
+then ok "$name"; else bad "$name"; fi
+
+name="bench --help and a usage error"
+if "$cli" bench --help > "$out/stdout" 2>&1 && grep -q -- "--h2load" "$out/stdout" \
+   && ! "$cli" bench --count 10 > "$out/stdout" 2> "$out/stderr" && grep -q "give --pki" "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
