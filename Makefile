@@ -18,7 +18,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan test-tsan memcheck chaos soak install demo bench bench-scaling clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling clean
 
 all: build
 
@@ -44,7 +44,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan memcheck
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan memcheck test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -68,6 +68,10 @@ test-tsan:
 # valgrind memcheck of the C examples (send_one.c, load.c with GOAWAYs, refused streams, 503s).
 memcheck: build pki
 	bash scripts/memcheck.sh $(DEBUG_DIR)
+
+# libFuzzer harnesses, 10 s each over the committed corpora (Tests/fuzz/run.sh 600 for long runs).
+test-fuzz:
+	bash Tests/fuzz/run.sh 10
 
 # Long runs (not in make test): 1,000,000-notification chaos run; 5,000,000-notification soak.
 chaos:

@@ -42,5 +42,14 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
+        // Fuzzing (issue #8): one libFuzzer harness per executable target. Tests/fuzz/run.sh builds
+        // them with ASan, coverage and -DFUZZING; a plain build makes them corpus replayers.
+        .target(name: "FuzzSupport", dependencies: ["PushCore"]),
+        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", "PushCore"]),
+        .executableTarget(name: "FuzzPayload", dependencies: ["FuzzSupport", "PushCore"]),
+        .executableTarget(name: "FuzzResponse", dependencies: ["FuzzSupport", "PushCore"]),
+        .executableTarget(name: "FuzzApnsFile", dependencies: ["FuzzSupport", "PushCore"]),
+        .executableTarget(name: "FuzzKeys", dependencies: ["FuzzSupport", "PushCore", "PushTransport", "COpenSSL"]),
+        .executableTarget(name: "FuzzCABI", dependencies: ["FuzzSupport", "SwiftPush", "PushCore", "CSwiftPushABI", "COpenSSL"]),
     ]
 )

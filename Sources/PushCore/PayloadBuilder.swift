@@ -250,6 +250,12 @@ public struct PayloadBuilder: Sendable, Equatable {
             w.raw(c.value.bytes)
         }
         w.endObject()
+        // Raw values were checked alone, where they nest less deeply than here: one near
+        // JSON.maxDepth would give a payload that every later check (push_client_send's too)
+        // refuses (Tests/fuzz/corpus/payload/regression-deep-content-state).
+        if let f = w.bytes.withUnsafeBytes({ JSON.validate($0) }) {
+            throw Failure(.badPayload, "payload is not valid JSON: \(f.message) at byte \(f.offset) (content-state, attributes or a custom value nests too deeply)")
+        }
         if w.bytes.count > limit {
             throw Failure(.payloadTooLarge, "payload is \(w.bytes.count) bytes; \(limitHolder) \(limit)")
         }

@@ -33,11 +33,13 @@ public final class SigningKey: @unchecked Sendable {
         let key: OpaquePointer? = {
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+            // No password to give: without a callback OpenSSL would prompt on the process's
+            // terminal for an encrypted key, and wait (Tests/fuzz/corpus/keys/regression-p8-encrypted).
+            return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
         }()
         guard let key else {
             OpenSSLError.clear()
-            throw LoadError(description: "not a PEM private key (expected an Apple .p8 file: PKCS#8 PEM)")
+            throw LoadError(description: "not a PEM private key, or an encrypted one (expected an Apple .p8 file: unencrypted PKCS#8 PEM)")
         }
         guard EVP_PKEY_get_base_id(key) == EVP_PKEY_EC, EVP_PKEY_get_bits(key) == 256 else {
             EVP_PKEY_free(key)
@@ -51,6 +53,16 @@ public final class SigningKey: @unchecked Sendable {
                 EVP_PKEY_free(key)
                 throw LoadError(description: "the key's curve is \(group), not P-256")
             }
+        }
+        // A .p8 carries its public half beside the private one, and OpenSSL loads the pair
+        // without comparing them: a damaged file would sign tokens that APNs refuses (and that
+        // `publicKeyPEM` does not verify). Found by fuzzing: Tests/fuzz/corpus/keys/regression-p8-mismatched-halves.
+        let ctx = EVP_PKEY_CTX_new_from_pkey(nil, key, nil)
+        defer { EVP_PKEY_CTX_free(ctx) }
+        guard let ctx, EVP_PKEY_pairwise_check(ctx) == 1 else {
+            EVP_PKEY_free(key)
+            OpenSSLError.clear()
+            throw LoadError(description: "the key is damaged: its private and public halves do not match")
         }
         return key
     }

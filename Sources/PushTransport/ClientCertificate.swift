@@ -33,6 +33,9 @@ public enum ClientCertificate: Sendable, Equatable, CustomStringConvertible, Cus
         OpenSSLError.clear()
         switch self {
         case .pem(let certificateFile, let keyFile):
+            // No password to give: OpenSSL's default callback would prompt on the process's
+            // terminal for an encrypted key, and wait (Tests/fuzz/corpus/keys/regression-pem-encrypted-key).
+            SSL_CTX_set_default_passwd_cb(ctx) { _, _, _, _ in -1 }
             guard SSL_CTX_use_certificate_chain_file(ctx, certificateFile) == 1 else {
                 throw TransportError(.tls, "cannot load client certificate \(certificateFile): " + OpenSSLError.drain())
             }

@@ -1,0 +1,96 @@
+import CSwiftPushABI
+import FuzzSupport
+import PushCore
+import SwiftPush
+
+/// A fuzzed push_notification and the buffers it points to.
+final class FuzzNotification {
+    let token, topic, payload, collapse, apnsId: CString
+    var record = push_notification()
+
+    init(_ input: inout FuzzInput) {
+        let sizes = [UInt32(0), UInt32(MemoryLayout<push_notification>.size), UInt32(MemoryLayout<push_notification>.size - 8), 1]
+        record.struct_size = input.choose(8) == 0 ? input.pick(sizes) : 0
+        record.push_type = input.smallInt32(upTo: 11)
+        record.priority = input.choose(4) == 0 ? input.int32() : input.pick([0, 10, 5, 1, 0, 3])
+        record.flags = input.choose(3) == 0 ? input.uint32() : 0
+        record.expiration = input.int64()
+        record.tag = UInt64(bitPattern: input.int64())
+        token = .fuzzed(&input, limit: NotificationRules.maxDeviceTokenHexDigits)
+        topic = .fuzzed(&input, limit: NotificationRules.maxTopicBytes)
+        payload = .fuzzed(&input, limit: PushType.allCases.map(\.payloadLimit).max()!)
+        collapse = .fuzzed(&input, limit: NotificationRules.maxCollapseIdBytes)
+        apnsId = .fuzzed(&input, limit: 36)
+        record.device_token = UnsafePointer(token.pointer)
+        record.device_token_len = token.length
+        record.topic = UnsafePointer(topic.pointer)
+        record.topic_len = topic.length
+        record.payload = UnsafePointer(payload.pointer)
+        record.payload_len = payload.length
+        record.collapse_id = UnsafePointer(collapse.pointer)
+        record.collapse_id_len = collapse.length
+        record.apns_id = UnsafePointer(apnsId.pointer)
+        record.apns_id_len = apnsId.length
+    }
+
+    /// The statuses that NotificationRules says this notification deserves (empty: valid).
+    var violations: Set<PushStatus> {
+        var v = Set<PushStatus>()
+        if record.struct_size != 0 && record.struct_size < UInt32(MemoryLayout<push_notification>.size) { v.insert(.invalidArgument) }
+        guard let type = PushType(rawValue: record.push_type) else { v.insert(.badPushType); return v }
+        if token.oversized || token.withSeen({ NotificationRules.checkDeviceToken($0) }) != .some(nil) { v.insert(.badDeviceToken) }
+        let topicViolation = topic.pointer == nil
+            ? Array(defaultTopic.utf8).withUnsafeBytes { NotificationRules.checkTopic($0, pushType: type) }
+            : topic.oversized ? .init(.badTopic, "") : topic.withSeen { NotificationRules.checkTopic($0, pushType: type) }!
+        if topicViolation != nil { v.insert(.badTopic) }
+        if case .failure = NotificationRules.resolvePriority(record.priority, pushType: type) { v.insert(.badPriority) }
+        if payload.oversized || payload.withSeen({ NotificationRules.checkPayload($0, pushType: type) }) != .some(nil) {
+            v.insert(.badPayload)
+            v.insert(.payloadTooLarge)
+        }
+        if collapse.pointer != nil, collapse.oversized || collapse.withSeen({ NotificationRules.checkCollapseId($0) })! != nil { v.insert(.badCollapseId) }
+        if apnsId.pointer != nil, apnsId.oversized || apnsId.withSeen({ NotificationRules.checkApnsId($0) })! != nil { v.insert(.badApnsId) }
+        if record.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) != 0,
+           NotificationRules.checkExpiration(record.expiration) != nil { v.insert(.badExpiration) }
+        return v
+    }
+}
+
+private let sendStatuses: Set<PushStatus> = [.invalidArgument, .badDeviceToken, .badTopic, .badPushType, .badPriority,
+                                             .badPayload, .payloadTooLarge, .badCollapseId, .badApnsId, .badExpiration,
+                                             .queueFull]
+
+/// A status agrees with the rules: success (or a full queue) exactly when nothing is wrong,
+/// otherwise one of the things that are wrong.
+private func checkAgainstRules(_ rc: Int32, _ n: FuzzNotification, _ call: String) {
+    let status = PushStatus(rawValue: rc) ?? .internalError
+    let violations = n.violations
+    if status == .ok || status == .queueFull {
+        fuzzRequire(violations.isEmpty, "\(call) accepted a notification that breaks \(violations)")
+    } else {
+        fuzzRequire(violations.contains(status), "\(call) refused with \(status), but the rules say \(violations)")
+    }
+}
+
+func sendOne(_ input: inout FuzzInput, _ session: Session) {
+    let n = FuzzNotification(&input)
+    var err = push_error()
+    let rc = push_client_send(sharedClient, &n.record, 0, &err)
+    checkStatus(rc, err, allowed: sendStatuses, "push_client_send")
+    checkAgainstRules(rc, n, "push_client_send")
+    if rc == PushStatus.queueFull.rawValue { drainResults(wait: true) }
+}
+
+func sendBatch(_ input: inout FuzzInput, _ session: Session) {
+    let batch = (0...input.choose(3)).map { _ in FuzzNotification(&input) }
+    var records = batch.map(\.record)
+    var err = push_error()
+    var accepted = -1
+    let rc = push_client_send_batch(sharedClient, &records, records.count, 0, &accepted, &err)
+    checkStatus(rc, err, allowed: sendStatuses, "push_client_send_batch")
+    fuzzRequire((0...records.count).contains(accepted), "accepted \(accepted) of \(records.count)")
+    fuzzRequire((rc == 0) == (accepted == records.count), "status \(rc) with \(accepted) of \(records.count) accepted")
+    for n in batch.prefix(accepted) { fuzzRequire(n.violations.isEmpty, "the batch accepted a notification that breaks \(n.violations)") }
+    if accepted < batch.count { checkAgainstRules(rc, batch[accepted], "push_client_send_batch") }
+    if rc == PushStatus.queueFull.rawValue { drainResults(wait: true) }
+}
