@@ -22,6 +22,7 @@
 set -euo pipefail
 dir=${1:?usage: make-test-pki.sh DIR}
 mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)  # absolute: later steps run from inside it
 cd "$dir"
 [ -f ca.pem ] && [ -f client.p12 ] && [ -f notyet-client.pem ] && exit 0
 
