@@ -12,7 +12,6 @@ follows) and that many bytes, an Int64 is [1, index into FuzzInput.edgeIntegers]
 """
 import json
 import os
-import shutil
 import struct
 import sys
 
@@ -276,9 +275,12 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     pki = sys.argv[1]
-    if os.path.isdir(CORPUS):
-        for harness in ("json", "payload", "response", "apns", "keys", "cabi"):
-            shutil.rmtree(os.path.join(CORPUS, harness), ignore_errors=True)
+    # Replace the seeds; keep the regression-* inputs (past crashes, added by hand).
+    for harness in ("json", "payload", "response", "apns", "keys", "cabi"):
+        d = os.path.join(CORPUS, harness)
+        for name in os.listdir(d) if os.path.isdir(d) else []:
+            if not name.startswith("regression-"):
+                os.remove(os.path.join(d, name))
     json_seeds()
     payload_seeds()
     response_seeds()
