@@ -5,9 +5,11 @@ import PushCore
 // (or anything between it and us) might send them. Properties:
 // - parseErrorBody gives a result exactly when the body is a JSON object whose last `reason`
 //   member is a string; its text is that string decoded, its reason the table's entry for the
-//   text (spelled exactly as the text when known), its timestamp the last `timestamp` member
-//   read as an Int64 (0 when absent or not an integer);
-// - reasonText(in:) is that text, or else the first 127 bytes as text.
+//   text (spelled exactly as the text when known; .unknown for the library's own reasons,
+//   status 0), its timestamp the last `timestamp` member read as an Int64 (0 when absent or not
+//   an integer);
+// - reasonText(in:) is at most 127 UTF-8 bytes: a prefix of that text, or else of the first
+//   127 bytes as text.
 
 func fuzzResponse(_ body: UnsafeRawBufferPointer) {
     let parsed = APNsResponse.parseErrorBody(body)
@@ -23,7 +25,8 @@ func fuzzResponse(_ body: UnsafeRawBufferPointer) {
     if let parsed {
         fuzzRequire(parsed.reasonText == expectedText, "reason \(parsed.reasonText.debugDescription), expected \(String(describing: expectedText))")
         fuzzRequire(parsed.timestampMs == expectedTimestamp, "timestamp \(parsed.timestampMs), expected \(expectedTimestamp)")
-        fuzzRequire(parsed.reason == APNsReason(text: parsed.reasonText), "reason does not match its text")
+        let named = APNsReason(text: parsed.reasonText)
+        fuzzRequire(parsed.reason == (named.httpStatus == 0 ? .unknown : named), "reason does not match its text")
         if parsed.reason != .unknown {
             fuzzRequire(parsed.reason.staticText.description == parsed.reasonText, "\(parsed.reason) from \(parsed.reasonText.debugDescription)")
         }
@@ -32,11 +35,10 @@ func fuzzResponse(_ body: UnsafeRawBufferPointer) {
     }
 
     let text = APNsResponse.reasonText(in: body)
-    if let parsed {
-        fuzzRequire(text == parsed.reasonText, "GOAWAY reason \(text.debugDescription) differs from the body's")
-    } else {
-        fuzzRequire(text == String(decoding: body.prefix(127), as: UTF8.self), "GOAWAY text is not the first 127 bytes")
-    }
+    fuzzRequire(text.utf8.count <= 127, "GOAWAY reason of \(text.utf8.count) bytes")
+    let whole = parsed?.reasonText ?? String(decoding: body.prefix(127), as: UTF8.self)
+    fuzzRequire(whole.utf8.starts(with: text.utf8), "GOAWAY reason \(text.debugDescription) is not a prefix of \(whole.debugDescription)")
+    fuzzRequire(whole.utf8.count <= 127 ? text == whole : text.utf8.count > 123, "GOAWAY reason cut short: \(text.debugDescription)")
 }
 
 @main enum FuzzResponseMain { static func main() { FuzzMain.run(fuzzResponse) } }

@@ -25,14 +25,32 @@ public enum APNsResponse {
             }
         }
         guard let text else { return nil }
-        return ErrorBody(reason: APNsReason(text: text), reasonText: text, timestampMs: timestamp)
+        var reason = APNsReason(text: text)
+        // The library's own reasons (Timeout, Cancelled, ConnectionLost...: status 0 in the
+        // table) say what happened on this side; a server sending one of those names has sent
+        // an unknown reason, and must not be read as if the library had decided it.
+        if reason.httpStatus == 0 { reason = .unknown }
+        return ErrorBody(reason: reason, reasonText: text, timestampMs: timestamp)
     }
 
     /// The `reason` of a GOAWAY's debug data: the JSON reason when there is one, else the data
-    /// as text (some servers send plain text), cut to 127 bytes.
+    /// as text (some servers send plain text); either way at most `maxReasonBytes` bytes, cut
+    /// at a character boundary, since a peer chooses how long its debug data is.
     public static func reasonText(in data: UnsafeRawBufferPointer) -> String {
-        if let body = parseErrorBody(data) { return body.reasonText }
-        let text = String(decoding: data.prefix(127), as: UTF8.self)
-        return text
+        let text = parseErrorBody(data)?.reasonText ?? String(decoding: data.prefix(maxReasonBytes), as: UTF8.self)
+        return truncated(text, toBytes: maxReasonBytes)
+    }
+
+    /// The longest GOAWAY reason kept, in UTF-8 bytes.
+    public static let maxReasonBytes = 127
+
+    /// `text` cut to at most `limit` UTF-8 bytes without splitting a character.
+    static func truncated(_ text: String, toBytes limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        var end = text.utf8.index(text.utf8.startIndex, offsetBy: limit)
+        while end > text.startIndex && end.samePosition(in: text.unicodeScalars) == nil {
+            end = text.utf8.index(before: end)
+        }
+        return String(text[..<end])
     }
 }

@@ -72,4 +72,20 @@ struct APNsResponseTests {
         let long = String(repeating: "0123456789", count: 20)
         #expect(reasonText(long) == String(long.prefix(127)))
     }
+
+    @Test("A JSON GOAWAY reason is cut to 127 bytes too, never inside a character")
+    func goawayJSONReasonIsCut() {
+        let long = String(repeating: "é", count: 100)  // 200 bytes
+        let text = reasonText("{\"reason\":\"\(long)\"}")
+        #expect(text == String(repeating: "é", count: 63))
+        #expect(text.utf8.count == 126)
+    }
+
+    @Test("A server sending one of the library's own reason names sends an unknown reason",
+          arguments: ["Timeout", "ConnectionLost", "Cancelled", "CancelledInFlight", "QueueTimeout", "ConnectFailed", "TLSFailed"])
+    func libraryReasonNamesFromServerAreUnknown(name: String) throws {
+        let body = try #require(parse("{\"reason\":\"\(name)\"}"))
+        #expect(body.reason == .unknown)
+        #expect(body.reasonText == name)
+    }
 }
