@@ -502,10 +502,12 @@ int32_t push_payload_add_loc_arg(push_payload_t payload, int32_t list, char cons
 /// `*out_length`. With `buffer` NULL, only `*out_length` is set: the way to ask for the size.
 /// The payload is not changed and may be built again.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL out_length, negative
-/// capacity), PUSH_E_BAD_PAYLOAD (a loc-args list without its loc key),
-/// PUSH_E_PAYLOAD_TOO_LARGE (over the push type's limit, PUSH_PAYLOAD_PUSH_TYPE; *out_length
-/// still receives the size), PUSH_E_BUFFER_TOO_SMALL (`capacity` < *out_length + 1; *out_length
-/// receives the length, nothing is written). `err` may be NULL. Thread-safe.
+/// capacity), PUSH_E_BAD_PAYLOAD (a loc-args list without its loc key, or raw JSON values
+/// (content-state, attributes, custom keys) that make the payload nest more than 64 levels
+/// deep, the most push_client_send accepts), PUSH_E_PAYLOAD_TOO_LARGE (over the push type's
+/// limit, PUSH_PAYLOAD_PUSH_TYPE; *out_length still receives the size),
+/// PUSH_E_BUFFER_TOO_SMALL (`capacity` < *out_length + 1; *out_length receives the length,
+/// nothing is written). `err` may be NULL. Thread-safe.
 int32_t push_payload_build(push_payload_t payload, char * buffer, ptrdiff_t capacity, ptrdiff_t * out_length, push_error * err);
 
 /// Removes a field (any PUSH_PAYLOAD_* constant: a loc-args list is emptied, PUSH_PAYLOAD_SOUND
