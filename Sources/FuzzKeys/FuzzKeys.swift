@@ -18,8 +18,8 @@ func fuzzKeys(_ bytes: UnsafeRawBufferPointer) {
     switch input.choose(3) {
     case 0: checkSigningKey(input.rest())
     case 1:
-        let password = String(decoding: input.bytes(max: 128), as: UTF8.self)
-        checkCertificate(.pkcs12(bytes: input.rest(), password: password))
+        let password = SecretBytes(copying: String(decoding: input.bytes(max: 128), as: UTF8.self))
+        checkCertificate(.pkcs12(bytes: SecretBytes(copying: input.rest()), password: password))
     default:
         let sameFile = input.bool()
         let certificate = input.bytes(max: 16384)

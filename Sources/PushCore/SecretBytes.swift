@@ -31,6 +31,25 @@ public final class SecretBytes: @unchecked Sendable {
         self.init(adopting: buffer, count: bytes.count)
     }
 
+    /// Copies a string's UTF-8 (a password given as a Swift string: that string's own storage
+    /// is out of our reach, so prefer the other initializers where the bytes arrive raw).
+    public convenience init(copying text: String) {
+        let count = text.utf8.count
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        buffer.copyBytes(from: text.utf8)
+        self.init(adopting: buffer, count: count)
+    }
+
+    /// Makes a secret by writing it in place: `body` gets a buffer of `capacity` bytes and
+    /// returns how many it wrote. Nothing passes through ordinary (uncleared) memory.
+    public static func writing(capacity: Int, _ body: (UnsafeMutableRawBufferPointer) -> Int) -> SecretBytes {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        let count = body(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<capacity]))
+        precondition((0...capacity).contains(count), "SecretBytes.writing: wrote \(count) of \(capacity) bytes")
+        return SecretBytes(adopting: buffer, count: count)
+    }
+
     /// Takes `buffer`'s first `count` bytes as the secret; `buffer` was allocated with
     /// `UnsafeMutableRawBufferPointer.allocate` and is released, cleared, on deinit. With
     /// `deallocate` false the caller keeps ownership and only the clearing happens (tests use
@@ -47,6 +66,26 @@ public final class SecretBytes: @unchecked Sendable {
     /// Calls `body` with the bytes; the pointer must not escape it.
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: storage.baseAddress, count: count))
+    }
+
+    /// Calls `body` with the bytes NUL-terminated (for C APIs that take a password as a C
+    /// string), from a temporary buffer that is cleared afterwards.
+    public func withCString<R>(_ body: (UnsafePointer<CChar>) -> R) -> R {
+        let temporary = SecretBytes.writing(capacity: count + 1) { out in
+            withUnsafeBytes { out.copyMemory(from: $0) }
+            return count + 1
+        }
+        return temporary.withUnsafeBytes { body($0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+    }
+
+    /// Whether the bytes are valid UTF-8 (checked in place: a `String` made to check them
+    /// would leave a copy in freed memory).
+    public var isValidUTF8: Bool { withUnsafeBytes { PayloadJSONWriter.firstInvalidUTF8($0) == nil } }
+
+    /// Whether two secrets hold the same bytes (in time independent of where they differ).
+    public func sameBytes(as other: SecretBytes) -> Bool {
+        guard count == other.count else { return false }
+        return withUnsafeBytes { a in other.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, count) == 0 } }
     }
 
     /// A copy as an ordinary array: for APIs that need one. The copy is not cleared when freed.

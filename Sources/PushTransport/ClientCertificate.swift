@@ -7,8 +7,18 @@ import PushCore
 public enum ClientCertificate: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A PEM certificate chain and its PEM private key (may be the same file).
     case pem(certificateFile: String, keyFile: String)
-    /// A PKCS#12 bundle (its bytes) and the password that opens it.
-    case pkcs12(bytes: [UInt8], password: String)
+    /// A PKCS#12 bundle (its bytes) and the password that opens it: both secrets, held in
+    /// memory that is cleared when freed (read a `.p12` with `FileBytes.readSecret`).
+    case pkcs12(bytes: SecretBytes, password: SecretBytes)
+
+    /// Equal when the files are the same, or the bundles and passwords hold the same bytes.
+    public static func == (a: ClientCertificate, b: ClientCertificate) -> Bool {
+        switch (a, b) {
+        case let (.pem(c1, k1), .pem(c2, k2)): return c1 == c2 && k1 == k2
+        case let (.pkcs12(b1, p1), .pkcs12(b2, p2)): return b1.sameBytes(as: b2) && p1.sameBytes(as: p2)
+        default: return false
+        }
+    }
 
     /// Shown instead of the case's values: a .p12's bytes hold the private key and its
     /// password opens them, so neither may end up in a log line that prints a configuration.
@@ -44,6 +54,8 @@ public enum ClientCertificate: Sendable, Equatable, CustomStringConvertible, Cus
             }
         case .pkcs12(let bytes, let password):
             let p12: OpaquePointer? = bytes.withUnsafeBytes { raw in
+                // d2i_PKCS12 copies what it needs; PKCS12_free releases it (the key inside is
+                // still encrypted there; the decrypted one is cleared by EVP_PKEY_free).
                 var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) as UnsafePointer<UInt8>?
                 return d2i_PKCS12(nil, &p, raw.count)
             }
@@ -52,7 +64,8 @@ public enum ClientCertificate: Sendable, Equatable, CustomStringConvertible, Cus
             var key: OpaquePointer?
             var cert: OpaquePointer?
             var chain: OpaquePointer?
-            guard PKCS12_parse(p12, password, &key, &cert, &chain) == 1, let key, let cert else {
+            let opened = password.withCString { PKCS12_parse(p12, $0, &key, &cert, &chain) }
+            guard opened == 1, let key, let cert else {
                 OpenSSLError.clear()
                 throw TransportError(.tls, "cannot open the .p12 file: wrong password, or no certificate and key in it")
             }

@@ -53,9 +53,10 @@ public struct ClientConfiguration: Sendable {
     public var retireAfterTimeouts = 3
     /// Consecutive 5xx answers that make a connection suspect enough to retire.
     public var retireAfterServerErrors = 3
-    /// HTTP CONNECT proxy ("host", port), and "user:password" for it.
+    /// HTTP CONNECT proxy ("host", port).
     public var proxy: (host: String, port: Int)?
-    public var proxyCredentials: String?
+    /// "user:password" for the proxy (Basic), a secret cleared when freed.
+    public var proxyCredentials: SecretBytes?
     /// Certificate authentication (instead of a token key).
     public var clientCertificate: ClientCertificate?
     /// Results go to this callback (on the I/O thread) instead of to `poll`.
@@ -136,7 +137,7 @@ public final class PushClient: @unchecked Sendable {
     var authorizationBuffer: UnsafeMutableRawBufferPointer?
     var authorizationGeneration = 0
     /// The CONNECT request for the proxy, made once.
-    var tunnelRequest: [UInt8]?
+    var tunnelRequest: SecretBytes?
 
     /// Creates the client and starts its I/O thread, which starts connecting at once.
     public init(configuration: ClientConfiguration) throws(ClientError) {
@@ -150,6 +151,7 @@ public final class PushClient: @unchecked Sendable {
         var kept = c
         kept.tokenKey = nil
         kept.clientCertificate = nil
+        kept.proxyCredentials = nil // kept only inside tunnelRequest
         self.configuration = kept
         guard !c.host.isEmpty else { throw ClientError(.invalidArgument, "host is empty") }
         guard (1...65535).contains(c.port) else { throw ClientError(.badOption, "port \(c.port) is out of range") }
@@ -189,15 +191,8 @@ public final class PushClient: @unchecked Sendable {
         let t = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, c.defaultTopic.count), alignment: 1)
         t.copyBytes(from: c.defaultTopic)
         defaultTopic = UnsafeRawBufferPointer(start: t.baseAddress, count: c.defaultTopic.count)
-        if let proxy = c.proxy {
-            // RFC 9110 §9.3.6: CONNECT names the target as host:port; Basic credentials are
-            // standard base64 (RFC 7617).
-            var request = "CONNECT \(c.host):\(c.port) HTTP/1.1\r\nHost: \(c.host):\(c.port)\r\n"
-            if let credentials = c.proxyCredentials {
-                request += "Proxy-Authorization: Basic \(Base64URL.standard(Array(credentials.utf8)))\r\n"
-            }
-            tunnelRequest = Array((request + "\r\n").utf8)
-            _ = proxy
+        if c.proxy != nil {
+            tunnelRequest = Self.connectRequest(host: c.host, port: c.port, credentials: c.proxyCredentials)
         }
         slots = SlotTable(capacity: c.queueCapacity)
         deadlineNanos = UInt64(max(c.deadlineMillis, 1)) * 1_000_000

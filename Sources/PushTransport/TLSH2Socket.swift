@@ -54,7 +54,7 @@ open class TLSH2Socket: EventHandler {
     private var pendingClose: TransportError?
     private var closeRequested = false
     /// The HTTP CONNECT request to send once TCP is up (proxy), and the proxy's answer so far.
-    public var tunnelRequest: [UInt8]?
+    public var tunnelRequest: SecretBytes?
     private var tunnelRequestSent = 0
     private var tunnelAnswer: [UInt8] = []
     /// When bytes last arrived (monotonic ns): idle detection for health PINGs.

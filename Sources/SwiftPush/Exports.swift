@@ -87,6 +87,22 @@ import PushTransport
         return report(err, .badOption, "value is longer than \(PATH_MAX) bytes")
     }
     guard !bytes.contains(0) else { return report(err, .badOption, "value contains a NUL byte") }
+    let secretOption = UInt32(bitPattern: option) == PUSH_OPT_P12_PASSWORD.rawValue
+        || UInt32(bitPattern: option) == PUSH_OPT_PROXY_CREDENTIALS.rawValue
+    if secretOption {
+        // Passwords go straight into cleared memory: never through a String.
+        let secret = SecretBytes(copying: bytes)
+        guard secret.isValidUTF8 else { return report(err, .badOption, "value is not valid UTF-8") }
+        return box.lock.withLock { () -> Int32 in
+            if UInt32(bitPattern: option) == PUSH_OPT_P12_PASSWORD.rawValue {
+                box.p12Password = secret
+            } else {
+                guard bytes.contains(UInt8(ascii: ":")) else { return report(err, .badOption, "proxy credentials must be user:password") }
+                box.configuration.proxyCredentials = secret
+            }
+            return succeed(err)
+        }
+    }
     guard let text = String(validating: bytes, as: UTF8.self) else {
         return report(err, .badOption, "value is not valid UTF-8")
     }
@@ -131,19 +147,14 @@ import PushTransport
             var host = String(text[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
             box.configuration.proxy = (host, port)
-        case PUSH_OPT_PROXY_CREDENTIALS.rawValue:
-            guard text.contains(":") else { return report(err, .badOption, "proxy credentials must be user:password") }
-            box.configuration.proxyCredentials = text
         case PUSH_OPT_CERT_FILE.rawValue, PUSH_OPT_CERT_KEY_FILE.rawValue:
             guard access(text, R_OK) == 0 else {
                 return report(err, .key, "cannot read \(text): \(String(cString: strerror(errno)))")
             }
             if UInt32(bitPattern: option) == PUSH_OPT_CERT_FILE.rawValue { box.certificateFile = text } else { box.certificateKeyFile = text }
-        case PUSH_OPT_P12_PASSWORD.rawValue:
-            box.p12Password = text
         case PUSH_OPT_P12_FILE.rawValue:
             do throws(FileBytes.ReadError) {
-                let p12 = try FileBytes.read(path: text, limit: 1 << 20)
+                let p12 = try FileBytes.readSecret(path: text, limit: 1 << 20)
                 let certificate = ClientCertificate.pkcs12(bytes: p12, password: box.p12Password)
                 do throws(TransportError) {
                     try certificate.validate() // a wrong password is reported here, where it was given

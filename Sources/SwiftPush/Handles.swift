@@ -15,7 +15,8 @@ final class ConfigBox {
     /// Certificate-auth inputs, combined into `configuration.clientCertificate` at open.
     var certificateFile: String?
     var certificateKeyFile: String?
-    var p12Password = ""
+    /// PUSH_OPT_P12_PASSWORD, used when PUSH_OPT_P12_FILE is set (cleared when freed).
+    var p12Password = SecretBytes(copying: [UInt8]())
     let lock = PThreadMutex()
 
     /// The configuration to open a client with, or why it cannot be used.

@@ -67,7 +67,7 @@ enum BenchCommand {
         }
         defer { if let mock { kill(mock.processIdentifier, SIGKILL); mock.waitUntilExit() } }
         do throws(FileBytes.ReadError) {
-            c.tokenKeyPEM = try FileBytes.read(path: keyPath, limit: 64 * 1024)
+            c.tokenKey = try FileBytes.readSecret(path: keyPath, limit: 64 * 1024)
         } catch {
             throw UsageError("cannot read \(keyPath): \(error.description)")
         }

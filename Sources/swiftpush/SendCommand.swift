@@ -99,7 +99,8 @@ private struct SendRequest {
             let certificate: ClientCertificate
             if args.value("p12") != nil {
                 if args.value("cert") != nil { throw UsageError("--cert and --p12 exclude each other") }
-                certificate = .pkcs12(bytes: try readFile(cert, what: ".p12 file", limit: 1 << 20), password: args.value("password") ?? "")
+                certificate = .pkcs12(bytes: try readSecretFile(cert, what: ".p12 file", limit: 1 << 20),
+                                      password: SecretBytes(copying: args.value("password") ?? ""))
             } else {
                 certificate = .pem(certificateFile: cert, keyFile: args.value("cert-key") ?? cert)
             }
@@ -113,11 +114,11 @@ private struct SendRequest {
         }
         if args.value("password") != nil { throw UsageError("--password goes with --p12") }
         let path = try args.required("key")
-        configuration.tokenKeyPEM = try readFile(path, what: "key file", limit: 64 * 1024)
+        configuration.tokenKey = try readSecretFile(path, what: "key file", limit: 64 * 1024)
         configuration.keyID = try args.required("key-id")
         configuration.teamID = try args.required("team-id")
         do throws(SigningKey.LoadError) {
-            _ = try SigningKey(pem: configuration.tokenKeyPEM!)
+            _ = try SigningKey(pem: configuration.tokenKey!)
         } catch {
             throw UsageError("key file \(path): \(error.description)")
         }
@@ -254,6 +255,15 @@ private struct SendRequest {
             if let v = Array(token.utf8).withUnsafeBytes({ NotificationRules.checkDeviceToken($0) }) {
                 throw UsageError("invalid device token '\(token)': \(v.message)")
             }
+        }
+    }
+
+    /// Reads a key or a .p12 into memory that is cleared when freed.
+    private func readSecretFile(_ path: String, what: String, limit: Int) throws(UsageError) -> SecretBytes {
+        do throws(FileBytes.ReadError) {
+            return try FileBytes.readSecret(path: path, limit: limit)
+        } catch {
+            throw UsageError("cannot read \(what) \(path): \(error.description)")
         }
     }
 

@@ -94,7 +94,7 @@ struct ClientLifecycleTests {
 
         let client = try support.makeClient(port: server.port) {
             $0.proxy = ("127.0.0.1", proxyPort)
-            $0.proxyCredentials = "alice:s3cret"
+            $0.proxyCredentials = SecretBytes(copying: "alice:s3cret")
         }
         let results = support.sendAll(client, count: 200)
         client.close(drainMillis: 0)
@@ -104,7 +104,7 @@ struct ClientLifecycleTests {
 
         let refused = try support.makeClient(port: server.port) {
             $0.proxy = ("127.0.0.1", proxyPort)
-            $0.proxyCredentials = "alice:wrong"
+            $0.proxyCredentials = SecretBytes(copying: "alice:wrong")
         }
         defer { refused.close(drainMillis: 0) }
         let error = refused.waitUntilConnected(timeoutMillis: 1000)
@@ -132,7 +132,7 @@ struct ClientLifecycleTests {
         let server = try support.startMock { $0.clientCAFile = pki + "/ca.pem"; $0.tokenKeys = [] }
         defer { server.stop() }
         for certificate in [ClientCertificate.pem(certificateFile: pki + "/client.pem", keyFile: pki + "/client.key"),
-                            .pkcs12(bytes: try FileBytes.read(path: pki + "/client.p12", limit: 1 << 20), password: "secret")] {
+                            .pkcs12(bytes: try FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20), password: SecretBytes(copying: "secret"))] {
             let client = try support.makeClient(port: server.port) {
                 $0.tokenKeyPEM = nil
                 $0.clientCertificate = certificate
@@ -146,10 +146,10 @@ struct ClientLifecycleTests {
     @Test("A wrong .p12 password and a key that does not match the certificate fail with clear errors")
     func certificateErrors() throws {
         let pki = support.pki
-        let p12 = try FileBytes.read(path: pki + "/client.p12", limit: 1 << 20)
-        #expect(throws: TransportError.self) { try ClientCertificate.pkcs12(bytes: p12, password: "nope").validate() }
+        let p12 = try FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20)
+        #expect(throws: TransportError.self) { try ClientCertificate.pkcs12(bytes: p12, password: SecretBytes(copying: "nope")).validate() }
         do {
-            try ClientCertificate.pkcs12(bytes: p12, password: "nope").validate()
+            try ClientCertificate.pkcs12(bytes: p12, password: SecretBytes(copying: "nope")).validate()
         } catch {
             #expect(error.description.contains("wrong password"))
         }

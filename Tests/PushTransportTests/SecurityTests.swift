@@ -13,8 +13,9 @@ import CSwiftPushABI
 ///   verification off.
 /// - Private keys and provider tokens (JWTs) never appear in errors, results, stats or the
 ///   printed configuration.
-/// - Key material is cleared when freed: the key PEM lives in `SecretBytes` (cleared on
-///   release), the client keeps only OpenSSL's key (which OpenSSL clears), and the provider
+/// - Key material is cleared when freed: the key PEM, a .p12's bytes and password and the
+///   proxy credentials (and the CONNECT request made of them) live in `SecretBytes` (cleared
+///   on release), the client keeps only OpenSSL's key (which OpenSSL clears), and the provider
 ///   token's buffer is cleared too.
 /// - The client connects to the configured host (or proxy) and nowhere else: every connection
 ///   it starts arrives at the mock (or the proxy), and a listener on another port sees none.
@@ -109,7 +110,9 @@ struct SecurityTests {
         configuration.tokenKeyPEM = pem
         configuration.keyID = "TESTKEY001"
         configuration.teamID = "TEAM123456"
-        configuration.clientCertificate = .pkcs12(bytes: try FileBytes.read(path: pki + "/client.p12", limit: 1 << 20), password: "secret")
+        configuration.clientCertificate = .pkcs12(bytes: try FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20), password: SecretBytes(copying: "secret"))
+        configuration.proxy = ("127.0.0.1", 3128)
+        configuration.proxyCredentials = SecretBytes(copying: "alice:pr0xyPassw0rd")
         texts.append(String(describing: configuration))
         texts.append(String(reflecting: configuration))
         var dump = ""
@@ -153,6 +156,7 @@ struct SecurityTests {
             #expect(scan.leaks(in: text).isEmpty, "\(scan.leaks(in: text)) in: \(text)")
         }
         #expect(!dump.contains("secret"), "the .p12 password is not printed: \(dump)")
+        #expect(!dump.contains("pr0xyPassw0rd"), "the proxy password is not printed: \(dump)")
     }
 
     // MARK: - Key material is cleared
@@ -169,6 +173,35 @@ struct SecurityTests {
             #expect(secret.description == "SecretBytes(250 bytes)")
         }
         #expect(buffer.allSatisfy { $0 == 0 }, "every byte of the buffer was cleared")
+    }
+
+    @Test("Secrets are made in place, compared, and lent as C strings from cleared memory")
+    func secretBytesHelpers() {
+        let password = SecretBytes(copying: "pässword")
+        #expect(password.count == 9 && password.isValidUTF8)
+        #expect(password.sameBytes(as: SecretBytes(copying: Array("pässword".utf8))))
+        #expect(!password.sameBytes(as: SecretBytes(copying: "password")))
+        #expect(password.withCString { String(cString: $0) } == "pässword")
+        #expect(SecretBytes(copying: [0xC3, 0x28]).isValidUTF8 == false)
+        #expect(SecretBytes(copying: "").withCString { $0.pointee } == 0)
+        let written = SecretBytes.writing(capacity: 8) { out in
+            out[0] = 0x41; out[1] = 0x42
+            return 2
+        }
+        #expect(written.arrayCopy == [0x41, 0x42])
+    }
+
+    @Test("The proxy's CONNECT request carries the credentials as standard base64, and only with credentials")
+    func connectRequestBytes() {
+        let plain = PushClient.connectRequest(host: "api.push.apple.com", port: 443, credentials: nil)
+        #expect(String(decoding: plain.arrayCopy, as: UTF8.self)
+                == "CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n")
+        for credentials in ["alice:s3cret", "a:", "bob:pw1", "üser:pässwörd with spaces"] {
+            let request = PushClient.connectRequest(host: "::1", port: 8443, credentials: SecretBytes(copying: credentials))
+            #expect(String(decoding: request.arrayCopy, as: UTF8.self)
+                    == "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nProxy-Authorization: Basic "
+                    + Base64URL.standard(Array(credentials.utf8)) + "\r\n\r\n", "\(credentials)")
+        }
     }
 
     @Test("A key read with FileBytes.readSecret signs tokens; a file over the limit is refused")
@@ -198,7 +231,7 @@ struct SecurityTests {
         defer { certificateServer.stop() }
         let p12 = try support.makeClient(port: certificateServer.port) {
             $0.tokenKeyPEM = nil
-            $0.clientCertificate = .pkcs12(bytes: try! FileBytes.read(path: pki + "/client.p12", limit: 1 << 20), password: "secret")
+            $0.clientCertificate = .pkcs12(bytes: try! FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20), password: SecretBytes(copying: "secret"))
         }
         defer { p12.close(drainMillis: 0) }
         #expect(p12.configuration.clientCertificate == nil)

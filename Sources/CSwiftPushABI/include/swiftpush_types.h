@@ -100,7 +100,8 @@ enum push_option {
     PUSH_OPT_RETIRE_AFTER_TIMEOUTS = 19,
     /** string: HTTP CONNECT proxy as "host:port" (connections tunnel through it). */
     PUSH_OPT_PROXY = 20,
-    /** string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic). */
+    /** string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic; copied
+     *  into memory that is cleared when the configuration and the client are freed). */
     PUSH_OPT_PROXY_CREDENTIALS = 21,
     /** string: client certificate chain (PEM) for certificate authentication. */
     PUSH_OPT_CERT_FILE = 22,
@@ -108,7 +109,8 @@ enum push_option {
     PUSH_OPT_CERT_KEY_FILE = 23,
     /** string: PKCS#12 (.p12) file holding the client certificate and key. */
     PUSH_OPT_P12_FILE = 24,
-    /** string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none). */
+    /** string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none;
+     *  copied into memory that is cleared when freed, like the .p12's bytes). */
     PUSH_OPT_P12_PASSWORD = 25
 };
 
