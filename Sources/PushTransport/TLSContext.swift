@@ -52,6 +52,9 @@ public final class TLSContext: @unchecked Sendable {
             throw TransportError(.tls, "SSL_CTX_new: " + OpenSSLError.drain())
         }
         let c = TLSContext(ctx: raw)
+        // An encrypted key is refused, not prompted for: OpenSSL's default callback would read a
+        // password from the terminal and `swiftpush-cli mock` would hang there.
+        SSL_CTX_set_default_passwd_cb(raw) { _, _, _, _ in -1 }
         guard SSL_CTX_use_certificate_chain_file(raw, certificateChainFile) == 1 else {
             throw TransportError(.tls, "cannot load certificate \(certificateChainFile): " + OpenSSLError.drain())
         }

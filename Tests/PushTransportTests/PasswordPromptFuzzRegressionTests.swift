@@ -42,6 +42,22 @@ struct PasswordPromptFuzzRegressionTests {
         #expect(prompts == 0)
     }
 
+    /// Noticed with the two above: the mock's server context loaded its key the same way.
+    @Test("A server (mock) key that is encrypted is refused without asking the terminal for a password")
+    func encryptedServerKeyNeverPrompts() throws {
+        let dir = NSTemporaryDirectory() + "swiftpush-encrypted-server-key-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let keyFile = dir + "/server-encrypted.key"
+        try Data(encryptedPEM(keyFile: support.pki + "/server.key")).write(to: URL(fileURLWithPath: keyFile))
+        let prompts = try OpenSSLPasswordPrompts.counting {
+            #expect(throws: TransportError.self) {
+                _ = try TLSContext.server(certificateChainFile: support.pki + "/server.pem", keyFile: keyFile)
+            }
+        }
+        #expect(prompts == 0)
+    }
+
     /// The PEM key in `keyFile`, encrypted (PKCS#8, AES-256, password "pw").
     private func encryptedPEM(keyFile: String) throws -> [UInt8] {
         let pem = try FileBytes.read(path: keyFile, limit: 1 << 16)
