@@ -35,22 +35,25 @@ public enum APNsResponse {
 
     /// The `reason` of a GOAWAY's debug data: the JSON reason when there is one, else the data
     /// as text (some servers send plain text); either way at most `maxReasonBytes` bytes, cut
-    /// at a character boundary, since a peer chooses how long its debug data is.
+    /// at a scalar boundary, since a peer chooses how long its debug data is.
     public static func reasonText(in data: UnsafeRawBufferPointer) -> String {
         let text = parseErrorBody(data)?.reasonText ?? String(decoding: data.prefix(maxReasonBytes), as: UTF8.self)
-        return truncated(text, toBytes: maxReasonBytes)
+        return text.prefix(utf8Bytes: maxReasonBytes)
     }
 
     /// The longest GOAWAY reason kept, in UTF-8 bytes.
     public static let maxReasonBytes = 127
+}
 
-    /// `text` cut to at most `limit` UTF-8 bytes without splitting a character.
-    static func truncated(_ text: String, toBytes limit: Int) -> String {
-        guard text.utf8.count > limit else { return text }
-        var end = text.utf8.index(text.utf8.startIndex, offsetBy: limit)
-        while end > text.startIndex && end.samePosition(in: text.unicodeScalars) == nil {
-            end = text.utf8.index(before: end)
+extension String {
+    /// The longest prefix of at most `limit` UTF-8 bytes that does not split a Unicode scalar
+    /// (reason texts are cut to fixed-size fields; a cut scalar would be invalid UTF-8 there).
+    public func prefix(utf8Bytes limit: Int) -> String {
+        guard utf8.count > limit else { return self }
+        var end = utf8.index(utf8.startIndex, offsetBy: max(limit, 0))
+        while end > startIndex && end.samePosition(in: unicodeScalars) == nil {
+            end = utf8.index(before: end)
         }
-        return String(text[..<end])
+        return String(self[..<end])
     }
 }

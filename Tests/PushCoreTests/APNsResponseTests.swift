@@ -88,4 +88,18 @@ struct APNsResponseTests {
         #expect(body.reason == .unknown)
         #expect(body.reasonText == name)
     }
+
+    @Test("prefix(utf8Bytes:) never splits a scalar and never exceeds the limit")
+    func prefixUTF8Bytes() {
+        #expect("abc".prefix(utf8Bytes: 5) == "abc")
+        #expect("abc".prefix(utf8Bytes: 3) == "abc")
+        #expect("abc".prefix(utf8Bytes: 0) == "")
+        #expect("a😀b".prefix(utf8Bytes: 4) == "a")   // the emoji is 4 bytes
+        #expect("a😀b".prefix(utf8Bytes: 5) == "a😀")
+        #expect("ééé".prefix(utf8Bytes: 5) == "éé")
+        for limit in 0...20 {
+            let cut = "x€😀ü—ok".prefix(utf8Bytes: limit)
+            #expect(cut.utf8.count <= limit && "x€😀ü—ok".hasPrefix(cut))
+        }
+    }
 }

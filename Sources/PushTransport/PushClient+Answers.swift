@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import COpenSSL
+import CNGHTTP2
+import PushCore
+
+/// What connections report from inside nghttp2 callbacks: SETTINGS, GOAWAY, and each
+/// stream's end, turned into an outcome, a resend or a delayed retry. On the I/O thread.
+extension PushClient {
+    /// The server's SETTINGS: follow its MAX_CONCURRENT_STREAMS.
+    func settingsReceived(on conn: APNsConnection, maxConcurrentStreams: UInt32) {
+        conn.state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams)
+    }
+
+    /// GOAWAY: the connection takes no new streams and is replaced; what it did not process
+    /// is resent when it closes (connectionClosed).
+    func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
+        localCounters.goaways += 1
+        lastGoawayReason = reason ?? String(cString: nghttp2_http2_strerror(errorCode))
+        let action = conn.state.goawayReceived(lastStreamID: lastStreamID, reason: reason)
+        retire(conn, action: action)
+    }
+
+    /// A stream ended: accepted, an error answer (finishRejected), refused (resent), or reset.
+    func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32) {
+        let slot = slots[index]
+        conn.unlinkInFlight(index, slot)
+        inFlightTotal -= 1
+        let status = slot.pointee.status
+        let action = conn.state.streamClosed(answered: status != 0)
+        if status != 0 {
+            localLatencies.record(micros: Int64((MonotonicTime.nanos() &- slot.pointee.submitNanos) / 1000))
+        }
+        if status == 200 {
+            conn.consecutiveServerErrors = 0
+            if !conn.hadSuccess {
+                conn.hadSuccess = true
+                reconnectDelayNanos[conn.poolIndex] = 0
+            }
+            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil)
+        } else if status != 0 {
+            finishRejected(index, slot, status: status, on: conn)
+        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
+            // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
+            // deadline; this does not spend the retry budget.
+            if slot.pointee.attempts < SlotLimits.maxWrites && MonotonicTime.nanos() < slot.pointee.deadlineNanos {
+                requeue(index, slot)
+            } else {
+                let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""
+                complete(index, outcome: .failed, status: 0, reason: .protocolError,
+                         text: "stream refused by the server \(slot.pointee.attempts) times" + goaway)
+            }
+        } else {
+            let name = String(cString: nghttp2_http2_strerror(errorCode))
+            complete(index, outcome: .failed, status: 0, reason: .protocolError, text: "stream reset by the server: \(name)")
+        }
+        if action == .close { conn.requestClose(nil) }
+    }
+
+    /// An error answer: retried when its reason's class allows and the attempt budget and
+    /// deadline leave room (apns.md, "Retry guidance"), otherwise the final REJECTED outcome.
+    func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection) {
+        let body = UnsafeRawBufferPointer(start: slot.pointee.buffer! + SlotLayout.body, count: Int(slot.pointee.bodyLength))
+        let parsed = APNsResponse.parseErrorBody(body)
+        var reason = parsed?.reason ?? .unknown
+        if parsed == nil {
+            // No usable body: classify by status so that bare 5xx are still treated as such.
+            switch status {
+            case 500: reason = .internalServerError
+            case 503: reason = .serviceUnavailable
+            case 429: reason = .tooManyRequests
+            default: break
+            }
+        }
+        let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
+        slot.pointee.timestampMs = parsed?.timestampMs ?? 0
+        let now = MonotonicTime.nanos()
+        slot.pointee.answeredAttempts += 1
+        let attemptsLeft = slot.pointee.answeredAttempts < UInt32(configuration.maxAttempts)
+            && slot.pointee.attempts < SlotLimits.maxWrites
+        switch reason.retryClass {
+        case .later, .backoff:
+            if reason.retryClass == .backoff {
+                // 5xx: the connection is suspect; several in a row retire it.
+                conn.consecutiveServerErrors += 1
+                if conn.consecutiveServerErrors >= configuration.retireAfterServerErrors {
+                    retire(conn, action: conn.state.retire())
+                }
+            }
+            let delay = retryDelay(attempt: slot.pointee.attempts)
+            if attemptsLeft && now + delay < slot.pointee.deadlineNanos {
+                localCounters.resent += 1
+                slot.pointee.reason = reason.rawValue
+                slot.pointee.retryAtNanos = now + delay
+                delayed.append(index, in: slots)
+                return
+            }
+        case .token:
+            // ExpiredProviderToken: sign a new token, use it on a new connection, resend.
+            token?.refreshAfterRejection()
+            retire(conn, action: conn.state.retire())
+            if attemptsLeft { requeue(index, slot); return }
+        case .connection:
+            // TooManyProviderTokenUpdates / IdleTimeout: that connection is unusable.
+            retire(conn, action: conn.state.retire())
+            if attemptsLeft { requeue(index, slot); return }
+        case .never, .unknown, .local:
+            break
+        }
+        complete(index, outcome: .rejected, status: status, reason: reason, text: text)
+    }
+
+    /// Exponential back-off for retried answers: the base delay doubled per attempt made,
+    /// with jitter in [d/2, d) so retries from many notifications don't arrive together.
+    func retryDelay(attempt: UInt32) -> UInt64 {
+        let base = UInt64(max(configuration.retryDelayMillis, 1)) * 1_000_000
+        let d = base << UInt64(min(max(Int(attempt) - 1, 0), 16))
+        return d / 2 + UInt64.random(in: 0..<max(1, d / 2))
+    }
+
+    /// Moves delayed retries whose time has come to the front of the queue.
+    func releaseDelayed(now: UInt64) {
+        guard !delayed.isEmpty else { return }
+        var kept = SlotList()
+        var ready = SlotList()
+        while true {
+            let index = delayed.popFirst(in: slots)
+            if index < 0 { break }
+            if now >= slots[index].pointee.retryAtNanos { ready.append(index, in: slots) } else { kept.append(index, in: slots) }
+        }
+        delayed = kept
+        ready.splice(&pending, in: slots)
+        pending = ready
+    }
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import COpenSSL
+import CNGHTTP2
+import PushCore
+
+/// Dispatch: pending notifications onto connections with free streams. On the I/O thread.
+extension PushClient {
+    /// Starts streams for pending notifications on connections with room, spreading them.
+    func dispatch(now: UInt64) {
+        guard !pending.isEmpty else { return }
+        let authorization = currentAuthorization()
+        for conn in pool {
+            guard let conn, !pending.isEmpty else { continue }
+            var room = conn.state.availableStreams
+            if room == 0 { continue }
+            var submitted = false
+            while room > 0 {
+                let index = pending.popFirst(in: slots)
+                if index < 0 { break }
+                let slot = slots[index]
+                if now >= slot.pointee.deadlineNanos {
+                    complete(index, outcome: .failed, status: 0, reason: .queueTimeout,
+                             text: "not sent within the deadline")
+                    continue
+                }
+                if !slot.pointee.hasCallerApnsId && slot.pointee.attempts == 0 {
+                    uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+                }
+                slot.pointee.status = 0
+                slot.pointee.bodyLength = 0
+                let streamID = conn.submit(slotIndex: index, slot: slot, authorization: authorization)
+                if streamID < 0 {
+                    // Stream ids exhausted or session unusable: retire it, keep the notification.
+                    pending.prepend(index, in: slots)
+                    retire(conn, action: conn.state.retire())
+                    break
+                }
+                slot.pointee.streamID = streamID
+                slot.pointee.connection = Int32(conn.poolIndex)
+                slot.pointee.attempts += 1
+                localCounters.sent += 1
+                conn.linkInFlight(index, slot)
+                conn.state.streamOpened()
+                inFlightTotal += 1
+                room -= 1
+                submitted = true
+            }
+            if submitted { conn.flush() }
+        }
+    }
+
+    /// The `authorization` value in a buffer the client owns, copied again only when the token
+    /// is re-signed (so dispatching needs no closure and no array per batch).
+    func currentAuthorization() -> UnsafeRawBufferPointer? {
+        guard let token else { return nil }
+        let value = token.current()
+        if token.generation != authorizationGeneration || authorizationBuffer == nil {
+            if let old = authorizationBuffer {
+                OPENSSL_cleanse(old.baseAddress, old.count)
+                old.deallocate()
+            }
+            let b = UnsafeMutableRawBufferPointer.allocate(byteCount: value.count, alignment: 1)
+            b.copyBytes(from: value)
+            authorizationBuffer = b
+            authorizationGeneration = token.generation
+        }
+        return UnsafeRawBufferPointer(authorizationBuffer!)
+    }
+}

@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import COpenSSL
+import CNGHTTP2
+import PushCore
+
+/// Outcomes: filling a notification's result into its slot, and handing finished ones to
+/// pollers or the callback. On the I/O thread (except markCancelled).
+extension PushClient {
+    /// The outcome kinds, matching `PUSH_OUTCOME_*`.
+    enum Outcome: Int32 { case accepted = 1, rejected = 2, failed = 3 }
+
+    /// Gives notification `index` its one outcome and queues it for publishing.
+    func complete(_ index: Int32, outcome: Outcome, status: Int32, reason: APNsReason, text: String?) {
+        let slot = slots[index]
+        if slot.pointee.attempts == 0 && !slot.pointee.hasCallerApnsId {
+            // Never sent, so never given an apns-id: results always carry one.
+            uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+        }
+        slot.pointee.outcome = outcome.rawValue
+        slot.pointee.status = status
+        slot.pointee.reason = reason.rawValue
+        if outcome != .rejected { slot.pointee.timestampMs = 0 }
+        slot.pointee.latencyUs = Int64((MonotonicTime.nanos() &- slot.pointee.submitNanos) / 1000)
+        if let whole = text {
+            var text = whole.prefix(utf8Bytes: SlotLayout.reasonTextCapacity)
+            let n = text.utf8.count
+            text.withUTF8 { (slot.pointee.buffer! + SlotLayout.reasonText).copyMemory(from: $0.baseAddress!, byteCount: n) }
+            slot.pointee.reasonTextLength = Int32(n)
+        } else {
+            slot.pointee.reasonTextLength = 0
+        }
+        switch outcome {
+        case .accepted: localCounters.accepted += 1
+        case .rejected: localCounters.rejected += 1
+        case .failed: localCounters.failed += 1
+        }
+        finishedLocally.append(index, in: slots)
+    }
+
+    /// Fills a FAILED/Cancelled result into a slot that never reached the I/O thread (a send
+    /// that raced with close). Called under the lock by a caller thread.
+    static func markCancelled(_ slot: UnsafeMutablePointer<Slot>, now: UInt64) {
+        let text: StaticString = "the client was closed before it was sent"
+        slot.pointee.outcome = Outcome.failed.rawValue
+        slot.pointee.status = 0
+        slot.pointee.reason = APNsReason.cancelled.rawValue
+        slot.pointee.timestampMs = 0
+        slot.pointee.latencyUs = Int64((now &- slot.pointee.submitNanos) / 1000)
+        (slot.pointee.buffer! + SlotLayout.reasonText).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
+        slot.pointee.reasonTextLength = Int32(text.utf8CodeUnitCount)
+        // The apns-id is assigned on the I/O thread; this one never got there (rare: a fresh
+        // generator is fine).
+        if !slot.pointee.hasCallerApnsId {
+            var generator = UUIDGenerator()
+            generator.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+        }
+    }
+
+    /// Puts a notification the server never processed back at the front of the queue.
+    func requeue(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
+        localCounters.resent += 1
+        slot.pointee.streamID = 0
+        slot.pointee.connection = -1
+        pending.prepend(index, in: slots)
+    }
+
+    /// Ends every queued notification with a FAILED outcome (nothing can send them).
+    func failPending(reason: APNsReason, text: String) {
+        while true {
+            let index = pending.popFirst(in: slots)
+            if index < 0 { break }
+            complete(index, outcome: .failed, status: 0, reason: reason, text: text)
+        }
+    }
+
+    /// Copies what the stats show of the I/O thread's state (every scan interval, so stats
+    /// cost nothing per notification).
+    func refreshPublishedState() {
+        var p = PublishedState()
+        p.queued = pending.count + delayed.count
+        p.inFlight = inFlightTotal
+        p.lastGoawayReason = lastGoawayReason
+        for conn in pool.compactMap({ $0 }) + retiring {
+            let state: Int32
+            switch conn.state.phase {
+            case .connecting: state = 1; p.connectionsOpening += 1
+            case .ready: state = 2; p.connectionsOpen += 1
+            case .draining: state = 3
+            case .closed: continue
+            }
+            p.connections.append((state, Int32(min(conn.state.streamLimit, Int(Int32.max))), Int32(conn.state.inFlight)))
+        }
+        lock.withLock { published = p }
+    }
+
+    /// Hands finished notifications to pollers (one lock for the whole batch).
+    func publish() {
+        if finishedLocally.isEmpty && localCounters == ClientCounters() && localLatencies.total == 0 { return }
+        if let callback = configuration.resultCallback {
+            deliver(&finishedLocally, to: callback, buffer: callbackBuffer)
+        }
+        lock.lock()
+        completions.splice(&finishedLocally, in: slots)
+        counters.add(localCounters)
+        if localLatencies.total > 0 { latencies.merge(localLatencies) }
+        if waiters > 0 { lock.broadcast() }
+        lock.unlock()
+        localCounters = ClientCounters()
+        if localLatencies.total > 0 { localLatencies = LatencyHistogram() }
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import COpenSSL
+import CNGHTTP2
+import PushCore
+
+/// Shutdown at the end of close's drain. On the I/O thread.
+extension PushClient {
+    /// Ends everything still held with a FAILED outcome, closes connections, publishes.
+    func shutDown() {
+        pending.splice(&delayed, in: slots)
+        while true {
+            let index = pending.popFirst(in: slots)
+            if index < 0 { break }
+            complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
+        }
+        for conn in pool.compactMap({ $0 }) + retiring {
+            var index = conn.inFlightHead
+            while index >= 0 {
+                let slot = slots[index]
+                let next = slot.pointee.next
+                conn.unlinkInFlight(index, slot)
+                inFlightTotal -= 1
+                complete(index, outcome: .failed, status: 0, reason: .cancelledInFlight,
+                         text: "the client was closed while it was in flight")
+                index = next
+            }
+            conn.sendGoaway()
+            conn.flush()
+            conn.close(nil)
+        }
+        pool = pool.map { _ in nil }
+        retiring = []
+        if let callback = configuration.resultCallback { deliver(&finishedLocally, to: callback, buffer: callbackBuffer) }
+        lock.lock()
+        completions.splice(&finishedLocally, in: slots)
+        counters.add(localCounters)
+        localCounters = ClientCounters()
+        // Nothing else will ever be queued: anything a racing sender slipped in is cancelled too.
+        var late = submissions
+        submissions = SlotList()
+        submissionsClosed = true
+        lock.unlock()
+        while true {
+            let index = late.popFirst(in: slots)
+            if index < 0 { break }
+            complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
+        }
+        if let callback = configuration.resultCallback { deliver(&finishedLocally, to: callback, buffer: callbackBuffer) }
+        lock.lock()
+        completions.splice(&finishedLocally, in: slots)
+        counters.add(localCounters)
+        finished = true
+        lock.broadcast()
+        lock.unlock()
+    }
+}
