@@ -12,6 +12,7 @@ system's library path.
 """
 
 from ._errors import (
+    CallbackError,
     Closed,
     ConfigError,
     ConnectError,
@@ -34,6 +35,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BATCH_SIZE",
+    "CallbackError",
     "Client",
     "Closed",
     "ConfigError",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Type
+from typing import Dict, List, Optional, Tuple, Type
 
 from ._tables import VALIDATION_STATUSES, Status
 
@@ -75,6 +75,27 @@ class InvalidNotification(SwiftPushError, ValueError):
 
 class InternalError(SwiftPushError):
     """PUSH_E_INTERNAL_ERROR: a bug in the library."""
+
+
+class CallbackError(Exception):
+    """The Client's on_result callable raised. Its exceptions are caught where the library calls
+    it (results keep coming, the process goes on); close() raises this once it has closed the
+    client, and Client.callback_error shows it at any time.
+
+    count: how many on_result calls raised. result_count: how many results those calls were
+    handed. failures: (exception, results) for the first of those calls (KEPT_CALLBACK_FAILURES
+    in swiftpush.client; the rest are only counted): the exception and the very list of results
+    the call was given, so that a result the callable did not get to is still at hand.
+    __cause__ is the first exception (its traceback points into the callable)."""
+
+    def __init__(self, count: int, result_count: int, failures: List[Tuple[BaseException, list]]) -> None:
+        first = failures[0][0] if failures else None
+        super().__init__(f"on_result raised {count} time{'s' if count != 1 else ''} (in calls handed "
+                         f"{result_count} result{'s' if result_count != 1 else ''}); first: {first!r}")
+        self.count = count
+        self.result_count = result_count
+        self.failures = failures
+        self.__cause__ = first
 
 
 _BY_STATUS: Dict[int, Type[SwiftPushError]] = {

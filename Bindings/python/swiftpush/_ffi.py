@@ -123,6 +123,10 @@ push_client_t = c_void_p
 push_config_t = c_void_p
 push_payload_t = c_void_p
 
+#: push_result_callback: (user_data, results, count). `results` comes as a plain address (an
+#: int: no pointer object to build per call), read with ctypes.string_at during the call.
+RESULT_CALLBACK = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_ssize_t)
+
 
 # -- Functions ----------------------------------------------------------------------------------
 
@@ -155,6 +159,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any], Optional[Callable[..., Any]]]] = {
     "push_config_free": (None, [push_config_t], None),
     "push_config_set_int": (c_int32, [push_config_t, c_int32, c_int64, _P(PushError)], _check_status),
     "push_config_set_string": (c_int32, [push_config_t, c_int32, c_char_p, c_ssize_t, _P(PushError)], _check_status),
+    "push_config_set_result_callback": (
+        c_int32, [push_config_t, RESULT_CALLBACK, c_void_p, _P(PushError)], _check_status),
     "push_client_open": (c_int32, [push_config_t, _P(push_client_t), _P(PushError)], _check_status),
     "push_client_wait_connected": (c_int32, [push_client_t, c_int32, _P(PushError)], _check_status),
     "push_client_send": (c_int32, [push_client_t, _P(PushNotification), c_int32, _P(PushError)], _check_status),

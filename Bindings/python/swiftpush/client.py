@@ -8,16 +8,17 @@ import ctypes
 import datetime as _dt
 import itertools
 import json
+import logging
 import os
 import re
 import threading
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, AsyncIterator, Callable, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _ffi
-from ._errors import InvalidArgument, InvalidNotification, OutOfMemory, QueueFull, SwiftPushError, Timeout
+from ._errors import CallbackError, InvalidArgument, InvalidNotification, OutOfMemory, QueueFull, SwiftPushError, Timeout
 from ._ffi import NOTIFICATION_RECORD, RESULT_RECORD, PushError, PushNotification, PushResult, PushStats, lib
 from ._tables import NOTIFICATION_HAS_EXPIRATION, ConnectionState, Option, Outcome, PushType, Reason, Status
 from .payload import Payload
@@ -31,6 +32,10 @@ BATCH_SIZE = 1024
 #: Longest single wait inside the C library: longer waits are cut into slices so that Ctrl-C
 #: (KeyboardInterrupt) and other signal handlers still run between them.
 _WAIT_SLICE = 0.25
+
+#: How many failing on_result calls a CallbackError keeps (exception and results); the rest
+#: are only counted.
+KEPT_CALLBACK_FAILURES = 10
 
 _NOTIFICATION_SIZE = NOTIFICATION_RECORD.size
 _RESULT_SIZE = RESULT_RECORD.size
@@ -143,10 +148,94 @@ def _connection_state(value: int) -> Any:
         return value
 
 
-def _release(handle: int) -> None:
-    """The finalizer: close without draining, then free (the Client is unreachable by now)."""
+_log = logging.getLogger("swiftpush")
+
+# The _Delivery whose on_result this thread is running now (none: absent or None).
+_running = threading.local()
+
+
+def _release(handle: int, delivery: "Optional[_Delivery]") -> None:
+    """The finalizer: close without draining, then free (the Client is unreachable by now).
+
+    `delivery` (the on_result trampoline, if any) is only held here, so that it outlives
+    push_client_free. The garbage collector may run this on any thread, also inside the client's
+    own on_result, on its I/O thread: closing there would wait for that very thread, so it is
+    done from a new thread instead."""
+    if delivery is not None and getattr(_running, "delivery", None) is delivery:
+        threading.Thread(target=_release, args=(handle, delivery), name="swiftpush-release").start()
+        return
     lib.push_client_close(handle, 0)
     lib.push_client_free(handle)
+
+
+class _Delivery:
+    """The on_result path of one Client: the ctypes trampoline the library calls with each
+    batch of results, the user's callable, and what the callable raised.
+
+    The trampoline (`function`) is built once; the Client's finalizer holds this object until
+    push_client_free has returned, so the library never calls freed code. It holds the Client
+    only weakly (a strong reference from the finalizer would keep the Client alive forever). It
+    holds on_result strongly until close() has returned, so that the results a dropped Client's
+    finalizer cancels still reach it; then it lets go (an on_result that refers to the Client
+    would otherwise keep it alive) and finds on_result through the Client, for the results of
+    sends that raced close() (those arrive inside the send call, so the Client is alive)."""
+
+    __slots__ = ("on_result", "owner", "function", "lock", "failures", "count", "result_count", "raised")
+
+    def __init__(self, on_result: Callable[[List["Result"]], Any], owner: "weakref.ref[Client]") -> None:
+        self.on_result: Optional[Callable[[List[Result]], Any]] = on_result
+        self.owner = owner
+        self.function = _ffi.RESULT_CALLBACK(self._call)
+        self.lock = threading.Lock()
+        self.failures: List[Tuple[BaseException, List[Result]]] = []
+        self.count = 0  # calls that raised
+        self.result_count = 0  # results handed to those calls
+        self.raised = 0  # self.count when close() last raised CallbackError
+
+    def _call(self, _user_data: Any, address: int, count: int) -> None:
+        """The trampoline: decodes the batch as poll() does and hands it over. Never raises
+        (an exception leaving a ctypes callback is printed and dropped)."""
+        previous = getattr(_running, "delivery", None)
+        _running.delivery = self
+        batch: List[Result] = []
+        try:
+            batch = _decode(ctypes.string_at(address, count * _RESULT_SIZE), count)
+            on_result = self.on_result
+            if on_result is None:  # after close(): a send that raced it
+                client = self.owner()
+                if client is None:
+                    raise RuntimeError("results arrived for a Client that no longer exists")
+                on_result = client._on_result
+            on_result(batch)
+        except BaseException as e:  # noqa: B902 - kept for close(); nothing may escape into C
+            self._failed(e, batch)
+        finally:
+            _running.delivery = previous
+
+    def _failed(self, error: BaseException, batch: List["Result"]) -> None:
+        with self.lock:
+            self.count += 1
+            self.result_count += len(batch)
+            first = self.count == 1
+            if len(self.failures) < KEPT_CALLBACK_FAILURES:
+                self.failures.append((error, batch))
+        if first:  # only the first: a callable that always fails would flood the log
+            _log.error("swiftpush: on_result raised (results keep coming to it; close() raises "
+                       "CallbackError, later failures are only counted)", exc_info=error)
+
+    def running_here(self) -> bool:
+        """True when this thread is inside this client's on_result."""
+        return getattr(_running, "delivery", None) is self
+
+    def error(self, for_raising: bool = False) -> Optional[CallbackError]:
+        """The failures so far as a CallbackError (None: none; for_raising: none since the last
+        one raised)."""
+        with self.lock:
+            if self.count == 0 or (for_raising and self.count == self.raised):
+                return None
+            if for_raising:
+                self.raised = self.count
+            return CallbackError(self.count, self.result_count, list(self.failures))
 
 
 # Clients still open when the interpreter exits are closed (without draining) but not freed:
@@ -332,6 +421,17 @@ class Client:
     Every method is thread-safe. Every notification queued by send/send_many gets exactly one
     Result through poll()/results(), also after close(). Results not yet polled count against
     queue_capacity: poll from another thread (or between batches) while sending.
+
+    on_result: a callable that receives the results instead of poll(): a list of Result per
+    batch (up to 256, the same objects poll() returns), called on the library's I/O thread with
+    the GIL held, so keep it quick (hand the work to a queue if it is not). Results delivered
+    while close() is finishing may arrive on a thread that is sending. With it, poll(),
+    results(), apoll() and aresults() raise InvalidArgument, and queue_capacity counts only
+    queued and in-flight notifications. Exceptions it raises are caught (delivery goes on), the
+    first one is logged to the "swiftpush" logger, and close() raises CallbackError once it has
+    closed the client (see callback_error). Inside it, send()/send_many() never wait for room
+    (QueueFull at once) and close() raises InvalidArgument. An on_result that refers to the
+    Client keeps it from being garbage-collected until close(): close such a client.
     """
 
     def __init__(
@@ -347,8 +447,15 @@ class Client:
         connections: Optional[int] = None,
         queue_capacity: Optional[int] = None,
         deadline_ms: Optional[int] = None,
+        on_result: Optional[Callable[[List["Result"]], Any]] = None,
         **options: Any,
     ) -> None:
+        if on_result is not None and not callable(on_result):
+            raise TypeError(f"on_result must be callable (it receives a list of Result per batch), "
+                            f"not {type(on_result).__name__}")
+        if on_result is not None and not hasattr(lib, "push_config_set_result_callback"):
+            raise NotImplementedError("on_result needs push_config_set_result_callback, which this "
+                                      "libswiftpush.so lacks (too old)")
         named = dict(host=host, port=port, ca_file=ca_file, key_file=key_file, key_id=key_id, team_id=team_id,
                      topic=topic, connections=connections, queue_capacity=queue_capacity, deadline_ms=deadline_ms)
         named.update(options)
@@ -367,6 +474,8 @@ class Client:
         self._local = threading.local()
         self._closed = False
         self._drained = False
+        self._on_result = on_result
+        self._delivery = _Delivery(on_result, weakref.ref(self)) if on_result is not None else None
         config = lib.push_config_new()
         if not config:
             raise OutOfMemory(Status.NO_MEMORY, "push_config_new: out of memory")
@@ -378,10 +487,12 @@ class Client:
                 else:
                     raw = value if isinstance(value, bytes) else os.fsencode(value)
                     lib.push_config_set_string(config, option, raw, len(raw), err)
+            if self._delivery is not None:
+                lib.push_config_set_result_callback(config, self._delivery.function, None, err)
             lib.push_client_open(config, ctypes.byref(self._handle), err)
         finally:
             lib.push_config_free(config)
-        self._finalizer = weakref.finalize(self, _release, self._handle.value)
+        self._finalizer = weakref.finalize(self, _release, self._handle.value, self._delivery)
         self._finalizer.atexit = False  # see _close_at_exit
         _LIVE.add(self)
 
@@ -410,16 +521,16 @@ class Client:
         timeout: Optional[float] = None,
     ) -> int:
         """Validates and queues one notification; returns its tag (yours, or the next automatic
-        one). Its Result comes later through poll()/results().
+        one). Its Result comes later through poll()/results() (or on_result).
 
         timeout: how long to wait for room when the queue is full (None: no limit; 0: raise
-        QueueFull at once). Raises InvalidNotification (the message says what is wrong; the
-        notification gets no result), QueueFull, Closed.
+        QueueFull at once; inside on_result it never waits). Raises InvalidNotification (the
+        message says what is wrong; the notification gets no result), QueueFull, Closed.
         """
         row = self._row(token, payload, topic, push_type, priority, expiration, collapse_id, apns_id, tag)
         packer = self._pack([row])
         err = PushError()
-        deadline = _Deadline(timeout)
+        deadline = _Deadline(0 if self._delivery is not None and self._delivery.running_here() else timeout)
         while True:
             try:
                 lib.push_client_send(self._handle, packer.array, deadline.slice_ms(), err)
@@ -489,7 +600,7 @@ class Client:
         err = PushError()
         accepted = ctypes.c_ssize_t(0)
         done = 0
-        deadline = _Deadline(timeout)
+        deadline = _Deadline(0 if self._delivery is not None and self._delivery.running_here() else timeout)
         while done < packer.count:
             try:
                 lib.push_client_send_batch(self._handle, packer.view(done), packer.count - done,
@@ -533,10 +644,19 @@ class Client:
             raise SwiftPushError(rc, _ffi.strerror(rc))
         return results, False
 
+    def _polling(self, method: str) -> None:
+        """Raises InvalidArgument when results go to on_result (polling would wait for nothing)."""
+        if self._delivery is not None:
+            raise InvalidArgument(Status.INVALID_ARGUMENT,
+                                  f"{method}(): this client hands its results to on_result; poll(), results(), "
+                                  f"apoll() and aresults() are not available with it")
+
     def poll(self, max: int = 1024, timeout: Optional[float] = 0.0) -> List[Result]:
         """Returns up to `max` results, waiting up to `timeout` seconds for the first (0: don't
         wait; None: no limit). An empty list means none arrived in time, or that the client is
-        closed and every result has been returned (see `drained`)."""
+        closed and every result has been returned (see `drained`). Raises InvalidArgument when
+        the client was opened with on_result."""
+        self._polling("poll")
         if max <= 0:
             return []
         deadline = _Deadline(timeout)
@@ -547,7 +667,12 @@ class Client:
 
     def results(self, timeout: Optional[float] = None) -> Iterator[Result]:
         """Yields results as they arrive. Ends when none arrived for `timeout` seconds, or when
-        the client is closed and every result has been returned (None: only then)."""
+        the client is closed and every result has been returned (None: only then). Raises
+        InvalidArgument at once when the client was opened with on_result."""
+        self._polling("results")
+        return self._results(timeout)
+
+    def _results(self, timeout: Optional[float]) -> Iterator[Result]:
         while True:
             batch = self.poll(1024, timeout)
             yield from batch
@@ -556,6 +681,7 @@ class Client:
 
     async def apoll(self, max: int = 1024, timeout: Optional[float] = 0.0) -> List[Result]:
         """poll() for asyncio: the wait happens in the loop's default executor, in slices."""
+        self._polling("apoll")
         loop = asyncio.get_running_loop()
         deadline = _Deadline(timeout)
         while True:
@@ -563,8 +689,12 @@ class Client:
             if results or done or deadline.expired():
                 return results
 
-    async def aresults(self, timeout: Optional[float] = None) -> AsyncIterator[Result]:
+    def aresults(self, timeout: Optional[float] = None) -> AsyncIterator[Result]:
         """results() for asyncio: `async for result in client.aresults(): ...`."""
+        self._polling("aresults")
+        return self._aresults(timeout)
+
+    async def _aresults(self, timeout: Optional[float]) -> AsyncIterator[Result]:
         while True:
             batch = await self.apoll(1024, timeout)
             for result in batch:
@@ -590,8 +720,16 @@ class Client:
 
     @property
     def drained(self) -> bool:
-        """True once the client is closed and poll() has returned every result."""
+        """True once the client is closed and poll() has returned every result (with on_result:
+        once close() has returned, every result having been handed to it)."""
         return self._drained
+
+    @property
+    def callback_error(self) -> Optional[CallbackError]:
+        """What on_result raised so far, as a CallbackError (count, result_count, failures); None
+        when it never raised or there is no on_result. Reading it does not stop close() from
+        raising it."""
+        return self._delivery.error() if self._delivery is not None else None
 
     # -- connection and lifetime -----------------------------------------------------------------
 
@@ -615,9 +753,28 @@ class Client:
         then ends the rest with FAILED results (CANCELLED / CANCELLED_IN_FLIGHT). Idempotent and
         thread-safe; poll()/results() still return the remaining results afterwards. The memory
         is released when the Client is garbage-collected (at interpreter exit, open clients are
-        closed without draining)."""
+        closed without draining).
+
+        With on_result: every result has been handed to it when close() returns (except those
+        of sends racing close() on other threads, handed over before those sends return). Then,
+        if on_result raised since the last close(), raises CallbackError (the client is closed
+        all the same). Calling close() from on_result raises InvalidArgument."""
+        self._close(drain, raise_callback_error=True)
+
+    def _close(self, drain: float, raise_callback_error: bool) -> None:
+        delivery = self._delivery
+        if delivery is not None and delivery.running_here():
+            raise InvalidArgument(Status.INVALID_ARGUMENT,
+                                  "close() called from on_result: it would wait for the thread running it")
         self._closed = True
         lib.push_client_close(self._handle, _ms(drain))
+        if delivery is not None:
+            delivery.on_result = None  # see _Delivery: reached through the Client from now on
+            self._drained = True
+            if raise_callback_error:
+                error = delivery.error(for_raising=True)
+                if error is not None:
+                    raise error
 
     @property
     def closed(self) -> bool:
@@ -627,8 +784,10 @@ class Client:
     def __enter__(self) -> "Client":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        # When the block raised, that exception goes on: a CallbackError stays for close() or
+        # callback_error (and its first failure was logged).
+        self._close(5.0, raise_callback_error=exc_type is None)
 
     def __repr__(self) -> str:
         return f"<swiftpush.Client {'closed' if self._closed else 'open'} at {self._handle.value:#x}>"
