@@ -376,12 +376,14 @@ extern "C" {
 /// if APNs may have seen it), closes the connections and joins the I/O thread. Results remain
 /// readable with push_client_poll until push_client_free. NULL, and closing twice, are accepted
 /// (a second close waits for the first). Thread-safe. Returns PUSH_OK, or
-/// PUSH_E_INVALID_ARGUMENT for a handle that is not a client.
+/// PUSH_E_INVALID_ARGUMENT for a handle that is not a client, or when called from the client's
+/// own result callback (its I/O thread cannot wait for itself; nothing is done).
 int32_t push_client_close(push_client_t client, int32_t drain_ms);
 
 /// Releases a client and every result not yet polled (closing it first, without draining, if
 /// push_client_close was not called). NULL is accepted. The handle is invalid afterwards; no
-/// other thread may be using it.
+/// other thread may be using it. Called from the client's own result callback it does nothing
+/// (freeing the client under its running I/O thread would crash the host).
 void push_client_free(push_client_t client);
 
 /// Opens a client: checks the configuration, signs the first provider token, and starts the
@@ -462,7 +464,8 @@ int32_t push_config_set_int(push_config_t config, int32_t option, int64_t value,
 /// `callback(user_data, results, count)` with batches of results (count >= 1); the records are
 /// valid only during the call, and `user_data` is passed back as given (the caller keeps what it
 /// points to alive until push_client_close has returned). The callback runs on the I/O thread:
-/// keep it short, never call push_client_close or push_client_free from it; push_client_send
+/// keep it short; push_client_close and push_client_free called from it are refused (they
+/// return PUSH_E_INVALID_ARGUMENT / do nothing: close from another thread); push_client_send
 /// from it never waits (a full queue returns PUSH_E_QUEUE_FULL). Results of notifications sent
 /// while close is finishing may be delivered on the sending thread. With a callback set,
 /// push_client_poll returns no results. A NULL callback goes back to polling.

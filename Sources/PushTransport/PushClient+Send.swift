@@ -338,7 +338,11 @@ extension PushClient {
     /// every remaining one with a FAILED result (Cancelled / CancelledInFlight), closes the
     /// connections and joins the I/O thread. Results stay readable with `poll`. Safe to call
     /// more than once and from several threads; later calls wait for the first to finish.
-    public func close(drainMillis: Int32) {
+    /// Returns false, doing nothing, when called on the client's own I/O thread (from the result
+    /// callback): that thread can neither drain nor join itself.
+    @discardableResult
+    public func close(drainMillis: Int32) -> Bool {
+        if isIOThread { return false }
         lock.lock()
         if closeStarted {
             while !finished {
@@ -347,7 +351,7 @@ extension PushClient {
                 waiters -= 1
             }
             lock.unlock()
-            return
+            return true
         }
         closeStarted = true
         closing = true
@@ -356,7 +360,11 @@ extension PushClient {
         lock.unlock()
         loop.wake()
         pthread_join(thread, nil)
+        return true
     }
+
+    /// Whether the calling thread is this client's I/O thread (the result callback runs there).
+    public var isIOThread: Bool { pthread_equal(pthread_self(), thread) != 0 }
 
     /// Counters so far.
     public func counterSnapshot() -> ClientCounters {

@@ -245,7 +245,8 @@ private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err
 /// `callback(user_data, results, count)` with batches of results (count >= 1); the records are
 /// valid only during the call, and `user_data` is passed back as given (the caller keeps what it
 /// points to alive until push_client_close has returned). The callback runs on the I/O thread:
-/// keep it short, never call push_client_close or push_client_free from it; push_client_send
+/// keep it short; push_client_close and push_client_free called from it are refused (they
+/// return PUSH_E_INVALID_ARGUMENT / do nothing: close from another thread); push_client_send
 /// from it never waits (a full queue returns PUSH_E_QUEUE_FULL). Results of notifications sent
 /// while close is finishing may be delivered on the sending thread. With a callback set,
 /// push_client_poll returns no results. A NULL callback goes back to polling.
@@ -395,20 +396,21 @@ private let maxRecordSize = 64 * 1024
 /// if APNs may have seen it), closes the connections and joins the I/O thread. Results remain
 /// readable with push_client_poll until push_client_free. NULL, and closing twice, are accepted
 /// (a second close waits for the first). Thread-safe. Returns PUSH_OK, or
-/// PUSH_E_INVALID_ARGUMENT for a handle that is not a client.
+/// PUSH_E_INVALID_ARGUMENT for a handle that is not a client, or when called from the client's
+/// own result callback (its I/O thread cannot wait for itself; nothing is done).
 @c public func push_client_close(_ client: push_client_t?, _ drain_ms: Int32) -> Int32 {
     guard let client else { return 0 }
     guard let box = ClientBox.from(client) else { return PushStatus.invalidArgument.rawValue }
-    box.client.close(drainMillis: drain_ms)
-    return 0
+    return box.client.close(drainMillis: drain_ms) ? 0 : PushStatus.invalidArgument.rawValue
 }
 
 /// Releases a client and every result not yet polled (closing it first, without draining, if
 /// push_client_close was not called). NULL is accepted. The handle is invalid afterwards; no
-/// other thread may be using it.
+/// other thread may be using it. Called from the client's own result callback it does nothing
+/// (freeing the client under its running I/O thread would crash the host).
 @c public func push_client_free(_ client: push_client_t?) {
     guard let client, let box = ClientBox.from(client) else { return }
-    box.client.close(drainMillis: 0)
+    guard box.client.close(drainMillis: 0) else { return }
     box.magic = 0
     Unmanaged<ClientBox>.fromOpaque(UnsafeRawPointer(client)).release()
 }

@@ -339,6 +339,47 @@ static void test_close_with_work_in_flight_gives_every_notification_one_outcome(
     report(__func__, ok);
 }
 
+/* What the result callback saw when it tried to close and free its own client. */
+struct self_close {
+    push_client_t client;
+    int calls;
+    long results;
+    int32_t close_rc;
+};
+
+static void close_from_callback(void *user_data, const push_result *results, ptrdiff_t count) {
+    (void)results;
+    struct self_close *s = user_data;
+    if (s->calls++ == 0) {
+        s->close_rc = push_client_close(s->client, 0); /* refused: this is its I/O thread */
+        push_client_free(s->client);                   /* ignored, for the same reason */
+    }
+    s->results += (long)count;
+}
+
+static void test_close_and_free_from_the_result_callback_are_refused(void) {
+    int ok = 1;
+    enum { COUNT = 200 };
+    push_error err;
+    push_config_t cfg = config_for(port, "AuthKey_TESTKEY001.p8", 1);
+    static struct self_close s;
+    EXPECT(push_config_set_result_callback(cfg, close_from_callback, &s, &err) == PUSH_OK, "callback: %s", err.message);
+    push_client_t client = NULL;
+    EXPECT(push_client_open(cfg, &client, &err) == PUSH_OK, "open: %s", err.message);
+    push_config_free(cfg);
+    if (!client) { report(__func__, 0); return; }
+    s.client = client;
+    static push_notification batch[COUNT];
+    for (int i = 0; i < COUNT; i++) batch[i] = notification((uint64_t)i);
+    ptrdiff_t took = 0;
+    EXPECT(push_client_send_batch(client, batch, COUNT, 5000, &took, &err) == PUSH_OK && took == COUNT, "send: %s", err.message);
+    EXPECT(push_client_close(client, 10000) == PUSH_OK, "close from the main thread");
+    EXPECT(s.calls > 0 && s.close_rc == PUSH_E_INVALID_ARGUMENT, "close from the callback returned %d", s.close_rc);
+    EXPECT(s.results == COUNT, "every result still reached the callback: %ld", s.results);
+    push_client_free(client);
+    report(__func__, ok);
+}
+
 int main(void) {
     pki = getenv("SWIFTPUSH_TEST_PKI");
     const char *p = getenv("SWIFTPUSH_TEST_PORT"), *u = getenv("SWIFTPUSH_TEST_UNTRUSTED_PORT");
@@ -354,6 +395,7 @@ int main(void) {
     test_an_untrusted_server_certificate_fails_clearly();
     test_bad_input_returns_an_error_with_a_message();
     test_close_with_work_in_flight_gives_every_notification_one_outcome();
+    test_close_and_free_from_the_result_callback_are_refused();
     printf("c-abi: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
