@@ -22,7 +22,7 @@ status=0
 echo "== Python binding: pytest (Bindings/python/tests)"
 # Runs from the source tree (no install); `pip install Bindings/python` gives the same package.
 PYTHONPATH=$root/Bindings/python${PYTHONPATH:+:$PYTHONPATH} \
-  python3 -m pytest -q -p no:cacheprovider Bindings/python/tests || status=1
+  python3 -m pytest -q -p no:cacheprovider -W error::pytest.PytestUnraisableExceptionWarning Bindings/python/tests || status=1
 
 echo "== Go binding: go vet + go test (Bindings/go)"
 export GOCACHE=$root/.build-go/cache GOPATH=$root/.build-go/path GOPROXY=off GOFLAGS= GO111MODULE=on

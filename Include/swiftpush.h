@@ -212,7 +212,11 @@ enum push_option {
     PUSH_OPT_P12_FILE = 24,
     /** string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none;
      *  copied into memory that is cleared when freed, like the .p12's bytes). */
-    PUSH_OPT_P12_PASSWORD = 25
+    PUSH_OPT_P12_PASSWORD = 25,
+    /** int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of
+     *  PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still
+     *  called by one thread at a time. For hosts with cores to spare (see README, Performance). */
+    PUSH_OPT_IO_THREADS = 26
 };
 
 /** Values of PUSH_OPT_ENVIRONMENT. */
@@ -454,7 +458,8 @@ push_config_t push_config_new(void);
 /// Sets an integer option (PUSH_OPT_PORT, PUSH_OPT_ENVIRONMENT, PUSH_OPT_CONNECTIONS,
 /// PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS,
 /// PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
-/// PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS).
+/// PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS,
+/// PUSH_OPT_IO_THREADS).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config), PUSH_E_BAD_OPTION (not an integer option, or
 /// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
 /// same configuration.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scaling and latency, against one mock server (CPU 0) with the C client (CPU 1):
 #  1. rate and client CPU per notification with 1, 2, 4 and 8 connections (1000 streams each);
-#  2. the same with 1, 2 and 4 I/O threads (one client each: a client runs one I/O thread);
+#  2. the same with 1, 2 and 4 I/O threads: one client with PUSH_OPT_IO_THREADS (one
+#     connection per thread), then as many clients of one thread each;
 #  3. latency from send to outcome (p50/p99, the library's own histogram) when sending at 50%
 #     and 90% of the 1-connection rate measured in step 1.
 # On 2 cores the one-threaded mock server is the ceiling for every row of step 1: the figure
@@ -36,11 +37,15 @@ for c in 1 2 4 8; do
   printf '| %d | %s | %s | %s |\n' "$c" "$rate" "$(echo "$r" | field cpu_us_per_notification)" "$(echo "$r" | field peak_rss_mb)"
 done
 echo
-echo "| I/O threads (clients of 1 connection) | notifications/s | client CPU-µs per notification | peak RSS MB |"
-echo "|---|---|---|---|"
+echo "| I/O threads (1 connection each) | how | notifications/s | client CPU-µs per notification | peak RSS MB |"
+echo "|---|---|---|---|---|"
 for t in 1 2 4; do
+  r=$(load --count "$count" --window $((t * 1000)) --connections "$t" --io-threads "$t")
+  printf '| %d | PUSH_OPT_IO_THREADS | %s | %s | %s |\n' "$t" "$(echo "$r" | field rate)" "$(echo "$r" | field cpu_us_per_notification)" "$(echo "$r" | field peak_rss_mb)"
+done
+for t in 2 4; do
   r=$(load --count "$count" --window $((t * 1000)) --clients "$t")
-  printf '| %d | %s | %s | %s |\n' "$t" "$(echo "$r" | field rate)" "$(echo "$r" | field cpu_us_per_notification)" "$(echo "$r" | field peak_rss_mb)"
+  printf '| %d | %d clients | %s | %s | %s |\n' "$t" "$t" "$(echo "$r" | field rate)" "$(echo "$r" | field cpu_us_per_notification)" "$(echo "$r" | field peak_rss_mb)"
 done
 echo
 echo "| load | offered notifications/s | achieved | latency p50 µs | latency p99 µs |"

@@ -268,7 +268,27 @@ func TestCloseWakesASendWaitingForRoom(t *testing.T) {
 }
 
 func TestFourGoroutinesSendWhileTwoPoll(t *testing.T) {
+	fourSendersTwoPollers(t, testConfig(t), func(*Client) {})
+}
+
+func TestThreeIOThreadsShareTheWorkAndEveryResultComesOnce(t *testing.T) {
 	cfg := testConfig(t)
+	cfg.IOThreads = 3
+	cfg.Connections = 3
+	fourSendersTwoPollers(t, cfg, func(c *Client) {
+		s, err := c.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.ConnectionsStarted < 3 || len(s.Connections) != 3 {
+			t.Errorf("stats %+v: one connection for each of the 3 threads", s)
+		}
+	})
+}
+
+// fourSendersTwoPollers sends 20,000 notifications from four goroutines while two read
+// Results, calls beforeClose, closes, and checks that each tag came back once.
+func fourSendersTwoPollers(t *testing.T, cfg Config, beforeClose func(*Client)) {
 	cfg.QueueCapacity = 4096
 	c := open(t, cfg)
 	const senders, perSender = 4, 5000
@@ -313,6 +333,7 @@ func TestFourGoroutinesSendWhileTwoPoll(t *testing.T) {
 	for err := range errs {
 		t.Errorf("SendBatch: %v", err)
 	}
+	beforeClose(c)
 	_ = c.Close() // lets the notifications in flight finish (DrainTimeout)
 	pollers.Wait()
 	sort.Ints(tags)

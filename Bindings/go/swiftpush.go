@@ -41,7 +41,8 @@ type Config struct {
 	KeyID          string        // the key's 10-character id (JWT kid)
 	TeamID         string        // the 10-character team id (JWT iss)
 	Topic          string        // topic of notifications that name none (usually the bundle id)
-	Connections    int           // connections in the pool (default 2)
+	Connections    int           // connections in the pool (default 2), divided between the I/O threads
+	IOThreads      int           // I/O threads (default 1, up to 16): for hosts with cores to spare
 	MaxStreams     int           // most concurrent streams per connection (default 1000)
 	QueueCapacity  int           // notifications held at once: queued + in flight + results not yet polled (default 65536)
 	Deadline       time.Duration // how long a notification may wait for its outcome (default 60 s)
@@ -143,7 +144,7 @@ func Open(cfg Config) (*Client, error) {
 		opt   Option
 		value int64
 	}
-	for _, n := range []num{{OptionPort, int64(cfg.Port)}, {OptionConnections, int64(cfg.Connections)},
+	for _, n := range []num{{OptionPort, int64(cfg.Port)}, {OptionConnections, int64(cfg.Connections)}, {OptionIoThreads, int64(cfg.IOThreads)},
 		{OptionMaxStreams, int64(cfg.MaxStreams)}, {OptionQueueCapacity, int64(cfg.QueueCapacity)},
 		{OptionDeadlineMs, cfg.Deadline.Milliseconds()}, {OptionConnectTimeoutMs, cfg.ConnectTimeout.Milliseconds()}} {
 		if n.value != 0 {

@@ -485,7 +485,7 @@ const (
 	OptionRetireAfterTimeouts Option = 19
 	// OptionProxy: string: HTTP CONNECT proxy as "host:port" (connections tunnel through it).
 	OptionProxy Option = 20
-	// OptionProxyCredentials: string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic).
+	// OptionProxyCredentials: string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic; copied into memory that is cleared when the configuration and the client are freed).
 	OptionProxyCredentials Option = 21
 	// OptionCertFile: string: client certificate chain (PEM) for certificate authentication.
 	OptionCertFile Option = 22
@@ -493,8 +493,10 @@ const (
 	OptionCertKeyFile Option = 23
 	// OptionP12File: string: PKCS#12 (.p12) file holding the client certificate and key.
 	OptionP12File Option = 24
-	// OptionP12Password: string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none).
+	// OptionP12Password: string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none; copied into memory that is cleared when freed, like the .p12's bytes).
 	OptionP12Password Option = 25
+	// OptionIoThreads: int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still called by one thread at a time. For hosts with cores to spare (see README, Performance).
+	OptionIoThreads Option = 26
 )
 
 // String returns the C name of the value without its prefix ("HOST").
@@ -550,6 +552,8 @@ func (v Option) String() string {
 		return "P12_FILE"
 	case OptionP12Password:
 		return "P12_PASSWORD"
+	case OptionIoThreads:
+		return "IO_THREADS"
 	}
 	return "invalid"
 }

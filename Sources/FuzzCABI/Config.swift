@@ -13,7 +13,7 @@ private let fileOptions: Set<UInt32> = [PUSH_OPT_CA_FILE.rawValue, PUSH_OPT_TOKE
 /// path of a private temporary file holding fuzzed bytes, or a path under a directory that
 /// does not exist: a fuzzed path never reaches the real file system.
 func setString(_ input: inout FuzzInput, _ session: Session) {
-    let option = input.smallInt32(upTo: 27)
+    let option = input.smallInt32(upTo: 28)
     let value: CString
     var limit = Int(PATH_MAX)
     if fileOptions.contains(UInt32(bitPattern: option)) {
@@ -38,7 +38,7 @@ func setString(_ input: inout FuzzInput, _ session: Session) {
 }
 
 func setInt(_ input: inout FuzzInput, _ session: Session) {
-    let option = input.smallInt32(upTo: 27)
+    let option = input.smallInt32(upTo: 28)
     var err = push_error()
     let rc = push_config_set_int(session.config, option, input.int64(), &err)
     checkStatus(rc, err, allowed: [.invalidArgument, .badOption], "push_config_set_int(\(option))")
@@ -48,7 +48,7 @@ func setInt(_ input: inout FuzzInput, _ session: Session) {
 func wrongHandles(_ input: inout FuzzInput, _ session: Session) {
     let wrong: OpaquePointer? = input.pick([nil, session.payload, sharedClient])
     var err = push_error()
-    let option = input.smallInt32(upTo: 27)
+    let option = input.smallInt32(upTo: 28)
     checkRefused(push_config_set_string(wrong, option, "x", 0, &err), err, "push_config_set_string on a wrong handle")
     checkRefused(push_config_set_int(wrong, option, 1, &err), err, "push_config_set_int on a wrong handle")
     let notAClient: OpaquePointer? = input.pick([nil, session.payload, session.config])

@@ -16,13 +16,19 @@ public final class ProviderToken: @unchecked Sendable {
     /// The 10-character team id (`iss`).
     public let teamID: String
     private let clock: PushClock
+    /// Guards the three values below: a client with several I/O threads shares one token (one
+    /// JWT per team and key), and any of them may re-sign it.
+    private let lock = PThreadMutex()
+    private var _headerValue: [UInt8] = []
+    private var _issuedAt: Int64 = 0
+    private var _generation: Int = 0
 
     /// `bearer <jwt>`: the value of the `authorization` header.
-    public private(set) var headerValue: [UInt8] = []
+    public var headerValue: [UInt8] { lock.withLock { _headerValue } }
     /// `iat` of the current token (UNIX seconds).
-    public private(set) var issuedAt: Int64 = 0
+    public var issuedAt: Int64 { lock.withLock { _issuedAt } }
     /// Increases each time a new token is signed; connections compare it to notice a change.
-    public private(set) var generation: Int = 0
+    public var generation: Int { lock.withLock { _generation } }
 
     /// Why a token could not be made.
     public struct SignError: Error, CustomStringConvertible, Sendable {
@@ -45,11 +51,16 @@ public final class ProviderToken: @unchecked Sendable {
     }
 
     /// The current `authorization` value, re-signed first when the token has reached
-    /// `refreshAge`. Call from one thread (the client's I/O thread).
-    public func current() -> [UInt8] {
+    /// `refreshAge`. Thread-safe.
+    public func current() -> [UInt8] { currentWithGeneration().value }
+
+    /// The current value and its generation, read together (re-signed first when due).
+    public func currentWithGeneration() -> (value: [UInt8], generation: Int) {
         let now = clock.wallSeconds()
-        if now - issuedAt >= Self.refreshAge { try? sign(at: now) }
-        return headerValue
+        return lock.withLock {
+            if now - _issuedAt >= Self.refreshAge { try? sign(at: now) }
+            return (_headerValue, _generation)
+        }
     }
 
     /// APNs said ExpiredProviderToken: re-sign unless the token is younger than `minimumAge`
@@ -58,10 +69,15 @@ public final class ProviderToken: @unchecked Sendable {
     @discardableResult
     public func refreshAfterRejection() -> Bool {
         let now = clock.wallSeconds()
-        guard now - issuedAt >= Self.minimumAge else { return false }
-        return (try? sign(at: now)) != nil
+        return lock.withLock {
+            // Several I/O threads may see the same rejection: the first re-signs, and the token
+            // is then too young for the others to re-sign again.
+            guard now - _issuedAt >= Self.minimumAge else { return false }
+            return (try? sign(at: now)) != nil
+        }
     }
 
+    /// Signs a token for `now` (with `lock` held, or from init).
     private func sign(at now: Int64) throws(SignError) {
         let header = Base64URL.encode(Array("{\"alg\":\"ES256\",\"kid\":\"\(keyID)\"}".utf8))
         let claims = Base64URL.encode(Array("{\"iss\":\"\(teamID)\",\"iat\":\(now)}".utf8))
@@ -69,8 +85,8 @@ public final class ProviderToken: @unchecked Sendable {
         guard let signature = signingInput.withUnsafeBytes({ key.signES256($0) }) else {
             throw SignError(description: "signing the provider token failed: " + OpenSSLError.drain())
         }
-        headerValue = Array("bearer ".utf8) + signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature)
-        issuedAt = now
-        generation += 1
+        _headerValue = Array("bearer ".utf8) + signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature)
+        _issuedAt = now
+        _generation += 1
     }
 }

@@ -55,8 +55,8 @@ extension PushClient {
     /// is re-signed (so dispatching needs no closure and no array per batch).
     func currentAuthorization() -> UnsafeRawBufferPointer? {
         guard let token else { return nil }
-        let value = token.current()
-        if token.generation != authorizationGeneration || authorizationBuffer == nil {
+        let (value, generation) = token.currentWithGeneration()
+        if generation != authorizationGeneration || authorizationBuffer == nil {
             if let old = authorizationBuffer {
                 OPENSSL_cleanse(old.baseAddress, old.count)
                 old.deallocate()
@@ -64,7 +64,7 @@ extension PushClient {
             let b = UnsafeMutableRawBufferPointer.allocate(byteCount: value.count, alignment: 1)
             b.copyBytes(from: value)
             authorizationBuffer = b
-            authorizationGeneration = token.generation
+            authorizationGeneration = generation
         }
         return UnsafeRawBufferPointer(authorizationBuffer!)
     }

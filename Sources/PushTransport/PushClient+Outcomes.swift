@@ -101,12 +101,14 @@ extension PushClient {
         if let callback = configuration.resultCallback {
             deliver(&finishedLocally, to: callback, buffer: callbackBuffer)
         }
+        let newResults = !finishedLocally.isEmpty // (empty after a callback took them)
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)
         if localLatencies.total > 0 { latencies.merge(localLatencies) }
         if waiters > 0 { lock.broadcast() }
         lock.unlock()
+        if newResults { resultSignal?.notify() }
         localCounters = ClientCounters()
         if localLatencies.total > 0 { localLatencies = LatencyHistogram() }
     }

@@ -18,7 +18,7 @@ extension PushClient {
     /// negative: without limit) and then reports `.queueFull` with the prefix that fit.
     public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> SendResult {
         // From a result callback (the I/O thread) waiting for room would wait for ourselves.
-        let timeoutMillis = pthread_equal(pthread_self(), thread) != 0 ? 0 : timeoutMillis
+        let timeoutMillis = isIOThread ? 0 : timeoutMillis
         var done = 0
         let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
         while done < count {
@@ -66,6 +66,7 @@ extension PushClient {
             // 3. Hand them to the I/O thread; return unused slots.
             lock.lock()
             var lateForCallback = SlotList()
+            var signalResults = false
             if submissionsClosed {
                 // close() raced with this send and the I/O thread has taken its last look at
                 // the queue: these were accepted, so they still get their (cancelled) results.
@@ -78,6 +79,7 @@ extension PushClient {
                 if configuration.resultCallback == nil {
                     completions.splice(&filled, in: slots)
                     if waiters > 0 { lock.broadcast() }
+                    signalResults = true
                 } else {
                     lateForCallback.splice(&filled, in: slots)
                 }
@@ -88,6 +90,7 @@ extension PushClient {
             freeSlots.splice(&taken, in: slots)
             lock.unlock()
             if wake { loop.wake() }
+            if signalResults { resultSignal?.notify() }
             if let callback = configuration.resultCallback, !lateForCallback.isEmpty {
                 // Rare: delivered on this thread, since the I/O thread has finished.
                 let buffer = UnsafeMutablePointer<push_result>.allocate(capacity: PushClient.callbackBatch)
@@ -343,24 +346,39 @@ extension PushClient {
     @discardableResult
     public func close(drainMillis: Int32) -> Bool {
         if isIOThread { return false }
+        finishClosing(joining: startClosing(drainMillis: drainMillis))
+        return true
+    }
+
+    /// The first half of close: no more sends, the I/O thread starts draining. Returns true
+    /// for the call that started the close (it must join the thread in finishClosing).
+    /// PushClientGroup starts every I/O thread's drain before waiting for any.
+    func startClosing(drainMillis: Int32) -> Bool {
         lock.lock()
-        if closeStarted {
-            while !finished {
-                waiters += 1
-                _ = lock.wait(untilMonotonicNanos: nil)
-                waiters -= 1
-            }
-            lock.unlock()
-            return true
-        }
+        defer { lock.unlock() }
+        if closeStarted { return false }
         closeStarted = true
         closing = true
         self.drainMillis = max(0, drainMillis)
         lock.broadcast()
-        lock.unlock()
         loop.wake()
-        pthread_join(thread, nil)
         return true
+    }
+
+    /// The second half of close: joins the I/O thread (the call that started the close) or
+    /// waits until it has finished (any other).
+    func finishClosing(joining: Bool) {
+        if joining {
+            pthread_join(thread, nil)
+            return
+        }
+        lock.lock()
+        while !finished {
+            waiters += 1
+            _ = lock.wait(untilMonotonicNanos: nil)
+            waiters -= 1
+        }
+        lock.unlock()
     }
 
     /// Whether the calling thread is this client's I/O thread (the result callback runs there).

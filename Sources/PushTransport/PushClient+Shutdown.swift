@@ -54,5 +54,6 @@ extension PushClient {
         finished = true
         lock.broadcast()
         lock.unlock()
+        resultSignal?.notify() // a group's pollers learn that this thread is done
     }
 }

@@ -37,6 +37,9 @@ extension PushClient {
         }
         return s
     }
+
+    /// The answer latencies so far (PushClientGroup merges its I/O threads' histograms).
+    func latencySnapshot() -> LatencyHistogram { lock.withLock { latencies } }
 }
 
 /// Copies `text` into a fixed C char array as a NUL-terminated string, cut to fit.

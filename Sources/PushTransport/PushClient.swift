@@ -32,6 +32,9 @@ public struct ClientConfiguration: Sendable {
     /// connections carry ~1.5x what one does (the server works on both at once), more add
     /// little; APNs itself recommends several.
     public var connections = 2
+    /// I/O threads (PushClientGroup), 1...16; the connections are divided between them. One
+    /// by default: on two cores the server is the limit long before one thread is.
+    public var ioThreads = 1
     /// Our cap on concurrent streams per connection (the server's limit also applies).
     public var maxStreamsPerConnection = 1000
     /// Slots: queued + in flight + results not yet polled.
@@ -81,6 +84,8 @@ public final class PushClient: @unchecked Sendable {
     let loop: EventLoop
     let tls: TLSContext
     let token: ProviderToken?
+    /// Told of results published (when this client is one I/O thread of a PushClientGroup).
+    let resultSignal: ResultSignal?
     /// `:authority` bytes, stable for the client's life (nghttp2 references them unchanged).
     let authority: UnsafeRawBufferPointer
     /// The default topic's bytes, stable for the client's life.
@@ -140,7 +145,14 @@ public final class PushClient: @unchecked Sendable {
     var tunnelRequest: SecretBytes?
 
     /// Creates the client and starts its I/O thread, which starts connecting at once.
-    public init(configuration: ClientConfiguration) throws(ClientError) {
+    public convenience init(configuration: ClientConfiguration) throws(ClientError) {
+        try self.init(configuration: configuration, sharedToken: nil, resultSignal: nil)
+    }
+
+    /// The full initializer, for PushClientGroup: its I/O threads share one provider token
+    /// (one JWT per team and key), and `resultSignal` hears of every result published.
+    init(configuration: ClientConfiguration, sharedToken: ProviderToken?, resultSignal: ResultSignal?) throws(ClientError) {
+        self.resultSignal = resultSignal
         var c = configuration
         c.connections = min(max(c.connections, 1), 64)
         c.maxStreamsPerConnection = min(max(c.maxStreamsPerConnection, 1), 100_000)
@@ -159,7 +171,9 @@ public final class PushClient: @unchecked Sendable {
         if c.tokenKey != nil && c.clientCertificate != nil {
             throw ClientError(.key, "both a token key and a client certificate are set: choose one authentication")
         }
-        if let pem = c.tokenKey {
+        if let sharedToken, c.clientCertificate == nil {
+            token = sharedToken
+        } else if let pem = c.tokenKey {
             guard !c.keyID.isEmpty else { throw ClientError(.key, "token auth needs the key id (PUSH_OPT_KEY_ID)") }
             guard !c.teamID.isEmpty else { throw ClientError(.key, "token auth needs the team id (PUSH_OPT_TEAM_ID)") }
             do {

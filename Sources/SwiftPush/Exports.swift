@@ -198,7 +198,8 @@ private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err
 /// Sets an integer option (PUSH_OPT_PORT, PUSH_OPT_ENVIRONMENT, PUSH_OPT_CONNECTIONS,
 /// PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS,
 /// PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
-/// PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS).
+/// PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS,
+/// PUSH_OPT_IO_THREADS).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config), PUSH_E_BAD_OPTION (not an integer option, or
 /// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
 /// same configuration.
@@ -212,6 +213,7 @@ private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err
         let ranges: [UInt32: (String, ClosedRange<Int64>, WritableKeyPath<ClientConfiguration, Int>)] = [
             PUSH_OPT_PORT.rawValue: ("port", 1...65535, \.port),
             PUSH_OPT_CONNECTIONS.rawValue: ("connections", 1...64, \.connections),
+            PUSH_OPT_IO_THREADS.rawValue: ("I/O threads", 1...16, \.ioThreads),
             PUSH_OPT_MAX_STREAMS.rawValue: ("max streams", 1...100_000, \.maxStreamsPerConnection),
             PUSH_OPT_QUEUE_CAPACITY.rawValue: ("queue capacity", 16...4_194_304, \.queueCapacity),
             PUSH_OPT_DEADLINE_MS.rawValue: ("deadline", 1...86_400_000, \.deadlineMillis),
@@ -286,7 +288,7 @@ private let maxRecordSize = 64 * 1024
     case .failure(let e): return report(err, e.status, e.description)
     }
     do throws(ClientError) {
-        let client = try PushClient(configuration: configuration)
+        let client = try PushClientGroup(configuration: configuration)
         out.pointee = push_client_t(Unmanaged.passRetained(ClientBox(client: client)).toOpaque())
         return succeed(err)
     } catch {

@@ -59,9 +59,9 @@ final class ClientBox {
     /// Must stay the first stored property (see `handleMagic`).
     var magic: UInt64 = ClientBox.liveMagic
     static let liveMagic: UInt64 = 0x5350_434C_4945_4E54 // "SPCLIENT"
-    let client: PushClient
+    let client: PushClientGroup
 
-    init(client: PushClient) { self.client = client }
+    init(client: PushClientGroup) { self.client = client }
 
     static func from(_ handle: push_client_t?) -> ClientBox? {
         guard let handle, handleMagic(UnsafeRawPointer(handle)) == liveMagic else { return nil }

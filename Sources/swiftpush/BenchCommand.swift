@@ -27,6 +27,7 @@ enum BenchCommand {
             OptionSpec("topic", value: "TOPIC", help: "apns-topic (default com.example.app)"),
             OptionSpec("count", value: "N", help: "notifications to send (default 200000)"),
             OptionSpec("connections", value: "N", help: "connections in the pool (default 1)"),
+            OptionSpec("io-threads", value: "N", help: "I/O threads, sharing out the connections (default 1)"),
             OptionSpec("window", value: "N", help: "most notifications outstanding at once (default 10000)"),
             OptionSpec("payload-bytes", value: "N", help: "payload size (default 200)"),
             OptionSpec("h2load", help: "also run h2load against the same mock (needs --pki)"),
@@ -42,6 +43,7 @@ enum BenchCommand {
         let payloadBytes = try args.integer("payload-bytes", default: 200, in: 40...4096)
         var c = ClientConfiguration()
         c.connections = try args.integer("connections", default: 1, in: 1...64)
+        c.ioThreads = try args.integer("io-threads", default: 1, in: 1...16)
         c.queueCapacity = window + 1024
         c.defaultTopic = Array((args.value("topic") ?? "com.example.app").utf8)
         var mock: Process?
@@ -73,9 +75,9 @@ enum BenchCommand {
         }
         let payload = "{\"aps\":{\"alert\":\"Hello from swiftpush\"},\"pad\":\"" + String(repeating: "x", count: payloadBytes - 47) + "\"}"
 
-        let client: PushClient
+        let client: PushClientGroup
         do throws(ClientError) {
-            client = try PushClient(configuration: c)
+            client = try PushClientGroup(configuration: c)
         } catch {
             Console.err("swiftpush bench: \(error.description)")
             return 1
@@ -89,7 +91,7 @@ enum BenchCommand {
         let stats = client.stats()
         client.close(drainMillis: 5000)
         let rss = peakRSSMegabytes()
-        Console.out("\(count) notifications, \(payloadBytes)-byte payload, \(c.connections) connection(s), window \(window)")
+        Console.out("\(count) notifications, \(payloadBytes)-byte payload, \(c.connections) connection(s), \(c.ioThreads) I/O thread(s), window \(window)")
         Console.out("outcomes: \(r.accepted) accepted, \(r.rejected) rejected, \(r.failed) failed")
         Console.out(String(format: "swiftpush: %.0f notifications/s, %.2f CPU-us/notification, %.1f MB peak RSS, latency p50 %lld us, p99 %lld us",
                            r.rate, r.cpuMicros, rss, stats.latency_p50_us, stats.latency_p99_us))
@@ -111,7 +113,7 @@ enum BenchCommand {
 
     /// Keeps up to `window` notifications outstanding until `count` have results; a progress
     /// line on stderr (when it is a terminal) twice a second.
-    static func measure(_ client: PushClient, count: Int, window: Int, payload: String) -> Measurement {
+    static func measure(_ client: PushClientGroup, count: Int, window: Int, payload: String) -> Measurement {
         var m = Measurement()
         let progress = isatty(2) != 0
         let start = MonotonicTime.nanos(), cpuStart = cpuSeconds()

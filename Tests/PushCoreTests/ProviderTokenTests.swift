@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import Synchronization
 import Testing
 
 @Suite("ProviderToken")
@@ -123,6 +124,23 @@ struct ProviderTokenTests {
         #expect(token.issuedAt == Self.start + 20 * 60)
         #expect(token.current() != first)
         #expect(token.refreshAfterRejection() == false)
+        #expect(token.generation == 2)
+    }
+
+    @Test("Threads sharing a token (a client's I/O threads) re-sign it once for one rejection, and read value and generation together")
+    func sharedByThreads() throws {
+        let clock = ManualClock(wallSeconds: Self.start)
+        let (token, _) = try makeToken(clock: clock)
+        clock.advance(seconds: ProviderToken.minimumAge)
+        let refreshed = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            if token.refreshAfterRejection() { refreshed.wrappingAdd(1, ordering: .relaxed) }
+            for _ in 0..<100 {
+                let (value, generation) = token.currentWithGeneration()
+                #expect(generation == 2 ? value == token.headerValue : generation == 1)
+            }
+        }
+        #expect(refreshed.load(ordering: .relaxed) == 1, "one re-sign, not one per thread")
         #expect(token.generation == 2)
     }
 

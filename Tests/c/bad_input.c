@@ -299,7 +299,7 @@ static void test_config_strings_must_be_UTF8_without_NUL(void) {
 static void test_config_options_out_of_range_are_refused(void) {
     ok = 1;
     push_config_t cfg = push_config_new();
-    int32_t bad[] = {0, -1, 26, 999, INT32_MIN, INT32_MAX};
+    int32_t bad[] = {0, -1, PUSH_OPT_IO_THREADS + 1, 999, INT32_MIN, INT32_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, bad[i], "x", 0, &err), "not a string option");
         CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, bad[i], 1, &err), "not an integer option");
@@ -308,12 +308,16 @@ static void test_config_options_out_of_range_are_refused(void) {
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_HOST, 1, &err), "not an integer option");
     int ints[] = {PUSH_OPT_PORT, PUSH_OPT_CONNECTIONS, PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY,
                   PUSH_OPT_DEADLINE_MS, PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
-                  PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS, PUSH_OPT_ENVIRONMENT};
+                  PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS, PUSH_OPT_ENVIRONMENT,
+                  PUSH_OPT_IO_THREADS};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], INT64_MIN, &err));
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], INT64_MAX, &err));
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], -1, &err));
     }
+    CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_IO_THREADS, 0, &err));
+    CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_IO_THREADS, 17, &err));
+    CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_IO_THREADS, 16, &err));
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY, "no-port", 0, &err), "host:port");
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY, "h:99999", 0, &err), "host:port");
     CHECK(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY_CREDENTIALS, "no-colon", 0, &err));

@@ -407,7 +407,7 @@ class Option(enum.IntEnum):
     RETIRE_AFTER_TIMEOUTS = 19
     #: string: HTTP CONNECT proxy as "host:port" (connections tunnel through it).
     PROXY = 20
-    #: string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic).
+    #: string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic; copied into memory that is cleared when the configuration and the client are freed).
     PROXY_CREDENTIALS = 21
     #: string: client certificate chain (PEM) for certificate authentication.
     CERT_FILE = 22
@@ -415,8 +415,10 @@ class Option(enum.IntEnum):
     CERT_KEY_FILE = 23
     #: string: PKCS#12 (.p12) file holding the client certificate and key.
     P12_FILE = 24
-    #: string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none).
+    #: string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none; copied into memory that is cleared when freed, like the .p12's bytes).
     P12_PASSWORD = 25
+    #: int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still called by one thread at a time. For hosts with cores to spare (see README, Performance).
+    IO_THREADS = 26
 
     @property
     def kind(self) -> str:
@@ -450,6 +452,7 @@ _OPTION_KIND: Dict[int, str] = {
     23: 'string',
     24: 'string',
     25: 'string',
+    26: 'int',
 }
 
 

@@ -164,7 +164,13 @@ def _release(handle: int, delivery: "Optional[_Delivery]") -> None:
     if delivery is not None and getattr(_running, "delivery", None) is delivery:
         threading.Thread(target=_release, args=(handle, delivery), name="swiftpush-release").start()
         return
-    lib.push_client_close(handle, 0)
+    try:
+        lib.push_client_close(handle, 0)
+    except InvalidArgument:
+        # The library refuses a close on the client's own I/O thread: a collection ran this
+        # inside the trampoline, outside on_result itself (any allocation there may start one).
+        threading.Thread(target=_release, args=(handle, delivery), name="swiftpush-release").start()
+        return
     lib.push_client_free(handle)
 
 

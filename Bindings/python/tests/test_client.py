@@ -251,3 +251,15 @@ def test_nothing_listening_makes_wait_connected_raise_Timeout_with_the_last_erro
         with pytest.raises(swiftpush.Timeout, match="refused") as raised:
             client.wait_connected(0.5)
         assert isinstance(raised.value, TimeoutError) and raised.value.code == Status.TIMEOUT
+
+
+
+def test_io_threads_share_the_work_and_every_result_comes_once(make_client: MakeClient) -> None:
+    client = make_client(io_threads=3, connections=3, queue_capacity=30000)
+    client.wait_connected(10)
+    client.send_many([(TOKEN, PAYLOAD, i) for i in range(20000)], timeout=30)
+    results = collect(client, 20000)
+    assert sorted(r.tag for r in results) == list(range(20000))
+    assert all(r.outcome == Outcome.ACCEPTED for r in results)
+    stats = client.stats()
+    assert stats.accepted == 20000 and len(stats.connections) == 3

@@ -111,7 +111,11 @@ enum push_option {
     PUSH_OPT_P12_FILE = 24,
     /** string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none;
      *  copied into memory that is cleared when freed, like the .p12's bytes). */
-    PUSH_OPT_P12_PASSWORD = 25
+    PUSH_OPT_P12_PASSWORD = 25,
+    /** int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of
+     *  PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still
+     *  called by one thread at a time. For hosts with cores to spare (see README, Performance). */
+    PUSH_OPT_IO_THREADS = 26
 };
 
 /** Values of PUSH_OPT_ENVIRONMENT. */

@@ -48,8 +48,23 @@ struct ClientTestSupport {
         return server
     }
 
+    /// A client with `ioThreads` I/O threads for a mock on `port`, configured as makeClient's.
+    func makeGroup(port: Int, ioThreads: Int, connections: Int, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> PushClientGroup {
+        var c = try configuration(port: port, connections: connections)
+        c.ioThreads = ioThreads
+        configure(&c)
+        return try PushClientGroup(configuration: c)
+    }
+
     /// A client for a mock on `port`, token auth with the test key.
     func makeClient(port: Int, connections: Int = 1, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> PushClient {
+        var c = try configuration(port: port, connections: connections)
+        configure(&c)
+        return try PushClient(configuration: c)
+    }
+
+    /// The test configuration: the mock's CA, the test key, the default topic.
+    func configuration(port: Int, connections: Int) throws -> ClientConfiguration {
         var c = ClientConfiguration()
         c.host = "localhost"
         c.port = port
@@ -59,12 +74,11 @@ struct ClientTestSupport {
         c.teamID = "TEAM123456"
         c.defaultTopic = Array("com.example.app".utf8)
         c.connections = connections
-        configure(&c)
-        return try PushClient(configuration: c)
+        return c
     }
 
     /// Sends `count` notifications (tags `firstTag...`) with `token` and returns how many were accepted by send.
-    func send(_ client: PushClient, count: Int, firstTag: Int = 0, token: String = ClientTestSupport.token,
+    func send(_ client: some TestClient, count: Int, firstTag: Int = 0, token: String = ClientTestSupport.token,
               timeoutMillis: Int32 = 1000) -> PushClient.SendResult {
         token.withCString { tokenPtr in
             Self.payload.withCString { payload in
@@ -80,7 +94,7 @@ struct ClientTestSupport {
     }
 
     /// Polls until `count` results arrived or nothing came for `idleMillis`.
-    func collect(_ client: PushClient, count: Int, idleMillis: Int32 = 5000) -> [push_result] {
+    func collect(_ client: some TestClient, count: Int, idleMillis: Int32 = 5000) -> [push_result] {
         var results: [push_result] = []
         var page = [push_result](repeating: push_result(), count: 1000)
         while results.count < count {
@@ -95,7 +109,7 @@ struct ClientTestSupport {
     }
 
     /// Sends `count` notifications (tags 0..<count) in batches and collects every result.
-    func sendAll(_ client: PushClient, count: Int) -> [push_result] {
+    func sendAll(_ client: some TestClient, count: Int) -> [push_result] {
         var results: [push_result] = []
         var sent = 0
         var page = [push_result](repeating: push_result(), count: 1000)
@@ -128,3 +142,11 @@ extension push_result {
         return withUnsafeBytes(of: &copy) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 }
+
+/// What the send-and-collect helpers need: a client with one I/O thread or a group of them.
+protocol TestClient {
+    func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> PushClient.SendResult
+    func poll(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool)
+}
+extension PushClient: TestClient {}
+extension PushClientGroup: TestClient {}
