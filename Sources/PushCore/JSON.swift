@@ -140,6 +140,19 @@ public enum JSON {
         return v
     }
 
+    /// Whether any of the 8 bytes in `w` may need a look of its own inside a string: a quote,
+    /// a backslash, a control character (< 0x20) or a non-ASCII byte. Never false for such a
+    /// word (the SWAR tests below have no false negatives); rarely true for a plain one, which
+    /// only costs the byte-by-byte path.
+    @inline(__always)
+    static func mayHoldSpecialByte(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & high }
+        let belowSpace = (w &- ones &* 0x20) & ~w & high
+        return (w & high) | belowSpace | hasZeroByte(w ^ (ones &* 0x22)) | hasZeroByte(w ^ (ones &* 0x5C)) != 0
+    }
+
     /// The value of a hex digit, or nil.
     @inline(__always)
     public static func hexValue(_ c: UInt8) -> UInt8? {
@@ -269,6 +282,12 @@ public enum JSON {
         mutating func string() throws {
             pos += 1
             while pos < bytes.count {
+                // Runs of plain ASCII, 8 bytes at a time: payload text is mostly that, and this
+                // check runs on every notification sent.
+                while pos + 8 <= bytes.count && !JSON.mayHoldSpecialByte(bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self)) {
+                    pos += 8
+                }
+                guard pos < bytes.count else { break }
                 let c = bytes[pos]
                 if c == UInt8(ascii: "\"") { pos += 1; return }
                 if c == UInt8(ascii: "\\") {

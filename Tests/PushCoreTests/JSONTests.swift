@@ -1,4 +1,4 @@
-import PushCore
+@testable import PushCore
 import Testing
 
 /// A document `JSON.validate` must reject, and the byte offset it must report.
@@ -258,5 +258,39 @@ struct JSONTests {
         #expect(JSON.hexValue(UInt8(ascii: "G")) == nil)
         #expect(JSON.hexValue(UInt8(ascii: "/")) == nil)
         #expect(JSON.hexValue(UInt8(ascii: ":")) == nil)
+    }
+
+    // MARK: 8-byte string scanning
+
+    @Test("The 8-byte scan flags every word holding a quote, backslash, control or non-ASCII byte, in any position")
+    func wordScanHasNoFalseNegatives() {
+        let plain = Array("abcdefgh".utf8)
+        for special: UInt8 in [0x22, 0x5C, 0x00, 0x01, 0x1F, 0x80, 0xC3, 0xFF] {
+            for at in 0..<8 {
+                var word = plain
+                word[at] = special
+                #expect(JSON.mayHoldSpecialByte(word.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }), "\(special) at \(at)")
+            }
+        }
+        for text in ["abcdefgh", "        ", "~~~~~~~~", "!#$%&'()", "0123456/", "ZZZZ[]^_", "{|}~` @A"] {
+            #expect(!JSON.mayHoldSpecialByte(Array(text.utf8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }), "\(text)")
+        }
+    }
+
+    @Test("Strings are judged the same wherever a special byte falls relative to 8-byte words")
+    func stringScanAtEveryOffset() {
+        for length in 0..<24 {
+            for at in 0..<max(length, 1) {
+                for (insert, valid) in [("\\\"", true), ("\\n", true), ("é", true), ("\u{01}", false), ("\\x", false), ("\u{7F}", true)] {
+                    var chars = Array(repeating: "a", count: length)
+                    if length > 0 { chars[at] = insert }
+                    let json = "{\"k\":\"" + chars.joined() + "\"}"
+                    let failure = Array(json.utf8).withUnsafeBytes { JSON.validate($0) }
+                    #expect((failure == nil) == valid || length == 0, "\(json.debugDescription)")
+                }
+                let unterminated = "{\"k\":\"" + String(repeating: "a", count: length)
+                #expect(Array(unterminated.utf8).withUnsafeBytes { JSON.validate($0) } != nil)
+            }
+        }
     }
 }
