@@ -53,19 +53,25 @@ run_library() {
   grep '^load-result' "$out/load.txt"
 }
 field() { sed -E "s/.* $1=([^ ]+).*/\1/"; }
+# The mock's CPU time so far, in clock ticks: what a run cost the server, per request, shows
+# whether the server (on its own core) is what limits a client.
+server_ticks() { awk '{print $14 + $15}' "/proc/$MOCK_PID/stat"; }
+server_us() { awk -v t0="$1" -v t1="$2" -v n="$count" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f\n", (t1 - t0) * 1e6 / hz / n}'; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "workload: $count notifications, 200-byte payload, 1 connection x 1000 streams, TLS 1.3, token auth"
 echo "server on ${server_cpu:-any CPU}, clients on ${client_cpu:-any CPU}; $runs runs each, interleaved"
 # Warm-up (page cache, CPU frequency, the server's allocator).
 count=20000 run_library >/dev/null
-: > "$out/lib"; : > "$out/h2"
+: > "$out/lib"; : > "$out/h2"; : > "$out/server-lib"; : > "$out/server-h2"
 for i in $(seq 1 "$runs"); do
-  h=$(run_h2load); echo "$h" >> "$out/h2"
-  l=$(run_library); echo "$l" >> "$out/lib"
-  printf '  run %d: h2load %8.0f req/s | swiftpush %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted\n' \
+  t0=$(server_ticks); h=$(run_h2load); echo "$h" >> "$out/h2"
+  t1=$(server_ticks); l=$(run_library); echo "$l" >> "$out/lib"
+  t2=$(server_ticks)
+  server_us "$t0" "$t1" >> "$out/server-h2"; server_us "$t1" "$t2" >> "$out/server-lib"
+  printf '  run %d: h2load %8.0f req/s | swiftpush %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted | server CPU-us/request: h2load %s, swiftpush %s\n' \
     "$i" "$h" "$(echo "$l" | field rate)" "$(echo "$l" | field cpu_us_per_notification)" \
-    "$(echo "$l" | field peak_rss_mb)" "$(echo "$l" | field accepted)"
+    "$(echo "$l" | field peak_rss_mb)" "$(echo "$l" | field accepted)" "$(tail -1 "$out/server-h2")" "$(tail -1 "$out/server-lib")"
 done
 h2=$(median < "$out/h2")
 rate=$(field rate < "$out/lib" | median)
@@ -73,4 +79,6 @@ cpu=$(field cpu_us_per_notification < "$out/lib" | median)
 rss=$(field peak_rss_mb < "$out/lib" | median)
 ratio=$(awk -v a="$rate" -v b="$h2" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}')
 echo "medians: swiftpush $rate notifications/s, h2load $h2 req/s, ratio $ratio, $cpu CPU-us/notification, $rss MB peak RSS"
+echo "server CPU-us per request (medians): h2load $(median < "$out/server-h2"), swiftpush $(median < "$out/server-lib")" \
+  "(unique :path and apns-id per notification, vs h2load's one indexed request)"
 echo "swiftpush-bench rate=$rate h2load_rate=$h2 ratio=$ratio cpu_us_per_notification=$cpu peak_rss_mb=$rss"
