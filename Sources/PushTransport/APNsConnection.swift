@@ -102,6 +102,13 @@ final class APNsConnection: TLSH2Socket {
         client.connectionEstablished(self)
     }
 
+    /// Answers just read freed streams: refill them now rather than after the whole read, so
+    /// the server gets new requests while we are still reading (both sides stay busy instead
+    /// of taking turns).
+    override func didReceiveChunk() {
+        client.refill(self)
+    }
+
     override func didClose(_ error: TransportError?) {
         state.closed()
         client.connectionClosed(self, error: error)

@@ -13,42 +13,54 @@ extension PushClient {
         let authorization = currentAuthorization()
         for conn in pool {
             guard let conn, !pending.isEmpty else { continue }
-            var room = conn.state.availableStreams
-            if room == 0 { continue }
-            var submitted = false
-            while room > 0 {
-                let index = pending.popFirst(in: slots)
-                if index < 0 { break }
-                let slot = slots[index]
-                if now >= slot.pointee.deadlineNanos {
-                    complete(index, outcome: .failed, status: 0, reason: .queueTimeout,
-                             text: "not sent within the deadline")
-                    continue
-                }
-                if !slot.pointee.hasCallerApnsId && slot.pointee.attempts == 0 {
-                    uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
-                }
-                slot.pointee.status = 0
-                slot.pointee.bodyLength = 0
-                let streamID = conn.submit(slotIndex: index, slot: slot, authorization: authorization)
-                if streamID < 0 {
-                    // Stream ids exhausted or session unusable: retire it, keep the notification.
-                    pending.prepend(index, in: slots)
-                    retire(conn, action: conn.state.retire())
-                    break
-                }
-                slot.pointee.streamID = streamID
-                slot.pointee.connection = Int32(conn.poolIndex)
-                slot.pointee.attempts += 1
-                localCounters.sent += 1
-                conn.linkInFlight(index, slot)
-                conn.state.streamOpened()
-                inFlightTotal += 1
-                room -= 1
-                submitted = true
-            }
-            if submitted { conn.flush() }
+            dispatch(onto: conn, now: now, authorization: authorization)
         }
+    }
+
+    /// Between two reads of `conn`: refills the streams its answers just freed (see
+    /// APNsConnection.didReceiveChunk). Only a connection of the pool takes new streams.
+    func refill(_ conn: APNsConnection) {
+        guard !pending.isEmpty, conn.state.availableStreams > 0, pool[conn.poolIndex] === conn else { return }
+        dispatch(onto: conn, now: MonotonicTime.nanos(), authorization: currentAuthorization())
+    }
+
+    /// Starts streams for pending notifications on `conn`, as many as it has room for.
+    private func dispatch(onto conn: APNsConnection, now: UInt64, authorization: UnsafeRawBufferPointer?) {
+        var room = conn.state.availableStreams
+        if room == 0 { return }
+        var submitted = false
+        while room > 0 {
+            let index = pending.popFirst(in: slots)
+            if index < 0 { break }
+            let slot = slots[index]
+            if now >= slot.pointee.deadlineNanos {
+                complete(index, outcome: .failed, status: 0, reason: .queueTimeout,
+                         text: "not sent within the deadline")
+                continue
+            }
+            if !slot.pointee.hasCallerApnsId && slot.pointee.attempts == 0 {
+                uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+            }
+            slot.pointee.status = 0
+            slot.pointee.bodyLength = 0
+            let streamID = conn.submit(slotIndex: index, slot: slot, authorization: authorization)
+            if streamID < 0 {
+                // Stream ids exhausted or session unusable: retire it, keep the notification.
+                pending.prepend(index, in: slots)
+                retire(conn, action: conn.state.retire())
+                break
+            }
+            slot.pointee.streamID = streamID
+            slot.pointee.connection = Int32(conn.poolIndex)
+            slot.pointee.attempts += 1
+            localCounters.sent += 1
+            conn.linkInFlight(index, slot)
+            conn.state.streamOpened()
+            inFlightTotal += 1
+            room -= 1
+            submitted = true
+        }
+        if submitted { conn.flush() }
     }
 
     /// The `authorization` value in a buffer the client owns, copied again only when the token

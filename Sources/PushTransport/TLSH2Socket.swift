@@ -92,6 +92,11 @@ open class TLSH2Socket: EventHandler {
     /// Called after each batch of input has been fed to the session, before flushing.
     open func didProcessInput() {}
 
+    /// Called after each chunk of input (one TLS read) has been fed to the session, outside
+    /// nghttp2's callbacks, while more input may be waiting: streams it closed can be reused at
+    /// once (a subclass may submit and flush here).
+    open func didReceiveChunk() {}
+
     // MARK: - Event handling
 
     public func handleEvents(_ events: UInt32) {
@@ -241,6 +246,7 @@ open class TLSH2Socket: EventHandler {
                     return
                 }
                 if closeRequested { close(pendingClose); return }
+                didReceiveChunk()
                 continue
             }
             switch SSL_get_error(ssl, n) {
