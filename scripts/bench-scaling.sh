@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Scaling and latency, against one mock server (CPU 0) with the C client (CPU 1):
-#  1. rate and client CPU per notification with 1, 2, 4 and 8 connections (1000 streams each);
+#  1. rate and client CPU per notification with 1, 2, 4 and 8 connections (1000 streams each,
+#     10,000 notifications outstanding per connection, as in scripts/bench.sh);
 #  2. the same with 1, 2 and 4 I/O threads: one client with PUSH_OPT_IO_THREADS (one
 #     connection per thread), then as many clients of one thread each;
 #  3. latency from send to outcome (p50/p99, the library's own histogram) when sending at 50%
@@ -31,7 +32,7 @@ echo "| connections | notifications/s | client CPU-µs per notification | peak R
 echo "|---|---|---|---|"
 base=0
 for c in 1 2 4 8; do
-  r=$(load --count "$count" --window $((c * 1000)) --connections "$c")
+  r=$(load --count "$count" --window $((c * 10000)) --connections "$c")
   rate=$(echo "$r" | field rate)
   [ "$c" = 1 ] && base=$rate
   printf '| %d | %s | %s | %s |\n' "$c" "$rate" "$(echo "$r" | field cpu_us_per_notification)" "$(echo "$r" | field peak_rss_mb)"
@@ -40,11 +41,11 @@ echo
 echo "| I/O threads (1 connection each) | how | notifications/s | client CPU-µs per notification | peak RSS MB |"
 echo "|---|---|---|---|---|"
 for t in 1 2 4; do
-  r=$(load --count "$count" --window $((t * 1000)) --connections "$t" --io-threads "$t")
+  r=$(load --count "$count" --window $((t * 10000)) --connections "$t" --io-threads "$t")
   printf '| %d | PUSH_OPT_IO_THREADS | %s | %s | %s |\n' "$t" "$(echo "$r" | field rate)" "$(echo "$r" | field cpu_us_per_notification)" "$(echo "$r" | field peak_rss_mb)"
 done
 for t in 2 4; do
-  r=$(load --count "$count" --window $((t * 1000)) --clients "$t")
+  r=$(load --count "$count" --window $((t * 10000)) --clients "$t")
   printf '| %d | %d clients | %s | %s | %s |\n' "$t" "$t" "$(echo "$r" | field rate)" "$(echo "$r" | field cpu_us_per_notification)" "$(echo "$r" | field peak_rss_mb)"
 done
 echo
