@@ -14,10 +14,8 @@ cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: bench-scaling.sh RELEASE_DIR PKI_DIR}" && pwd)
 pki=$(cd "${2:?}" && pwd)
 count=${BENCH_COUNT:-200000}
-out=$(mktemp -d)
-export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
-trap 'mock_stop_all; rm -rf "$out"' EXIT
+mock_workspace
 bench_cpus
 build_load "$build" "$out/load"
 MOCK_RUNNER=$server_cpu mock_start bench "$build/swiftpush-cli" "$pki"

@@ -13,10 +13,8 @@ build=$(cd "${1:?usage: bench.sh RELEASE_DIR PKI_DIR}" && pwd)
 pki=$(cd "${2:?}" && pwd)
 count=${BENCH_COUNT:-200000}
 runs=${BENCH_RUNS:-3}
-out=$(mktemp -d)
-export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
-trap 'mock_stop_all; rm -rf "$out"' EXIT
+mock_workspace
 
 bench_cpus
 

@@ -7,10 +7,8 @@ cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: demo.sh RELEASE_DIR PKI_DIR [COUNT]}" && pwd)
 pki=$(cd "${2:?}" && pwd)
 count=${3:-100000}
-out=$(mktemp -d)
-export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
-trap 'mock_stop_all; rm -rf "$out"' EXIT
+mock_workspace
 
 build_load "$build" "$out/load"
 mock_start demo "$build/swiftpush-cli" "$pki"

@@ -14,17 +14,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { apt-get install -y valgrind >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y valgrind >/dev/null; }; }
 build=$(cd "${1:?usage: memcheck.sh BUILD_DIR}" && pwd)
-pki=$(pwd)/.build-pki
-scripts/make-test-pki.sh "$pki" >/dev/null
-out=$(mktemp -d)
-export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
-trap 'mock_stop_all; rm -rf "$out"' EXIT
-
-cflags=(-std=c11 -Wall -Wextra -Werror -O1 -g -IInclude)
-ldflags=(-L"$build" -lswiftpush -Wl,-rpath,"$build")
-gcc "${cflags[@]}" Bindings/c/examples/send_one.c "${ldflags[@]}" -o "$out/send_one"
-gcc "${cflags[@]}" Bindings/c/examples/load.c "${ldflags[@]}" -o "$out/load"
+test_pki
+mock_workspace
+build_c "$build" Bindings/c/examples/send_one.c "$out/send_one"
+build_load "$build" "$out/load"
 
 failed=0
 # memcheck NAME COMMAND...: runs COMMAND under valgrind; the program must succeed too.

@@ -4,6 +4,10 @@
 #   mock_stop_all                                      stops every mock this shell started
 #   MOCK_RUNNER="taskset -c 0" mock_start ...          runs the server under a prefix command
 #   bench_cpus                                         sets server_cpu/client_cpu (taskset prefixes)
+#   mock_workspace [DIR...]                            makes $out (scratch, MOCK_LOG_DIR); at exit
+#                                                      stops the mocks, removes $out and the DIRs
+#   test_pki                                           the test PKI in .build-pki (made if missing) as $pki
+#   build_c BUILD_DIR SRC OUT [gcc flags...]           compiles a C program against BUILD_DIR's library
 #   build_load BUILD_DIR OUT                           compiles Bindings/c/examples/load.c to OUT
 MOCK_PIDS=()
 mock_start() {
@@ -35,7 +39,18 @@ bench_cpus() {
   server_cpu=""; client_cpu=""
   if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then server_cpu="taskset -c 0"; client_cpu="taskset -c 1"; fi
 }
-build_load() {
-  gcc -std=c11 -O2 -Wall -Wextra -Werror -IInclude Bindings/c/examples/load.c -L"$1" -lswiftpush \
-    -Wl,-rpath,"$1" -o "$2"
+mock_workspace() {
+  out=$(mktemp -d)
+  export MOCK_LOG_DIR=$out
+  MOCK_CLEANUP_DIRS=("$out" "$@")
+  trap 'mock_stop_all; rm -rf "${MOCK_CLEANUP_DIRS[@]}"' EXIT
 }
+test_pki() {
+  pki=$(pwd)/.build-pki
+  scripts/make-test-pki.sh "$pki" >/dev/null
+}
+build_c() {
+  local build=$1 src=$2 output=$3; shift 3
+  gcc -std=c11 -O2 -g -Wall -Wextra -Werror -IInclude "$src" -L"$build" -lswiftpush -Wl,-rpath,"$build" "$@" -o "$output"
+}
+build_load() { build_c "$1" Bindings/c/examples/load.c "$2"; }

@@ -14,15 +14,11 @@ cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: soak.sh RELEASE_DIR [COUNT] [GOAWAY_AFTER]}" && pwd)
 count=${2:-5000000}
 goaway_after=${3:-20000}
-pki=$(pwd)/.build-pki
-scripts/make-test-pki.sh "$pki" >/dev/null
-out=$(mktemp -d)
-export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
-trap 'mock_stop_all; rm -rf "$out"' EXIT
+test_pki
+mock_workspace
 
-gcc -std=c11 -O2 -g -Wall -Wextra -Werror -IInclude Tests/soak/soak.c -L"$build" -lswiftpush \
-  -Wl,-rpath,"$build" -o "$out/soak"
+build_c "$build" Tests/soak/soak.c "$out/soak"
 bench_cpus # the server on one core, the client on the other, when there are two
 MOCK_RUNNER=$server_cpu mock_start soak "$build/swiftpush-cli" "$pki" --goaway-after "$goaway_after"
 echo "soak: $count notifications, mock on port $MOCK_PORT with --goaway-after $goaway_after"

@@ -4,16 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
-pki=$(pwd)/.build-pki
-scripts/make-test-pki.sh "$pki" >/dev/null
-out=$(mktemp -d)
-export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
-trap 'mock_stop_all; rm -rf "$out"' EXIT
+test_pki
+mock_workspace
 
-cflags=(-std=c11 -Wall -Wextra -Werror -O1 -g -IInclude)
-ldflags=(-L"$build" -lswiftpush -Wl,-rpath,"$build")
-gcc "${cflags[@]}" Tests/c/abi_e2e.c "${ldflags[@]}" -o "$out/abi_e2e"
+build_c "$build" Tests/c/abi_e2e.c "$out/abi_e2e"
 
 mock_start trusted "$build/swiftpush-cli" "$pki"
 trusted=$MOCK_PORT
@@ -23,11 +18,11 @@ untrusted=$MOCK_PORT
 SWIFTPUSH_TEST_PKI=$pki SWIFTPUSH_TEST_PORT=$trusted SWIFTPUSH_TEST_UNTRUSTED_PORT=$untrusted "$out/abi_e2e"
 
 # The payload builder and the topic helper through the C ABI (no server needed).
-gcc "${cflags[@]}" Tests/c/payload_test.c "${ldflags[@]}" -o "$out/payload_test"
+build_c "$build" Tests/c/payload_test.c "$out/payload_test"
 "$out/payload_test"
 
 # The smallest complete sending program with the payload builder, against the trusted mock.
-gcc "${cflags[@]}" Bindings/c/examples/send_one.c "${ldflags[@]}" -o "$out/send_one"
+build_c "$build" Bindings/c/examples/send_one.c "$out/send_one"
 "$out/send_one" "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 TEAM123456 com.example.app \
   00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0 localhost "$trusted" "$pki/ca.pem"
 echo "ok: Bindings/c/examples/send_one.c sent one notification"
@@ -39,7 +34,7 @@ blocks = re.findall(r"```c\n(.*?)```", open(sys.argv[1]).read(), re.S)
 assert blocks, "README.md has no ```c block"
 open(sys.argv[2], "w").write(blocks[0])
 PY
-gcc "${cflags[@]}" "$out/readme_example.c" "${ldflags[@]}" -o "$out/readme_example"
+build_c "$build" "$out/readme_example.c" "$out/readme_example"
 mkdir -p "$out/readme" && cp "$pki/AuthKey_TESTKEY001.p8" "$out/readme/"
 (cd "$out/readme" && APNS_HOST=localhost APNS_PORT=$trusted APNS_CA_FILE=$pki/ca.pem "$out/readme_example") > "$out/readme.txt"
 grep -q '^1 200 ' "$out/readme.txt" || { cat "$out/readme.txt"; echo "FAILED: the README's C example"; exit 1; }
@@ -57,7 +52,7 @@ with open(sys.argv[1], 'w') as f:
         f.write(('%064x' % (i + 1)) + '\n')
     f.write(sys.argv[2] + '\n' + sys.argv[3] + '\n')
 " "$out/tokens.txt" "$gone1" "$gone2"
-gcc "${cflags[@]}" Bindings/c/examples/send_tokens.c "${ldflags[@]}" -o "$out/send_tokens"
+build_c "$build" Bindings/c/examples/send_tokens.c "$out/send_tokens"
 status=0
 "$out/send_tokens" "$out/tokens.txt" '{"aps":{"alert":"hi"}}' com.example.app "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 \
   TEAM123456 localhost "$MOCK_PORT" "$pki/ca.pem" > "$out/tokens.out" || status=$?
@@ -70,7 +65,7 @@ fi
 
 # The bad-input matrix of the C ABI: NULLs, absurd sizes, invalid UTF-8, oversized values, bad
 # keys, handles of the wrong kind (no server needed).
-gcc "${cflags[@]}" Tests/c/bad_input.c "${ldflags[@]}" -o "$out/bad_input"
+build_c "$build" Tests/c/bad_input.c "$out/bad_input"
 SWIFTPUSH_TEST_PKI=$pki "$out/bad_input"
 
 # The library connects to the configured host and nowhere else: the README example under strace

@@ -6,12 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
 cli=$build/swiftpush-cli
-pki=$(pwd)/.build-pki
-scripts/make-test-pki.sh "$pki" >/dev/null
-out=$(mktemp -d)
-export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
-trap 'mock_stop_all; rm -rf "$out"' EXIT
+test_pki
+mock_workspace
 
 mock_start cli "$cli" "$pki"
 port=$MOCK_PORT

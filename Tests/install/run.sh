@@ -9,10 +9,8 @@ cd "$(dirname "$0")/../.."
 build=$(cd "${1:?usage: run.sh RELEASE_DIR}" && pwd)
 pki=$(pwd)/.build-pki
 prefix=$(mktemp -d)
-out=$(mktemp -d)
-export MOCK_LOG_DIR=$out
 source scripts/mock-ctl.sh
-trap 'mock_stop_all; rm -rf "$prefix" "$out"' EXIT
+mock_workspace "$prefix"
 pass=0; fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 bad() { echo "FAILED: $1"; fail=$((fail + 1)); }
