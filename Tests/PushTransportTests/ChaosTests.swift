@@ -85,17 +85,12 @@ struct CompactResult {
     var attempts: UInt32
 }
 
-/// A small seeded generator (SplitMix64) for the fault schedule and token choice.
+/// The fault schedule's and token choice's draws, from the mock's seeded SplitMix64.
 struct ChaosRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+    private var generator: SplitMix64
+    init(state: UInt64) { generator = SplitMix64(seed: state) }
+    mutating func next() -> UInt64 { generator.next() }
+    mutating func unit() -> Double { generator.nextUnit() }
     mutating func chance(_ p: Double) -> Bool { unit() < p }
     mutating func int(_ r: ClosedRange<Int>) -> Int { r.lowerBound + Int(next() % UInt64(r.count)) }
 }

@@ -25,6 +25,8 @@ import threading
 import time
 import warnings
 
+from loopback import listen_and_publish
+
 warnings.filterwarnings("ignore", category=DeprecationWarning)  # TLS 1.0/1.1 are deprecated: that is the point
 GARBAGE = b"\x00\xffTHIS IS NOT TLS\r\n" + bytes(range(256)) * 4
 
@@ -93,13 +95,7 @@ def main():
     p.add_argument("--log")
     args = p.parse_args()
     ctx = None if args.mode in ("garbage", "silent") else tls_context(args)
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.getsockname()[1]))
-    os.rename(args.port_file + ".tmp", args.port_file)
+    server = listen_and_publish(args.port_file)
     end = time.monotonic() + args.lifetime
     while time.monotonic() < end:
         server.settimeout(max(0.01, end - time.monotonic()))

@@ -15,6 +15,8 @@ import socket
 import sys
 import threading
 
+from loopback import listen_and_publish
+
 
 def relay(a, b):
     try:
@@ -80,14 +82,7 @@ def main():
     p.add_argument("--credentials")
     p.add_argument("--log")
     args = p.parse_args()
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(server.getsockname()[1]))
-    import os
-    os.rename(args.port_file + ".tmp", args.port_file)
+    server = listen_and_publish(args.port_file)
     while True:
         client, _ = server.accept()
         threading.Thread(target=handle, args=(client, args), daemon=True).start()
