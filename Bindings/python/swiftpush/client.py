@@ -158,17 +158,13 @@ def _release(handle: int, delivery: "Optional[_Delivery]") -> None:
     """The finalizer: close without draining, then free (the Client is unreachable by now).
 
     `delivery` (the on_result trampoline, if any) is only held here, so that it outlives
-    push_client_free. The garbage collector may run this on any thread, also inside the client's
-    own on_result, on its I/O thread: closing there would wait for that very thread, so it is
-    done from a new thread instead."""
-    if delivery is not None and getattr(_running, "delivery", None) is delivery:
-        threading.Thread(target=_release, args=(handle, delivery), name="swiftpush-release").start()
-        return
+    push_client_free. The garbage collector may run this on any thread, also on the client's own
+    I/O thread (inside its on_result, or anywhere in the trampoline: any allocation may start a
+    collection). The library refuses a close there (that thread cannot wait for itself), so it
+    is done from a new thread instead."""
     try:
         lib.push_client_close(handle, 0)
     except InvalidArgument:
-        # The library refuses a close on the client's own I/O thread: a collection ran this
-        # inside the trampoline, outside on_result itself (any allocation there may start one).
         threading.Thread(target=_release, args=(handle, delivery), name="swiftpush-release").start()
         return
     lib.push_client_free(handle)
