@@ -355,12 +355,15 @@ extension PushClient {
     /// PushClientGroup starts every I/O thread's drain before waiting for any.
     func startClosing(drainMillis: Int32) -> Bool {
         lock.lock()
-        defer { lock.unlock() }
-        if closeStarted { return false }
+        if closeStarted {
+            lock.unlock()
+            return false
+        }
         closeStarted = true
         closing = true
         self.drainMillis = max(0, drainMillis)
         lock.broadcast()
+        lock.unlock()
         loop.wake()
         return true
     }
