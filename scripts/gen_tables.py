@@ -160,6 +160,17 @@ def swift_tables():
     o.append("        default: self = .unknown")
     o.append("        }")
     o.append("    }")
+    o.append("")
+    o.append("    /// The reason for a text an APNs server sent: only APNs's own reasons (a status in the")
+    o.append("    /// table); the library's names (Timeout, Cancelled...) from a server are `.unknown`.")
+    o.append("    public init(serverText text: some StringProtocol) {")
+    o.append("        switch text {")
+    for name, status, *_ in REASONS:
+        if status != "0":
+            o.append(f'        case "{name}": self = .{lower_camel(name)}')
+    o.append("        default: self = .unknown")
+    o.append("        }")
+    o.append("    }")
     o.append("}")
     o.append("")
     o.append("/// A status code of the C ABI. Raw values match `PUSH_*` in the C header.")

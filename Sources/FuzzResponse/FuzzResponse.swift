@@ -5,8 +5,8 @@ import PushCore
 // (or anything between it and us) might send them. Properties:
 // - parseErrorBody gives a result exactly when the body is a JSON object whose last `reason`
 //   member is a string; its text is that string decoded, its reason the table's entry for the
-//   text (spelled exactly as the text when known; .unknown for the library's own reasons,
-//   status 0), its timestamp the last `timestamp` member read as an Int64 (0 when absent or not
+//   text as a server's (spelled exactly as the text when known; .unknown for the library's own
+//   reasons), its timestamp the last `timestamp` member read as an Int64 (0 when absent or not
 //   an integer);
 // - reasonText(in:) is at most 127 UTF-8 bytes: a prefix of that text, or else of the first
 //   127 bytes as text.
@@ -25,8 +25,7 @@ func fuzzResponse(_ body: UnsafeRawBufferPointer) {
     if let parsed {
         fuzzRequire(parsed.reasonText == expectedText, "reason \(parsed.reasonText.debugDescription), expected \(String(describing: expectedText))")
         fuzzRequire(parsed.timestampMs == expectedTimestamp, "timestamp \(parsed.timestampMs), expected \(expectedTimestamp)")
-        let named = APNsReason(text: parsed.reasonText)
-        fuzzRequire(parsed.reason == (named.httpStatus == 0 ? .unknown : named), "reason does not match its text")
+        fuzzRequire(parsed.reason == APNsReason(serverText: parsed.reasonText), "reason does not match its text")
         if parsed.reason != .unknown {
             fuzzRequire(parsed.reason.staticText.description == parsed.reasonText, "\(parsed.reason) from \(parsed.reasonText.debugDescription)")
         }

@@ -25,12 +25,7 @@ public enum APNsResponse {
             }
         }
         guard let text else { return nil }
-        var reason = APNsReason(text: text)
-        // The library's own reasons (Timeout, Cancelled, ConnectionLost...: status 0 in the
-        // table) say what happened on this side; a server sending one of those names has sent
-        // an unknown reason, and must not be read as if the library had decided it.
-        if reason.httpStatus == 0 { reason = .unknown }
-        return ErrorBody(reason: reason, reasonText: text, timestampMs: timestamp)
+        return ErrorBody(reason: APNsReason(serverText: text), reasonText: text, timestampMs: timestamp)
     }
 
     /// The `reason` of a GOAWAY's debug data: the JSON reason when there is one, else the data

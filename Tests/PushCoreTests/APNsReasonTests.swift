@@ -24,6 +24,11 @@ struct APNsReasonTests {
         #expect(APNsReason(text: Substring(reason.text)) == reason)
     }
 
+    @Test("A server's text maps to APNs's reasons only; the library's own names are unknown from a server", arguments: namedReasons)
+    func serverTextMapsOnlyAPNsReasons(reason: APNsReason) {
+        #expect(APNsReason(serverText: reason.text) == (reason.httpStatus == 0 ? .unknown : reason))
+    }
+
     @Test("The static C text and the Swift text of every reason agree", arguments: APNsReason.allCases)
     func staticTextMatchesText(reason: APNsReason) {
         #expect(reason.staticText.description == reason.text)

@@ -375,6 +375,46 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         default: self = .unknown
         }
     }
+
+    /// The reason for a text an APNs server sent: only APNs's own reasons (a status in the
+    /// table); the library's names (Timeout, Cancelled...) from a server are `.unknown`.
+    public init(serverText text: some StringProtocol) {
+        switch text {
+        case "BadCollapseId": self = .badCollapseId
+        case "BadDeviceToken": self = .badDeviceToken
+        case "BadExpirationDate": self = .badExpirationDate
+        case "BadMessageId": self = .badMessageId
+        case "BadPriority": self = .badPriority
+        case "BadTopic": self = .badTopic
+        case "DeviceTokenNotForTopic": self = .deviceTokenNotForTopic
+        case "DuplicateHeaders": self = .duplicateHeaders
+        case "IdleTimeout": self = .idleTimeout
+        case "InvalidPushType": self = .invalidPushType
+        case "MissingDeviceToken": self = .missingDeviceToken
+        case "MissingTopic": self = .missingTopic
+        case "PayloadEmpty": self = .payloadEmpty
+        case "TopicDisallowed": self = .topicDisallowed
+        case "BadCertificate": self = .badCertificate
+        case "BadCertificateEnvironment": self = .badCertificateEnvironment
+        case "ExpiredProviderToken": self = .expiredProviderToken
+        case "Forbidden": self = .forbidden
+        case "InvalidProviderToken": self = .invalidProviderToken
+        case "MissingProviderToken": self = .missingProviderToken
+        case "UnrelatedKeyIdInToken": self = .unrelatedKeyIdInToken
+        case "BadEnvironmentKeyIdInToken": self = .badEnvironmentKeyIdInToken
+        case "BadPath": self = .badPath
+        case "MethodNotAllowed": self = .methodNotAllowed
+        case "ExpiredToken": self = .expiredToken
+        case "Unregistered": self = .unregistered
+        case "PayloadTooLarge": self = .payloadTooLarge
+        case "TooManyProviderTokenUpdates": self = .tooManyProviderTokenUpdates
+        case "TooManyRequests": self = .tooManyRequests
+        case "InternalServerError": self = .internalServerError
+        case "ServiceUnavailable": self = .serviceUnavailable
+        case "Shutdown": self = .shutdown
+        default: self = .unknown
+        }
+    }
 }
 
 /// A status code of the C ABI. Raw values match `PUSH_*` in the C header.
