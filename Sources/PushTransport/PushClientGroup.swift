@@ -170,18 +170,8 @@ public final class PushClientGroup: @unchecked Sendable {
         for shard in shards {
             var s = shard.stats()
             latencies.merge(shard.latencySnapshot())
-            total.queued += s.queued
-            total.in_flight += s.in_flight
-            total.unpolled += s.unpolled
-            total.sent += s.sent
-            total.accepted += s.accepted
-            total.rejected += s.rejected
-            total.failed += s.failed
-            total.retries += s.retries
-            total.goaways += s.goaways
-            total.connections_started += s.connections_started
-            total.connections_open += s.connections_open
-            total.connections_opening += s.connections_opening
+            for field in Self.summedCounters { total[keyPath: field] += s[keyPath: field] }
+            for field in Self.summedConnectionCounts { total[keyPath: field] += s[keyPath: field] }
             if total.last_goaway_reason.0 == 0 { total.last_goaway_reason = s.last_goaway_reason }
             if total.last_connection_error.0 == 0 { total.last_connection_error = s.last_connection_error }
             withUnsafeBytes(of: &s.connections) { raw in
@@ -199,6 +189,14 @@ public final class PushClientGroup: @unchecked Sendable {
         }
         return total
     }
+
+    /// The `push_stats` fields that add up over the I/O threads (immutable key paths, which
+    /// Swift does not mark Sendable).
+    nonisolated(unsafe) private static let summedCounters: [WritableKeyPath<push_stats, UInt64>] = [
+        \.queued, \.in_flight, \.unpolled, \.sent, \.accepted, \.rejected, \.failed, \.retries, \.goaways,
+        \.connections_started,
+    ]
+    nonisolated(unsafe) private static let summedConnectionCounts: [WritableKeyPath<push_stats, UInt32>] = [\.connections_open, \.connections_opening]
 
     /// As `PushClient.close`, for every I/O thread: all start draining at once, then each is
     /// waited for. False (nothing done) from a result callback.
