@@ -18,14 +18,6 @@ public enum Base64URL {
         return out
     }
 
-    /// Encodes `bytes` as standard base64 with padding (RFC 4648 §4), for HTTP Basic credentials.
-    public static func standard(_ bytes: [UInt8]) -> String {
-        var text = String(decoding: encode(bytes), as: UTF8.self)
-        text = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        while text.utf8.count % 4 != 0 { text += "=" }
-        return text
-    }
-
     /// Decodes base64url text; nil if any character is outside the base64url alphabet (so `+`
     /// and `/` of standard base64 are refused) or `=` appears anywhere but as trailing padding.
     public static func decode<C: Collection>(_ text: C) -> [UInt8]? where C.Element == UInt8 {

@@ -200,7 +200,7 @@ struct SecurityTests {
             let request = PushClient.connectRequest(host: "::1", port: 8443, credentials: SecretBytes(copying: credentials))
             #expect(String(decoding: request.arrayCopy, as: UTF8.self)
                     == "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\nProxy-Authorization: Basic "
-                    + Base64URL.standard(Array(credentials.utf8)) + "\r\n\r\n", "\(credentials)")
+                    + Data(credentials.utf8).base64EncodedString() + "\r\n\r\n", "\(credentials)")
         }
     }
 
