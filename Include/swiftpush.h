@@ -87,14 +87,14 @@ enum push_reason {
     PUSH_REASON_MISSING_TOPIC = 12, /**< 400 never: The apns-topic header is missing and required. */
     PUSH_REASON_PAYLOAD_EMPTY = 13, /**< 400 never: The message payload is empty. */
     PUSH_REASON_TOPIC_DISALLOWED = 14, /**< 400 never: Pushing to this topic is not allowed. */
-    PUSH_REASON_BAD_CERTIFICATE = 15, /**< 403 never: The client certificate is invalid. */
-    PUSH_REASON_BAD_CERTIFICATE_ENVIRONMENT = 16, /**< 403 never: The client certificate is for the wrong environment. */
+    PUSH_REASON_BAD_CERTIFICATE = 15, /**< 403 refused: The client certificate is invalid. */
+    PUSH_REASON_BAD_CERTIFICATE_ENVIRONMENT = 16, /**< 403 refused: The client certificate is for the wrong environment. */
     PUSH_REASON_EXPIRED_PROVIDER_TOKEN = 17, /**< 403 token: The provider token is stale; a new token must be generated. */
     PUSH_REASON_FORBIDDEN = 18, /**< 403 never: The specified action is not allowed. */
-    PUSH_REASON_INVALID_PROVIDER_TOKEN = 19, /**< 403 never: The provider token is not valid, or its signature cannot be verified. */
-    PUSH_REASON_MISSING_PROVIDER_TOKEN = 20, /**< 403 never: No client certificate and no provider token were given. */
-    PUSH_REASON_UNRELATED_KEY_ID_IN_TOKEN = 21, /**< 403 never: The key id in the provider token is unrelated to the topic's team. */
-    PUSH_REASON_BAD_ENVIRONMENT_KEY_ID_IN_TOKEN = 22, /**< 403 never: The key id in the provider token is for the wrong environment. */
+    PUSH_REASON_INVALID_PROVIDER_TOKEN = 19, /**< 403 refused: The provider token is not valid, or its signature cannot be verified. */
+    PUSH_REASON_MISSING_PROVIDER_TOKEN = 20, /**< 403 refused: No client certificate and no provider token were given. */
+    PUSH_REASON_UNRELATED_KEY_ID_IN_TOKEN = 21, /**< 403 refused: The key id in the provider token is unrelated to the topic's team. */
+    PUSH_REASON_BAD_ENVIRONMENT_KEY_ID_IN_TOKEN = 22, /**< 403 refused: The key id in the provider token is for the wrong environment. */
     PUSH_REASON_BAD_PATH = 23, /**< 404 never: The request path is invalid. */
     PUSH_REASON_METHOD_NOT_ALLOWED = 24, /**< 405 never: The request method is not POST. */
     PUSH_REASON_EXPIRED_TOKEN = 25, /**< 410 never: The device token has expired. */
@@ -188,10 +188,14 @@ enum push_option {
     PUSH_OPT_TOKEN_KEY_PEM = 13,
     /** int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host. */
     PUSH_OPT_ENVIRONMENT = 14,
-    /** int: most times a notification is written to a connection, resends after REFUSED_STREAM,
-     *  GOAWAY, 429 and 5xx included (default 3, 1..100; 1 turns retries off). */
+    /** int: most answered attempts of a notification: a 429 or 5xx answer is retried with
+     *  exponential back-off while its deadline allows, at most this many attempts in all
+     *  (default 10, 1..100; 1 turns retries off). Resends of writes the server never processed
+     *  (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only
+     *  (see README, Reliability). */
     PUSH_OPT_MAX_ATTEMPTS = 15,
-    /** int: first delay before retrying a 429/5xx answer, doubled each time (default 1000 ms). */
+    /** int: first delay before retrying a 429/5xx answer, doubled each time, with jitter
+     *  (default 1000 ms). */
     PUSH_OPT_RETRY_DELAY_MS = 16,
     /** int: send a PING after a connection has been idle this long (default 60000 ms; 0: never). */
     PUSH_OPT_IDLE_PING_MS = 17,
@@ -216,7 +220,11 @@ enum push_option {
     /** int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of
      *  PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still
      *  called by one thread at a time. For hosts with cores to spare (see README, Performance). */
-    PUSH_OPT_IO_THREADS = 26
+    PUSH_OPT_IO_THREADS = 26,
+    /** int: longest wait between connection attempts while APNs keeps refusing (expired or
+     *  invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and
+     *  doubles up to this, with jitter (default 60000 ms, 1000..3600000; see README, Reliability). */
+    PUSH_OPT_RECONNECT_MAX_MS = 27
 };
 
 /** Values of PUSH_OPT_ENVIRONMENT. */
@@ -459,7 +467,7 @@ push_config_t push_config_new(void);
 /// PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS,
 /// PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
 /// PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS,
-/// PUSH_OPT_IO_THREADS).
+/// PUSH_OPT_IO_THREADS, PUSH_OPT_RECONNECT_MAX_MS).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config), PUSH_E_BAD_OPTION (not an integer option, or
 /// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
 /// same configuration.

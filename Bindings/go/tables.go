@@ -192,21 +192,21 @@ const (
 	ReasonPayloadEmpty Reason = 13
 	// ReasonTopicDisallowed: 400 (never): Pushing to this topic is not allowed.
 	ReasonTopicDisallowed Reason = 14
-	// ReasonBadCertificate: 403 (never): The client certificate is invalid.
+	// ReasonBadCertificate: 403 (refused): The client certificate is invalid.
 	ReasonBadCertificate Reason = 15
-	// ReasonBadCertificateEnvironment: 403 (never): The client certificate is for the wrong environment.
+	// ReasonBadCertificateEnvironment: 403 (refused): The client certificate is for the wrong environment.
 	ReasonBadCertificateEnvironment Reason = 16
 	// ReasonExpiredProviderToken: 403 (token): The provider token is stale; a new token must be generated.
 	ReasonExpiredProviderToken Reason = 17
 	// ReasonForbidden: 403 (never): The specified action is not allowed.
 	ReasonForbidden Reason = 18
-	// ReasonInvalidProviderToken: 403 (never): The provider token is not valid, or its signature cannot be verified.
+	// ReasonInvalidProviderToken: 403 (refused): The provider token is not valid, or its signature cannot be verified.
 	ReasonInvalidProviderToken Reason = 19
-	// ReasonMissingProviderToken: 403 (never): No client certificate and no provider token were given.
+	// ReasonMissingProviderToken: 403 (refused): No client certificate and no provider token were given.
 	ReasonMissingProviderToken Reason = 20
-	// ReasonUnrelatedKeyIDInToken: 403 (never): The key id in the provider token is unrelated to the topic's team.
+	// ReasonUnrelatedKeyIDInToken: 403 (refused): The key id in the provider token is unrelated to the topic's team.
 	ReasonUnrelatedKeyIDInToken Reason = 21
-	// ReasonBadEnvironmentKeyIDInToken: 403 (never): The key id in the provider token is for the wrong environment.
+	// ReasonBadEnvironmentKeyIDInToken: 403 (refused): The key id in the provider token is for the wrong environment.
 	ReasonBadEnvironmentKeyIDInToken Reason = 22
 	// ReasonBadPath: 404 (never): The request path is invalid.
 	ReasonBadPath Reason = 23
@@ -271,14 +271,14 @@ var reasonTable = [...]reasonInfo{
 	{"MissingTopic", 400, "never", "The apns-topic header is missing and required."},
 	{"PayloadEmpty", 400, "never", "The message payload is empty."},
 	{"TopicDisallowed", 400, "never", "Pushing to this topic is not allowed."},
-	{"BadCertificate", 403, "never", "The client certificate is invalid."},
-	{"BadCertificateEnvironment", 403, "never", "The client certificate is for the wrong environment."},
+	{"BadCertificate", 403, "refused", "The client certificate is invalid."},
+	{"BadCertificateEnvironment", 403, "refused", "The client certificate is for the wrong environment."},
 	{"ExpiredProviderToken", 403, "token", "The provider token is stale; a new token must be generated."},
 	{"Forbidden", 403, "never", "The specified action is not allowed."},
-	{"InvalidProviderToken", 403, "never", "The provider token is not valid, or its signature cannot be verified."},
-	{"MissingProviderToken", 403, "never", "No client certificate and no provider token were given."},
-	{"UnrelatedKeyIdInToken", 403, "never", "The key id in the provider token is unrelated to the topic's team."},
-	{"BadEnvironmentKeyIdInToken", 403, "never", "The key id in the provider token is for the wrong environment."},
+	{"InvalidProviderToken", 403, "refused", "The provider token is not valid, or its signature cannot be verified."},
+	{"MissingProviderToken", 403, "refused", "No client certificate and no provider token were given."},
+	{"UnrelatedKeyIdInToken", 403, "refused", "The key id in the provider token is unrelated to the topic's team."},
+	{"BadEnvironmentKeyIdInToken", 403, "refused", "The key id in the provider token is for the wrong environment."},
 	{"BadPath", 404, "never", "The request path is invalid."},
 	{"MethodNotAllowed", 405, "never", "The request method is not POST."},
 	{"ExpiredToken", 410, "never", "The device token has expired."},

@@ -22,6 +22,9 @@ extension MockConnection: RequestValidation.Policy {
     /// authenticated by the handshake; their topics are checked in `checkTopic`.
     func authorize(_ stream: MockStream) -> APNsReason {
         guard case .token = authentication else { return .none }
+        if let until = core.faultState.faults.expireTokensUntil, MonotonicTime.nanos() < until {
+            return .expiredProviderToken
+        }
         let now = core.clock.wallSeconds()
         switch stream.authorization {
         case .absent:

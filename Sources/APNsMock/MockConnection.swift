@@ -170,6 +170,11 @@ final class MockConnection: EventHandler {
             throw TransportError(.protocolError, "the client did not negotiate h2 (ALPN)")
         }
         if let certificate = SSL_get1_peer_certificate(ssl) {
+            if core.faultState.faults.refuseClientCertificates {
+                X509_free(certificate)
+                core.ledger.certificateRefused()
+                throw TransportError(.tls, "client certificate refused (fault)")
+            }
             // Only a verified certificate gets here: the handshake fails otherwise.
             let topics = CertificateTopics(certificate: certificate)
             authentication = .certificate(allowed: topics.allowed, defaultTopic: topics.defaultTopic)

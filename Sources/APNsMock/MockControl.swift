@@ -18,7 +18,8 @@ import PushCore
 /// (`{"token": ms}`), `too_many_requests_tokens` (`[…]`), `status_500_every_nth`,
 /// `status_503_every_nth`, `status_500_rate`, `status_503_rate`, `stall_every_nth`,
 /// `stall_tokens` (`[…]`), `response_delay_ms`, `kill_connection_after_requests`,
-/// `refuse_connections_ms` (from now), `seed`. Counts may be `null` (off).
+/// `refuse_connections_ms` (from now), `expire_tokens_ms` (from now),
+/// `refuse_client_certificates`, `seed`. Counts may be `null` (off).
 enum MockControl {
     /// Answers one request: the HTTP status and the JSON body.
     static func handle(method: String, path: String, body: [UInt8], core: MockServerCore) -> (Int, [UInt8]) {
@@ -95,6 +96,7 @@ extension MockStats {
         o.int("connections", connections)
         o.int("open_connections", openConnections)
         o.int("refused_connections", refusedConnections)
+        o.int("refused_certificates", refusedCertificates)
         o.int("killed_connections", killedConnections)
         o.int("unanswered_streams", unansweredStreams)
         o.int("refused_streams", refusedStreams)

@@ -4,7 +4,8 @@ import PushCore
 extension MockFaults {
     /// Reads faults from a JSON object with `MockFaults`'s fields in snake_case. Absent keys
     /// keep their defaults; unknown keys and values of the wrong type are errors (a typo
-    /// should not pass silently). `now` (monotonic ns) anchors `refuse_connections_ms`.
+    /// should not pass silently). `now` (monotonic ns) anchors `refuse_connections_ms` and
+    /// `expire_tokens_ms`.
     init(controlJSON body: [UInt8], now: UInt64) throws(MockControl.BadRequest) {
         self.init()
         let members: [JSON.Member]
@@ -31,6 +32,9 @@ extension MockFaults {
             case "kill_connection_after_requests": killConnectionAfterRequests = try v.count()
             case "refuse_connections_ms":
                 if let ms = try v.count(), ms > 0 { refuseConnectionsUntil = now + UInt64(ms) * 1_000_000 }
+            case "expire_tokens_ms":
+                if let ms = try v.count(), ms > 0 { expireTokensUntil = now + UInt64(ms) * 1_000_000 }
+            case "refuse_client_certificates": refuseClientCertificates = try v.bool()
             case "seed": seed = UInt64(bitPattern: Int64(try v.count() ?? 1))
             default: throw MockControl.BadRequest("unknown fault '\(m.key)'")
             }
@@ -58,6 +62,8 @@ extension MockFaults {
         o.int("kill_connection_after_requests", killConnectionAfterRequests)
         let left = refuseConnectionsUntil.map { $0 > now ? Int(($0 - now) / 1_000_000) : 0 } ?? 0
         o.int("refuse_connections_ms", left)
+        o.int("expire_tokens_ms", expireTokensUntil.map { $0 > now ? Int(($0 - now) / 1_000_000) : 0 } ?? 0)
+        o.bool("refuse_client_certificates", refuseClientCertificates)
         o.raw("seed", Array(String(seed).utf8))
         return o.text
     }

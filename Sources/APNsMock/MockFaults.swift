@@ -57,6 +57,14 @@ public struct MockFaults: Sendable, Equatable {
     /// A monotonic time (`MonotonicTime.nanos()`): until then every accepted socket is closed at
     /// once.
     public var refuseConnectionsUntil: UInt64? = nil
+    /// A monotonic time (`MonotonicTime.nanos()`): until then every token-authenticated request
+    /// is answered 403 ExpiredProviderToken, however fresh its token (what APNs does when the
+    /// provider's clock is off: it judges the JWT's `iat` by its own clock).
+    public var expireTokensUntil: UInt64? = nil
+    /// Every connection that authenticates with a client certificate is closed right after the
+    /// TLS handshake, before the server's SETTINGS, without a TLS alert: how a TLS 1.3 server
+    /// refusing the certificate looks to the client (its own handshake had already completed).
+    public var refuseClientCertificates: Bool = false
     /// Seeds the generator behind `status500Rate` and `status503Rate`, so a run can be repeated.
     public var seed: UInt64 = 1
 

@@ -15,6 +15,8 @@ public struct MockStats: Sendable, Equatable, CustomStringConvertible {
     public var openConnections: Int = 0
     /// Sockets closed at once because of `MockFaults.refuseConnectionsUntil`.
     public var refusedConnections: Int = 0
+    /// Connections closed after the TLS handshake because of `MockFaults.refuseClientCertificates`.
+    public var refusedCertificates: Int = 0
     /// Connections closed abruptly by `MockFaults.killConnectionAfterRequests`.
     public var killedConnections: Int = 0
     /// Request streams that closed without an answer (reset by the client, above a GOAWAY's
@@ -51,7 +53,7 @@ public struct MockStats: Sendable, Equatable, CustomStringConvertible {
         }
         s += " stalled \(stalledRequests) refused-streams \(refusedStreams) unanswered-streams \(unansweredStreams)"
         s += " goaways \(goaways) stream-limit-violations \(streamLimitViolations)"
-        s += " connections \(connections) refused-connections \(refusedConnections) killed-connections \(killedConnections)"
+        s += " connections \(connections) refused-connections \(refusedConnections) refused-certificates \(refusedCertificates) killed-connections \(killedConnections)"
         s += " peak-streams \(peakConcurrentStreams)"
         return s
     }

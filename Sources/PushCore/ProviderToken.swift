@@ -7,7 +7,8 @@
 public final class ProviderToken: @unchecked Sendable {
     /// A token is re-signed once it is this old (seconds).
     public static let refreshAge: Int64 = 50 * 60
-    /// A token younger than this is never replaced, even after ExpiredProviderToken (seconds).
+    /// Routine refreshes never replace a token younger than this (seconds); an
+    /// ExpiredProviderToken answer may (see `expiredRejection`).
     public static let minimumAge: Int64 = 20 * 60
 
     private let key: SigningKey
@@ -22,6 +23,9 @@ public final class ProviderToken: @unchecked Sendable {
     private var _headerValue: [UInt8] = []
     private var _issuedAt: Int64 = 0
     private var _generation: Int = 0
+    /// The current token was signed because APNs called the previous one expired, and no
+    /// request with it has been accepted yet.
+    private var _signedAfterExpiry = false
 
     /// `bearer <jwt>`: the value of the `authorization` header.
     public var headerValue: [UInt8] { lock.withLock { _headerValue } }
@@ -63,18 +67,46 @@ public final class ProviderToken: @unchecked Sendable {
         }
     }
 
-    /// APNs said ExpiredProviderToken: re-sign unless the token is younger than `minimumAge`
-    /// (then a new one would not help and would only count as churn). Returns true when a new
-    /// token was signed.
-    @discardableResult
-    public func refreshAfterRejection() -> Bool {
+    /// What to make of an ExpiredProviderToken answer (see `expiredRejection`).
+    public enum ExpiryVerdict: Sendable, Equatable {
+        /// A new token was signed: use it on a new connection.
+        case resigned
+        /// The rejected token was already replaced (another connection saw it first).
+        case alreadyReplaced
+        /// A token signed moments ago because of an earlier expiry is refused as expired too:
+        /// signing again would not help (and counts as churn). The host's clock is the likely
+        /// cause; `iat` is the refused token's, `localTime` this host's, both UNIX seconds.
+        case clockSuspect(iat: Int64, localTime: Int64)
+    }
+
+    /// APNs answered ExpiredProviderToken to a request carrying the token of `generation`.
+    ///
+    /// The 20-minute rule (`minimumAge`) is about routine refreshes: a token APNs calls expired
+    /// is useless, so it is re-signed once whatever its age. If the token signed for that reason
+    /// is refused as expired as well, before any request with it was accepted, it is not
+    /// re-signed again: the verdict names the clock. `accepted(generation:)` ends that state.
+    public func expiredRejection(generation: Int) -> ExpiryVerdict {
         let now = clock.wallSeconds()
         return lock.withLock {
-            // Several I/O threads may see the same rejection: the first re-signs, and the token
-            // is then too young for the others to re-sign again.
-            guard now - _issuedAt >= Self.minimumAge else { return false }
-            return (try? sign(at: now)) != nil
+            // Several connections (and I/O threads) may report the same token: the first decides.
+            guard generation == _generation else { return .alreadyReplaced }
+            if _signedAfterExpiry { return .clockSuspect(iat: _issuedAt, localTime: now) }
+            guard (try? sign(at: now)) != nil else { return .alreadyReplaced }
+            _signedAfterExpiry = true
+            return .resigned
         }
+    }
+
+    /// A request carrying the token of `generation` was accepted: a later expiry may re-sign.
+    public func accepted(generation: Int) {
+        lock.withLock {
+            if generation == _generation { _signedAfterExpiry = false }
+        }
+    }
+
+    /// The text of a `.clockSuspect` verdict, for results and `last_connection_error`.
+    public static func clockSuspectText(iat: Int64, localTime: Int64) -> String {
+        "APNs refuses freshly signed provider tokens as expired: check this host's clock; token iat=\(iat), local time=\(localTime)"
     }
 
     /// Signs a token for `now` (with `lock` held, or from init).
@@ -88,5 +120,6 @@ public final class ProviderToken: @unchecked Sendable {
         _headerValue = Array("bearer ".utf8) + signingInput + [UInt8(ascii: ".")] + Base64URL.encode(signature)
         _issuedAt = now
         _generation += 1
+        _signedAfterExpiry = false
     }
 }

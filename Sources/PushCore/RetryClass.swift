@@ -3,6 +3,9 @@
 public enum RetryClass: Sendable, Equatable {
     /// Permanent for that notification: never resent.
     case never
+    /// Permanent for that notification, and APNs refuses the credentials (InvalidProviderToken,
+    /// BadCertificate...): new connections back off (`ReconnectBackoff`).
+    case refused
     /// Retry after a delay (TooManyRequests).
     case later
     /// Server trouble (5xx): back off and treat the connection as suspect.
@@ -15,4 +18,13 @@ public enum RetryClass: Sendable, Equatable {
     case unknown
     /// Decided by the library before anything reached APNs.
     case local
+}
+
+extension APNsReason {
+    /// A refusal of the connection's credentials rather than of one notification: the client
+    /// backs off before opening connections (`ReconnectBackoff`). The reasons table's `token`
+    /// and `refused` classes, and TooManyProviderTokenUpdates (tokens changed too often).
+    public var isConnectionRefusal: Bool {
+        retryClass == .token || retryClass == .refused || self == .tooManyProviderTokenUpdates
+    }
 }

@@ -34,6 +34,18 @@ final class APNsConnection: TLSH2Socket {
     /// once; one that dies before (a refused certificate, a broken proxy) backs off like a
     /// failed attempt, so a misconfiguration never becomes a tight reconnect loop.
     var hadSuccess = false
+    /// Some stream on it got an answer that was not a credential refusal.
+    var answered = false
+    /// Some notification was written to it.
+    var sentAny = false
+    /// A credential refusal on it was counted as a failed attempt (once per connection).
+    var refusalCounted = false
+    /// We retired it (not a GOAWAY): its end is not a connection error.
+    var retiredByClient = false
+    /// Addresses of the same resolution still to try if this one's TCP connect fails.
+    var fallbackAddresses: [SocketConnect.Address] = []
+    /// The provider token generation of the last request submitted on it.
+    var tokenGeneration = 0
     /// 5xx answers in a row (a suspect connection is retired after a few).
     var consecutiveServerErrors = 0
     /// When the outstanding health PING was sent (0: none outstanding).
@@ -97,7 +109,12 @@ final class APNsConnection: TLSH2Socket {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        state.established()
+        // Not ready yet: the server accepts us by sending its SETTINGS (settingsReceived).
+        state.handshakeCompleted()
+    }
+
+    /// The server's first SETTINGS frame: the connection is ready (wakes waitUntilConnected).
+    func becameReady() {
         everEstablished = true
         client.connectionEstablished(self)
     }
@@ -110,9 +127,19 @@ final class APNsConnection: TLSH2Socket {
     }
 
     override func didClose(_ error: TransportError?) {
+        var error = error
+        if state.phase == .awaitingSettings, error == nil || error?.kind == .closed {
+            // TLS came up but the server hung up before its SETTINGS, without an alert: with
+            // TLS 1.3 this is how a server that refuses the client certificate looks.
+            let detail = error.map { " (\($0.description))" } ?? ""
+            error = TransportError(.tls, Self.closedAfterHandshakeText + detail)
+        }
         state.closed()
         client.connectionClosed(self, error: error)
     }
+
+    /// What a connection closed between the TLS handshake and the server's SETTINGS reports.
+    static let closedAfterHandshakeText = "the server closed the connection right after the TLS handshake; with certificate authentication this usually means the certificate was refused"
 
     // MARK: - Requests
 

@@ -2,12 +2,15 @@
 /// happens here, so every rule is tested without sockets (Tests/PushTransportTests).
 ///
 /// ```
-///   connecting ──handshake + h2──▶ ready ──GOAWAY / retire──▶ draining ──last stream──▶ closed
-///        │                          │                            │
-///        └──────── failure ─────────┴──────── failure ───────────┴──────────────────▶ closed
+///   connecting ──TLS + h2──▶ awaitingSettings ──server SETTINGS──▶ ready ──GOAWAY / retire──▶ draining ──last stream──▶ closed
+///        │                        │                                  │                          │
+///        └─────── failure ────────┴──────────── failure ─────────────┴──────── failure ─────────┴─────────────────▶ closed
 /// ```
 ///
 /// Implementation notes (facts from `../shared/docs/apns.md`):
+/// - A connection is ready only once the server's SETTINGS frame has arrived (APNs sends it at
+///   once). With TLS 1.3 the client finishes its handshake before the server has checked the
+///   client certificate, so "TLS is up" does not yet mean "the server accepted us".
 /// - Stream capacity starts at 1: with token auth APNs allows one stream until a request with a
 ///   valid token succeeds, then raises MAX_CONCURRENT_STREAMS. Every SETTINGS change is
 ///   followed, including drops to 1 after rejections; nothing is sent beyond the current limit
@@ -19,6 +22,8 @@ public struct ConnectionState: Sendable, Equatable {
     /// Where the connection is.
     public enum Phase: Sendable, Equatable {
         case connecting
+        /// TLS is up with ALPN h2; waiting for the server's first SETTINGS frame.
+        case awaitingSettings
         case ready
         /// No new streams; waiting for the open ones to finish. `lastStreamID` is the GOAWAY's
         /// (nil when we retired the connection ourselves).
@@ -65,15 +70,25 @@ public struct ConnectionState: Sendable, Equatable {
     /// The current effective limit (for stats).
     public var streamLimit: Int { min(remoteMaxStreams, localMaxStreams) }
 
-    /// TLS is up with ALPN h2 and the session exists.
+    /// TLS is up with ALPN h2 and the session exists: wait for the server's SETTINGS.
+    public mutating func handshakeCompleted() {
+        if phase == .connecting { phase = .awaitingSettings }
+    }
+
+    /// The server has accepted the connection (its SETTINGS arrived): streams may start.
     public mutating func established() {
-        if phase == .connecting { phase = .ready }
+        if phase == .connecting || phase == .awaitingSettings { phase = .ready }
     }
 
     /// A SETTINGS frame arrived; `maxConcurrentStreams` is the server's value now in force
-    /// (nghttp2 reports 2^31-1 when the server never set one).
-    public mutating func settingsReceived(maxConcurrentStreams: UInt32) {
+    /// (nghttp2 reports 2^31-1 when the server never set one). Returns true when this made the
+    /// connection ready (the first SETTINGS).
+    @discardableResult
+    public mutating func settingsReceived(maxConcurrentStreams: UInt32) -> Bool {
         remoteMaxStreams = Int(min(maxConcurrentStreams, UInt32(Int32.max)))
+        guard phase == .awaitingSettings else { return false }
+        phase = .ready
+        return true
     }
 
     /// A stream was opened for a notification.
@@ -112,7 +127,7 @@ public struct ConnectionState: Sendable, Equatable {
             // A second GOAWAY may only lower the last-stream-id (RFC 9113 §6.8).
             phase = .draining(lastStreamID: min(previous ?? lastStreamID, lastStreamID))
             return inFlight == 0 ? .close : .none
-        case .connecting, .ready:
+        case .connecting, .awaitingSettings, .ready:
             phase = .draining(lastStreamID: lastStreamID)
             return inFlight == 0 ? .close : .replace
         }
@@ -120,7 +135,7 @@ public struct ConnectionState: Sendable, Equatable {
 
     /// We decided to stop using the connection (e.g. the token it is bound to was replaced).
     public mutating func retire() -> Action {
-        guard phase == .ready || phase == .connecting else { return .none }
+        guard phase == .ready || phase == .connecting || phase == .awaitingSettings else { return .none }
         phase = .draining(lastStreamID: nil)
         return inFlight == 0 ? .close : .replace
     }
@@ -139,6 +154,6 @@ public struct ConnectionState: Sendable, Equatable {
 
     /// True while the connection can still be used or is on its way to being usable.
     public var isActive: Bool {
-        phase == .connecting || phase == .ready
+        phase == .connecting || phase == .awaitingSettings || phase == .ready
     }
 }

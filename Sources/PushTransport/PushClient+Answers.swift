@@ -10,7 +10,7 @@ import PushCore
 extension PushClient {
     /// The server's SETTINGS: follow its MAX_CONCURRENT_STREAMS.
     func settingsReceived(on conn: APNsConnection, maxConcurrentStreams: UInt32) {
-        conn.state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams)
+        if conn.state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams) { conn.becameReady() }
     }
 
     /// GOAWAY: the connection takes no new streams and is replaced; what it did not process
@@ -33,10 +33,15 @@ extension PushClient {
             localLatencies.record(micros: Int64((MonotonicTime.nanos() &- slot.pointee.submitNanos) / 1000))
         }
         if status == 200 {
+            conn.answered = true
             conn.consecutiveServerErrors = 0
-            if !conn.hadSuccess {
+            if !conn.hadSuccess || mayBeBackingOff {
+                // Once per connection (cheap): an accepted notification ends any back-off and
+                // shows the token it carried is good.
                 conn.hadSuccess = true
-                reconnectDelayNanos[conn.poolIndex] = 0
+                mayBeBackingOff = false
+                reconnect.succeeded()
+                token?.accepted(generation: conn.tokenGeneration)
             }
             complete(index, outcome: .accepted, status: 200, reason: .none, text: nil)
         } else if status != 0 {
@@ -45,7 +50,7 @@ extension PushClient {
             // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
             // deadline; this does not spend the retry budget.
             if slot.pointee.attempts < SlotLimits.maxWrites && MonotonicTime.nanos() < slot.pointee.deadlineNanos {
-                requeue(index, slot)
+                requeue(index, slot, processed: false)
             } else {
                 let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""
                 complete(index, outcome: .failed, status: 0, reason: .protocolError,
@@ -77,6 +82,8 @@ extension PushClient {
         slot.pointee.timestampMs = parsed?.timestampMs ?? 0
         let now = MonotonicTime.nanos()
         slot.pointee.answeredAttempts += 1
+        let refusal = reason.isConnectionRefusal
+        if !refusal { conn.answered = true }
         let attemptsLeft = slot.pointee.answeredAttempts < UInt32(configuration.maxAttempts)
             && slot.pointee.attempts < SlotLimits.maxWrites
         switch reason.retryClass {
@@ -85,30 +92,54 @@ extension PushClient {
                 // 5xx: the connection is suspect; several in a row retire it.
                 conn.consecutiveServerErrors += 1
                 if conn.consecutiveServerErrors >= configuration.retireAfterServerErrors {
-                    retire(conn, action: conn.state.retire())
+                    retireByClient(conn)
                 }
             }
-            let delay = retryDelay(attempt: slot.pointee.attempts)
+            let delay = retryDelay(attempt: slot.pointee.answeredAttempts)
             if attemptsLeft && now + delay < slot.pointee.deadlineNanos {
                 localCounters.resent += 1
                 slot.pointee.reason = reason.rawValue
-                slot.pointee.retryAtNanos = now + delay
-                delayed.append(index, in: slots)
+                delayed.insert(index, at: now + delay)
                 return
             }
         case .token:
-            // ExpiredProviderToken: sign a new token, use it on a new connection, resend.
-            token?.refreshAfterRejection()
-            retire(conn, action: conn.state.retire())
-            if attemptsLeft { requeue(index, slot); return }
+            // ExpiredProviderToken: a token APNs calls expired is useless whatever its age: sign
+            // a new one once and use it on a new connection. If that one is refused too, the
+            // clock is the likely cause: say so and stop re-signing. Either way the client backs
+            // off and the notification waits for a new connection until its deadline (REJECTED
+            // with this reason then).
+            let verdict = token?.expiredRejection(generation: conn.tokenGeneration) ?? .alreadyReplaced
+            switch verdict {
+            case .clockSuspect(let iat, let localTime): clockSuspectText = ProviderToken.clockSuspectText(iat: iat, localTime: localTime)
+            case .resigned: clockSuspectText = nil
+            case .alreadyReplaced: break
+            }
+            connectionRefused(conn, text: clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
+            retireByClient(conn)
+            if slot.pointee.attempts < SlotLimits.maxWrites && now < slot.pointee.deadlineNanos {
+                slot.pointee.reason = reason.rawValue
+                requeue(index, slot, processed: true)
+                return
+            }
         case .connection:
-            // TooManyProviderTokenUpdates / IdleTimeout: that connection is unusable.
-            retire(conn, action: conn.state.retire())
-            if attemptsLeft { requeue(index, slot); return }
+            // TooManyProviderTokenUpdates / IdleTimeout: that connection is unusable (the first
+            // is also a refusal of the credentials: back off).
+            if refusal { connectionRefused(conn, text: "APNs refused the connection: \(text)", now: now) }
+            retireByClient(conn)
+            if attemptsLeft {
+                slot.pointee.reason = reason.rawValue
+                requeue(index, slot, processed: true)
+                return
+            }
+        case .refused:
+            // Credentials APNs will not accept (InvalidProviderToken, BadCertificate...): final
+            // for the notification; new connections back off so nothing hammers APNs.
+            connectionRefused(conn, text: "APNs refused the credentials: \(text)", now: now)
         case .never, .unknown, .local:
             break
         }
-        complete(index, outcome: .rejected, status: status, reason: reason, text: text)
+        let finalText = (reason == .expiredProviderToken ? clockSuspectText : nil) ?? text
+        complete(index, outcome: .rejected, status: status, reason: reason, text: finalText)
     }
 
     /// Exponential back-off for retried answers: the base delay doubled per attempt made,
@@ -119,17 +150,14 @@ extension PushClient {
         return d / 2 + UInt64.random(in: 0..<max(1, d / 2))
     }
 
-    /// Moves delayed retries whose time has come to the front of the queue.
+    /// Moves delayed retries whose time has come to the front of the queue (the list is kept
+    /// in due order, so this stops at the first one not due).
     func releaseDelayed(now: UInt64) {
-        guard !delayed.isEmpty else { return }
-        var kept = SlotList()
         var ready = SlotList()
-        while true {
-            let index = delayed.popFirst(in: slots)
-            if index < 0 { break }
-            if now >= slots[index].pointee.retryAtNanos { ready.append(index, in: slots) } else { kept.append(index, in: slots) }
+        while let first = delayed.firstDue, first <= now {
+            ready.append(delayed.popFirst(), in: slots)
         }
-        delayed = kept
+        if ready.isEmpty { return }
         ready.splice(&pending, in: slots)
         pending = ready
     }

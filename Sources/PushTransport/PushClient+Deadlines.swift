@@ -5,39 +5,43 @@ import COpenSSL
 import CNGHTTP2
 import PushCore
 
-/// Deadlines: queued, delayed and in-flight notifications past theirs, and connection
-/// attempts that take too long. On the I/O thread, every scan interval.
+/// Deadlines: queued and in-flight notifications past theirs, and connection attempts that
+/// take too long. On the I/O thread, every scan interval.
 extension PushClient {
+    /// Ends a queued notification whose deadline has passed. One that was answered before and
+    /// waits to be resent (a 429/5xx retry, an expired token waiting for a new connection) ends
+    /// REJECTED with that answer; one never answered ends FAILED QueueTimeout, naming the last
+    /// connection error.
+    func expireQueued(_ index: Int32) {
+        let slot = slots[index]
+        if slot.pointee.status != 0, let reason = APNsReason(rawValue: slot.pointee.reason), reason != .none {
+            let text = (reason == .expiredProviderToken ? clockSuspectText : nil)
+                ?? "deadline reached while waiting to retry (last answer: \(reason.text))"
+            complete(index, outcome: .rejected, status: slot.pointee.status, reason: reason, text: text)
+            return
+        }
+        // The clock's text alone: with a prefix it would not fit the result's 127 bytes.
+        let text = clockSuspectText
+            ?? lock.withLock { lastConnectionError }.map { "not sent within the deadline; last connection error: \($0.description)" }
+        complete(index, outcome: .failed, status: 0, reason: .queueTimeout, text: text ?? "not sent within the deadline")
+    }
+
     /// Ends what is past its deadline: queued (QueueTimeout), waiting to retry (REJECTED with
     /// the last answer), in flight (reset, Timeout); closes connection attempts that take too long.
     func scanDeadlines(now: UInt64) {
-        // Queued notifications whose deadline passed were never sent.
+        // Queued notifications whose deadline passed: never sent, or waiting to be resent.
         var kept = SlotList()
         while true {
             let index = pending.popFirst(in: slots)
             if index < 0 { break }
             if now >= slots[index].pointee.deadlineNanos {
-                let text = lock.withLock { lastConnectionError }.map { "not sent within the deadline; last connection error: \($0.description)" }
-                complete(index, outcome: .failed, status: 0, reason: .queueTimeout, text: text ?? "not sent within the deadline")
+                expireQueued(index)
             } else {
                 kept.append(index, in: slots)
             }
         }
         pending = kept
-        var keptDelayed = SlotList()
-        while true {
-            let index = delayed.popFirst(in: slots)
-            if index < 0 { break }
-            let slot = slots[index]
-            if now >= slot.pointee.deadlineNanos {
-                // Its last answer was a retryable error; the deadline ended the retries.
-                complete(index, outcome: .rejected, status: slot.pointee.status, reason: APNsReason(rawValue: slot.pointee.reason) ?? .unknown,
-                         text: "deadline reached while waiting to retry")
-            } else {
-                keptDelayed.append(index, in: slots)
-            }
-        }
-        delayed = keptDelayed
+        // (Delayed retries need no scan: one is delayed only when it is due before its deadline.)
         // In-flight streams with no answer in time: reset them; the result is unknown.
         for conn in pool.compactMap({ $0 }) + retiring {
             var index = conn.inFlightHead
@@ -51,16 +55,21 @@ extension PushClient {
                     conn.cancel(streamID: slot.pointee.streamID)
                     complete(index, outcome: .failed, status: 0, reason: .timeout, text: "no answer within the deadline")
                     let action = conn.state.streamTimedOut()
-                    if action != .none { retire(conn, action: action) }
+                    if action != .none {
+                        conn.retiredByClient = true
+                        retire(conn, action: action)
+                    }
                     expired = true
                 }
                 index = next
             }
             if expired { conn.flush() }
             // Connection attempts that take too long.
-            if conn.phase == .connecting || conn.phase == .handshaking,
-               now > conn.startedNanos, now - conn.startedNanos > UInt64(configuration.connectTimeoutMillis) * 1_000_000 {
+            let late = now > conn.startedNanos && now - conn.startedNanos > UInt64(configuration.connectTimeoutMillis) * 1_000_000
+            if late && (conn.phase == .connecting || conn.phase == .handshaking || conn.phase == .tunneling) {
                 conn.close(TransportError(.connect, "connecting to \(configuration.host):\(configuration.port) timed out"))
+            } else if late && conn.state.phase == .awaitingSettings {
+                conn.close(TransportError(.protocolError, "the server sent no HTTP/2 SETTINGS within \(configuration.connectTimeoutMillis) ms of the TLS handshake"))
             }
         }
     }

@@ -34,8 +34,7 @@ extension PushClient {
             if index < 0 { break }
             let slot = slots[index]
             if now >= slot.pointee.deadlineNanos {
-                complete(index, outcome: .failed, status: 0, reason: .queueTimeout,
-                         text: "not sent within the deadline")
+                expireQueued(index)
                 continue
             }
             if !slot.pointee.hasCallerApnsId && slot.pointee.attempts == 0 {
@@ -47,20 +46,24 @@ extension PushClient {
             if streamID < 0 {
                 // Stream ids exhausted or session unusable: retire it, keep the notification.
                 pending.prepend(index, in: slots)
-                retire(conn, action: conn.state.retire())
+                retireByClient(conn)
                 break
             }
             slot.pointee.streamID = streamID
             slot.pointee.connection = Int32(conn.poolIndex)
             slot.pointee.attempts += 1
             localCounters.sent += 1
+            conn.sentAny = true
             conn.linkInFlight(index, slot)
             conn.state.streamOpened()
             inFlightTotal += 1
             room -= 1
             submitted = true
         }
-        if submitted { conn.flush() }
+        if submitted {
+            conn.tokenGeneration = authorizationGeneration
+            conn.flush()
+        }
     }
 
     /// The `authorization` value in a buffer the client owns, copied again only when the token

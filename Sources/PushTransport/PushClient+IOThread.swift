@@ -6,8 +6,8 @@ import CNGHTTP2
 import PushCore
 
 /// The I/O thread's loop. Each turn takes what senders queued, keeps the pool filled,
-/// dispatches, and (every scan interval) releases delayed retries, enforces deadlines and
-/// checks health; then publishes outcomes and sleeps in epoll until there is work. The parts:
+/// releases delayed retries that are due, dispatches, and (every scan interval) enforces
+/// deadlines and checks health; then publishes outcomes and sleeps in epoll until there is work. The parts:
 /// PushClient+Pool, +Dispatch, +Answers (what connections report), +Outcomes, +Deadlines,
 /// +Shutdown. Everything they touch outside `lock` belongs to this thread alone.
 extension PushClient {
@@ -31,9 +31,9 @@ extension PushClient {
             let now = MonotonicTime.nanos()
             if closingNow && drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
             if !closingNow || !pending.isEmpty || !delayed.isEmpty || inFlightTotal > 0 { maintainPool(now: now) }
+            releaseDelayed(now: now)
             dispatch(now: now)
             if now >= nextScanNanos {
-                releaseDelayed(now: now)
                 scanDeadlines(now: now)
                 checkHealth(now: now)
                 refreshPublishedState()
@@ -53,12 +53,15 @@ extension PushClient {
         }
     }
 
-    /// How long epoll may sleep: until the next scan or the next reconnect, at most 1 s.
+    /// How long epoll may sleep: until the next scan, the next delayed retry or the next
+    /// reconnect attempt, at most 1 s. Rounded up, so a retry is never released early.
     private func nextTimeoutMillis(now: UInt64) -> Int32 {
         var until = nextScanNanos
-        for (i, c) in pool.enumerated() where c == nil && reconnectAtNanos[i] < until {
-            until = reconnectAtNanos[i]
+        if let due = delayed.firstDue, due < until { until = due }
+        if pool.contains(where: { $0 == nil }) {
+            let next = reconnect.nextAttemptNanos
+            if next > now && next < until { until = next }
         }
-        return until <= now ? 0 : Int32(min((until - now) / 1_000_000 + 1, 1000))
+        return until <= now ? 0 : Int32(min((until - now + 999_999) / 1_000_000, 1000))
     }
 }

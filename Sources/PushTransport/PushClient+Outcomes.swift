@@ -58,9 +58,12 @@ extension PushClient {
         }
     }
 
-    /// Puts a notification the server never processed back at the front of the queue.
-    func requeue(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
+    /// Puts a notification to be sent again at the front of the queue. `processed` is false
+    /// when the server said it never processed the write (REFUSED_STREAM, above a GOAWAY's
+    /// last-stream-id): such writes are left out of the result's `attempts`.
+    func requeue(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, processed: Bool) {
         localCounters.resent += 1
+        if !processed { slot.pointee.unprocessedWrites += 1 }
         slot.pointee.streamID = 0
         slot.pointee.connection = -1
         pending.prepend(index, in: slots)
@@ -85,7 +88,7 @@ extension PushClient {
         for conn in pool.compactMap({ $0 }) + retiring {
             let state: Int32
             switch conn.state.phase {
-            case .connecting: state = 1; p.connectionsOpening += 1
+            case .connecting, .awaitingSettings: state = 1; p.connectionsOpening += 1
             case .ready: state = 2; p.connectionsOpen += 1
             case .draining: state = 3
             case .closed: continue

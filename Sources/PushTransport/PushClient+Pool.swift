@@ -8,32 +8,85 @@ import PushCore
 /// The pool: opening connections (with back-off), following them as they come and go,
 /// retiring them, and keeping idle ones healthy. All on the I/O thread.
 extension PushClient {
-    /// Reconnect back-off: first delay and cap (doubling with jitter in between).
-    static let firstBackoffNanos: UInt64 = 100_000_000
-    static let maxBackoffNanos: UInt64 = 5_000_000_000
-
-    /// Opens connections for empty pool positions whose back-off has passed.
+    /// Opens connections for empty pool positions: all of them normally, one at a time (the
+    /// probe) while the client backs off after refusals (`ReconnectSchedule`). Names are
+    /// resolved on the resolver thread: a position waits for the answer (at most the connect
+    /// timeout), the I/O thread does not.
     func maintainPool(now: UInt64) {
-        for i in 0..<pool.count where pool[i] == nil && now >= reconnectAtNanos[i] {
+        takeResolutions(now: now)
+        guard pool.contains(where: { $0 == nil }) else { return }
+        guard reconnect.mayAttempt(now: now) else {
+            mayBeBackingOff = true
+            return
+        }
+        guard let addresses = resolvedAddresses else {
+            if let pending = resolution {
+                if now > pending.startedNanos && now - pending.startedNanos > UInt64(configuration.connectTimeoutMillis) * 1_000_000 {
+                    resolution = nil // its answer, if it ever comes, is not taken
+                    connectionAttemptFailed(startedNanos: pending.startedNanos,
+                                            error: TransportError(.connect, "resolving \(resolvedHost) took longer than \(configuration.connectTimeoutMillis) ms"),
+                                            now: now)
+                }
+            } else {
+                resolution = (resolverThread.request(host: resolvedHost, port: resolvedPort), now)
+            }
+            return
+        }
+        // One answer serves every position opened in this round; the next round resolves anew.
+        resolvedAddresses = nil
+        for i in 0..<pool.count where pool[i] == nil {
+            guard reconnect.beginAttempt(now: now) else {
+                mayBeBackingOff = true
+                return
+            }
             do throws(TransportError) {
-                pool[i] = try startConnection(poolIndex: i)
+                pool[i] = try startConnection(poolIndex: i, addresses: addresses, rotate: true)
             } catch {
-                connectionAttemptFailed(poolIndex: i, error: error, now: now)
+                connectionAttemptFailed(startedNanos: now, error: error, now: now)
             }
         }
     }
 
-    /// Starts a non-blocking connection for pool position `poolIndex` (TCP connect in flight;
-    /// TLS and HTTP/2 follow as the socket becomes ready).
-    func startConnection(poolIndex: Int) throws(TransportError) -> APNsConnection {
+    /// The name resolved for connections: APNs's host, or the proxy's (which resolves APNs's).
+    var resolvedHost: String { configuration.proxy?.host ?? configuration.host }
+    var resolvedPort: Int { configuration.proxy?.port ?? configuration.port }
+
+    /// Takes the resolver thread's answer to the request in progress (older ones are stale).
+    private func takeResolutions(now: UInt64) {
+        for answer in resolverThread.take() where answer.ticket == resolution?.ticket {
+            let started = resolution!.startedNanos
+            resolution = nil
+            switch answer.result {
+            case .success(let addresses): resolvedAddresses = addresses
+            case .failure(let error): connectionAttemptFailed(startedNanos: started, error: error, now: now)
+            }
+        }
+    }
+
+    /// Starts a non-blocking connection for pool position `poolIndex` to one of `addresses`
+    /// (TCP connect in flight; TLS and HTTP/2 follow as the socket becomes ready). With `rotate`,
+    /// connections take turns over the addresses (Apple asks providers to spread them); an
+    /// address whose connect fails at once is skipped, and the ones not tried stay with the
+    /// connection, to be tried in turn if its connect fails (`connectionClosed`).
+    func startConnection(poolIndex: Int, addresses: [SocketConnect.Address], rotate: Bool) throws(TransportError) -> APNsConnection {
         let host = configuration.host
-        // Resolved afresh for every connection; connections rotate over the addresses. With a
-        // proxy, the proxy is what we connect to, and it resolves APNs's name.
-        let addresses = try SocketConnect.resolve(host: configuration.proxy?.host ?? host,
-                                                  port: configuration.proxy?.port ?? configuration.port)
-        let address = addresses[addressRotation % addresses.count]
-        addressRotation &+= 1
-        let fd = try SocketConnect.start(address)
+        var order = addresses
+        if rotate && order.count > 1 {
+            let k = addressRotation % order.count
+            order = Array(order[k...] + order[..<k])
+            addressRotation &+= 1
+        }
+        var fd: Int32 = -1
+        var lastError = TransportError(.connect, "no address to connect to")
+        while fd < 0 && !order.isEmpty {
+            let address = order.removeFirst()
+            do throws(TransportError) {
+                fd = try SocketConnect.start(address)
+            } catch {
+                lastError = error // e.g. IPv6 with no route: try the next address of the answer
+            }
+        }
+        if fd < 0 { throw lastError }
         guard let ssl = SSL_new(tls.ctx) else {
             Glibc.close(fd)
             throw TransportError(.tls, "SSL_new: " + OpenSSLError.drain())
@@ -52,17 +105,16 @@ extension PushClient {
                                   localMaxStreams: configuration.maxStreamsPerConnection,
                                   retireAfterTimeouts: configuration.retireAfterTimeouts)
         conn.tunnelRequest = tunnelRequest
+        conn.fallbackAddresses = order
         return conn
     }
 
-    /// A connection that could not be made, or died before its first success: back off with
-    /// jitter, record the error for waiters, and fail the queue at once on TLS failures.
-    func connectionAttemptFailed(poolIndex i: Int, error: TransportError, now: UInt64) {
-        let previous = reconnectDelayNanos[i]
-        let next = previous == 0 ? Self.firstBackoffNanos : min(previous * 2, Self.maxBackoffNanos)
-        reconnectDelayNanos[i] = next
-        // Full jitter in [next/2, next): many clients restarting together don't reconnect in step.
-        reconnectAtNanos[i] = now + next / 2 + UInt64.random(in: 0..<max(1, next / 2))
+    /// A connection attempt was refused (see `ReconnectBackoff` for what counts): back off,
+    /// record the error for waiters and `last_connection_error`, and fail the queue at once on
+    /// TLS failures.
+    func connectionAttemptFailed(startedNanos: UInt64, error: TransportError, now: UInt64) {
+        reconnect.failed(now: now, startedNanos: startedNanos)
+        mayBeBackingOff = true
         lock.withLock {
             lastConnectionError = error
             if waiters > 0 { lock.broadcast() }
@@ -71,6 +123,19 @@ extension PushClient {
             // Certificate, host-name or ALPN failures don't heal by retrying: fail what waits,
             // with the reason, instead of letting it sit until its deadline.
             failPending(reason: .tlsFailed, text: error.description)
+        }
+    }
+
+    /// A connection-level refusal answered on `conn` (a credential rejection): the client backs
+    /// off (once per connection) and `text` becomes the last connection error.
+    func connectionRefused(_ conn: APNsConnection, text: String, now: UInt64) {
+        guard !conn.refusalCounted else { return }
+        conn.refusalCounted = true
+        reconnect.failed(now: now, startedNanos: conn.startedNanos)
+        mayBeBackingOff = true
+        lock.withLock {
+            lastConnectionError = TransportError(.closed, text)
+            if waiters > 0 { lock.broadcast() }
         }
     }
 
@@ -101,7 +166,7 @@ extension PushClient {
             inFlightTotal -= 1
             if conn.state.wasUnprocessed(streamID: slot.pointee.streamID)
                 && slot.pointee.attempts < SlotLimits.maxWrites && now < slot.pointee.deadlineNanos {
-                requeue(index, slot)
+                requeue(index, slot, processed: false)
             } else {
                 var text = error?.description ?? "the connection closed before the answer arrived"
                 if let goaway = conn.state.goawayReason { text = "after GOAWAY (\(goaway)): " + text }
@@ -112,29 +177,51 @@ extension PushClient {
         conn.inFlightHead = -1
         if pool[conn.poolIndex] === conn {
             pool[conn.poolIndex] = nil
-            if conn.hadSuccess {
-                reconnectAtNanos[conn.poolIndex] = now
-            } else {
-                connectionAttemptFailed(poolIndex: conn.poolIndex,
-                                        error: error ?? TransportError(.closed, "the connection closed before any notification was accepted"),
-                                        now: now)
+            if error?.kind == .connect && !conn.reachedTLS && !conn.fallbackAddresses.isEmpty {
+                // The TCP connect to this address failed: the same answer's next address first,
+                // before counting a failure.
+                if let next = try? startConnection(poolIndex: conn.poolIndex, addresses: conn.fallbackAddresses, rotate: false) {
+                    pool[conn.poolIndex] = next
+                    return
+                }
             }
         }
         retiring.removeAll { $0 === conn }
+        if conn.hadSuccess || conn.refusalCounted {
+            // Success reset the back-off; a refusal already counted as this attempt's failure.
+        } else if !conn.everEstablished || (conn.sentAny && !conn.answered) {
+            // Refused before it could be used: no SETTINGS, or no answer to what it was sent.
+            connectionAttemptFailed(startedNanos: conn.startedNanos,
+                                    error: error ?? TransportError(.closed, "the server closed the connection before answering"),
+                                    now: now)
+        } else {
+            // An ordinary end (idle close, GOAWAY after answers): not a refusal.
+            reconnect.probeEnded()
+        }
         if conn.everEstablished {
+            // Ordinary closes (ours, an orderly GOAWAY drain) are not connection errors; an
+            // abrupt loss is, with the GOAWAY's reason when one came first.
+            var reported = error
+            if let e = error, let goaway = conn.state.goawayReason { reported = TransportError(e.kind, "after GOAWAY (\(goaway)): " + e.description) }
             lock.withLock {
                 openConnections -= 1
-                if let error { lastConnectionError = error }
+                if let reported, !conn.retiredByClient, !conn.refusalCounted { lastConnectionError = reported }
             }
         }
     }
 
+    /// The client stops using `conn` (timeouts, 5xx, a refusal, stream ids used up): it takes
+    /// no new streams, drains, and its end is not reported as a connection error.
+    func retireByClient(_ conn: APNsConnection) {
+        conn.retiredByClient = true
+        retire(conn, action: conn.state.retire())
+    }
+
     /// Moves a connection out of the pool (it takes no new streams) so that its position
-    /// reconnects at once.
+    /// reconnects (at once, unless the client is backing off).
     func retire(_ conn: APNsConnection, action: ConnectionState.Action) {
         if pool[conn.poolIndex] === conn {
             pool[conn.poolIndex] = nil
-            reconnectAtNanos[conn.poolIndex] = 0
             retiring.append(conn)
         }
         if action == .close { conn.requestClose(nil) }

@@ -188,6 +188,7 @@ extension PushClient {
         slot.pointee.submitNanos = now
         slot.pointee.deadlineNanos = now + deadlineNanos
         slot.pointee.attempts = 0
+        slot.pointee.unprocessedWrites = 0
         slot.pointee.answeredAttempts = 0
         slot.pointee.streamID = 0
         slot.pointee.connection = -1
@@ -295,7 +296,8 @@ extension PushClient {
         r.tag = s.tag
         r.timestamp_ms = s.timestampMs
         r.latency_us = s.latencyUs
-        r.attempts = s.attempts
+        // Writes the server said it never processed are not attempts that may have reached APNs.
+        r.attempts = s.attempts - min(s.unprocessedWrites, s.attempts)
         guard let buffer = s.buffer else { return r }
         withUnsafeMutableBytes(of: &r.apns_id) { d in
             d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.apnsId, count: 36))

@@ -9,7 +9,8 @@ import PushCore
 extension PushClient {
     /// Ends everything still held with a FAILED outcome, closes connections, publishes.
     func shutDown() {
-        pending.splice(&delayed, in: slots)
+        resolverThread.stop()
+        for index in delayed.removeAll() { pending.append(index, in: slots) }
         while true {
             let index = pending.popFirst(in: slots)
             if index < 0 { break }

@@ -43,15 +43,20 @@ public struct ClientConfiguration: Sendable {
     public var deadlineMillis = 60_000
     /// How long a connection attempt may take.
     public var connectTimeoutMillis = 10_000
-    /// How many times a notification may be written to a connection (REFUSED_STREAM, GOAWAY,
-    /// 429, 5xx and expired-token resends count). 1 turns retries off.
-    public var maxAttempts = 3
+    /// The most answered attempts of a notification (429/5xx retries, within the deadline);
+    /// resends of unprocessed writes are bounded by the deadline only. 1 turns retries off.
+    /// Ten absorbs a brown-out of several seconds at the default retry delay.
+    public var maxAttempts = 10
     /// First delay before a 429/5xx answer is retried; doubled for each further attempt.
     public var retryDelayMillis = 1000
     /// A connection idle this long gets a PING (0: never).
     public var idlePingMillis = 60_000
     /// A PING unanswered this long retires its connection.
     public var pingTimeoutMillis = 10_000
+    /// First reconnect delay after a refusal (see `ReconnectBackoff`), doubled per failure.
+    public var reconnectFirstDelayMillis = ReconnectBackoff.defaultFirstDelayMillis
+    /// Largest reconnect delay after refusals (`PUSH_OPT_RECONNECT_MAX_MS`).
+    public var reconnectMaxDelayMillis = ReconnectBackoff.defaultMaxDelayMillis
     /// Consecutive stream timeouts that retire a connection.
     public var retireAfterTimeouts = 3
     /// Consecutive 5xx answers that make a connection suspect enough to retire.
@@ -64,6 +69,8 @@ public struct ClientConfiguration: Sendable {
     public var clientCertificate: ClientCertificate?
     /// Results go to this callback (on the I/O thread) instead of to `poll`.
     public var resultCallback: ResultCallback?
+    /// Resolves the host (or the proxy's) on the client's resolver thread; tests substitute one.
+    public var resolver: any AddressResolver = SystemResolver()
     /// Time source (tests substitute a ManualClock).
     public var clock: any PushClock = SystemClock.shared
 
@@ -121,9 +128,20 @@ public final class PushClient: @unchecked Sendable {
     var finishedLocally = SlotList()
     var pool: [APNsConnection?]
     var retiring: [APNsConnection] = []
-    var reconnectAtNanos: [UInt64]
-    var reconnectDelayNanos: [UInt64]
+    /// When connections may be opened (back-off after refusals), shared by a group's threads.
+    let reconnect: ReconnectSchedule
+    /// This thread recorded a failure (or was held back) since its last accepted notification:
+    /// the next accepted one tells `reconnect`.
+    var mayBeBackingOff = false
+    /// Set while APNs refuses freshly signed tokens as expired (`ProviderToken.ExpiryVerdict`).
+    var clockSuspectText: String?
     var addressRotation = 0
+    /// Resolves names off the I/O thread.
+    let resolverThread: ResolverThread
+    /// The resolution in progress: its ticket and when it was asked for.
+    var resolution: (ticket: UInt64, startedNanos: UInt64)?
+    /// A fresh answer, used by the next round of connection attempts.
+    var resolvedAddresses: [SocketConnect.Address]?
     var uuid = UUIDGenerator()
     var nextScanNanos: UInt64 = 0
     var inFlightTotal = 0
@@ -135,8 +153,8 @@ public final class PushClient: @unchecked Sendable {
     /// value would be allocated first and leak whenever `init` throws).
     let callbackBuffer: UnsafeMutablePointer<push_result>
     static let callbackBatch = 256
-    /// Notifications waiting out a retry delay (429/5xx), with `Slot.retryAtNanos`.
-    var delayed = SlotList()
+    /// Notifications waiting out a retry delay (429/5xx), by due time.
+    var delayed = RetryTimers()
     var lastGoawayReason = ""
     /// The current `authorization` header value and the token generation it belongs to.
     var authorizationBuffer: UnsafeMutableRawBufferPointer?
@@ -146,12 +164,14 @@ public final class PushClient: @unchecked Sendable {
 
     /// Creates the client and starts its I/O thread, which starts connecting at once.
     public convenience init(configuration: ClientConfiguration) throws(ClientError) {
-        try self.init(configuration: configuration, sharedToken: nil, resultSignal: nil)
+        try self.init(configuration: configuration, sharedToken: nil, sharedSchedule: nil, resultSignal: nil)
     }
 
     /// The full initializer, for PushClientGroup: its I/O threads share one provider token
-    /// (one JWT per team and key), and `resultSignal` hears of every result published.
-    init(configuration: ClientConfiguration, sharedToken: ProviderToken?, resultSignal: ResultSignal?) throws(ClientError) {
+    /// (one JWT per team and key) and one reconnect schedule (the back-off bound is per client),
+    /// and `resultSignal` hears of every result published.
+    init(configuration: ClientConfiguration, sharedToken: ProviderToken?, sharedSchedule: ReconnectSchedule?,
+         resultSignal: ResultSignal?) throws(ClientError) {
         self.resultSignal = resultSignal
         var c = configuration
         c.connections = min(max(c.connections, 1), 64)
@@ -208,11 +228,13 @@ public final class PushClient: @unchecked Sendable {
         if c.proxy != nil {
             tunnelRequest = Self.connectRequest(host: c.host, port: c.port, credentials: c.proxyCredentials)
         }
+        let wakeLoop = loop
+        resolverThread = ResolverThread(resolver: c.resolver, onAnswer: { wakeLoop.wake() })
         slots = SlotTable(capacity: c.queueCapacity)
         deadlineNanos = UInt64(max(c.deadlineMillis, 1)) * 1_000_000
         pool = Array(repeating: nil, count: c.connections)
-        reconnectAtNanos = Array(repeating: 0, count: c.connections)
-        reconnectDelayNanos = Array(repeating: 0, count: c.connections)
+        reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.reconnectFirstDelayMillis,
+                                                        maxDelayMillis: c.reconnectMaxDelayMillis)
         callbackBuffer = .allocate(capacity: Self.callbackBatch)
 
         let context = Unmanaged.passRetained(self).toOpaque()

@@ -55,7 +55,8 @@ public final class PushClientGroup: @unchecked Sendable {
         var opened: [PushClient] = []
         do throws(ClientError) {
             for _ in 0..<threads {
-                opened.append(try PushClient(configuration: c, sharedToken: opened.first?.token, resultSignal: signal))
+                opened.append(try PushClient(configuration: c, sharedToken: opened.first?.token,
+                                              sharedSchedule: opened.first?.reconnect, resultSignal: signal))
             }
         } catch {
             for client in opened { client.close(drainMillis: 0) }

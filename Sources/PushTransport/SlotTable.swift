@@ -37,12 +37,14 @@ public struct Slot {
     var tag: UInt64 = 0
     var submitNanos: UInt64 = 0
     var deadlineNanos: UInt64 = 0
-    /// When a delayed retry (429/5xx) may go out again.
-    var retryAtNanos: UInt64 = 0
 
     // Progress
     var payloadSent: Int32 = 0
     var attempts: UInt32 = 0
+    /// Writes the server said it never processed (REFUSED_STREAM, above a GOAWAY's
+    /// last-stream-id): the result's `attempts` leaves them out; `attempts` (and the stats'
+    /// `sent`) count every write.
+    var unprocessedWrites: UInt32 = 0
     /// Attempts that got a retryable answer (429, 5xx, expired token): what the retry budget
     /// (`maxAttempts`) limits. Resends of requests the server never processed (REFUSED_STREAM,
     /// above a GOAWAY's last-stream-id) don't count here; they are bounded by the deadline and

@@ -38,6 +38,8 @@ open class TLSH2Socket: EventHandler {
     /// The nghttp2 session, created by the subclass once TLS is up.
     public var session: OpaquePointer?
     public private(set) var phase: Phase
+    /// The TCP connect completed (a proxy tunnel or TLS started).
+    public private(set) var reachedTLS = false
     private var interest: UInt32 = 0
 
     private var outBuf: UnsafeMutableRawPointer
@@ -68,6 +70,7 @@ open class TLSH2Socket: EventHandler {
         self.fd = fd
         self.ssl = ssl
         self.phase = phase
+        reachedTLS = phase != .connecting
         outCap = Self.batchBytes + 32 * 1024
         outBuf = .allocate(byteCount: outCap, alignment: 16)
         inBuf = .allocate(byteCount: Self.inCap, alignment: 16)
@@ -109,6 +112,7 @@ open class TLSH2Socket: EventHandler {
                 close(TransportError(.connect, "connect: \(String(cString: strerror(err)))"))
                 return
             }
+            reachedTLS = true
             if tunnelRequest != nil {
                 phase = .tunneling
                 stepTunnel()

@@ -199,7 +199,7 @@ private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err
 /// PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY, PUSH_OPT_DEADLINE_MS,
 /// PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
 /// PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS,
-/// PUSH_OPT_IO_THREADS).
+/// PUSH_OPT_IO_THREADS, PUSH_OPT_RECONNECT_MAX_MS).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config), PUSH_E_BAD_OPTION (not an integer option, or
 /// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
 /// same configuration.
@@ -223,6 +223,7 @@ private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err
             PUSH_OPT_IDLE_PING_MS.rawValue: ("idle ping", 0...86_400_000, \.idlePingMillis),
             PUSH_OPT_PING_TIMEOUT_MS.rawValue: ("ping timeout", 1...600_000, \.pingTimeoutMillis),
             PUSH_OPT_RETIRE_AFTER_TIMEOUTS.rawValue: ("retire after timeouts", 1...1_000_000, \.retireAfterTimeouts),
+            PUSH_OPT_RECONNECT_MAX_MS.rawValue: ("reconnect max delay", 1000...3_600_000, \.reconnectMaxDelayMillis),
         ]
         if UInt32(bitPattern: option) == PUSH_OPT_ENVIRONMENT.rawValue {
             switch value {

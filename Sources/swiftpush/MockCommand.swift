@@ -48,6 +48,8 @@ enum MockCommand {
             OptionSpec("delay-ms", value: "MS", help: "send every answer MS milliseconds late"),
             OptionSpec("kill-after", value: "N", help: "close a connection abruptly after N answered requests"),
             OptionSpec("refuse-connections-ms", value: "MS", help: "close new connections at once for MS milliseconds"),
+            OptionSpec("expire-tokens-ms", value: "MS", help: "answer every token request 403 ExpiredProviderToken for MS milliseconds"),
+            OptionSpec("refuse-client-certificates", help: "close certificate connections right after the TLS handshake (no alert)"),
             OptionSpec("seed", value: "N", help: "seed for the random rates (default 1)"),
             // Record and control
             OptionSpec("record", help: "record every request (off by default: the record grows with each request)"),
@@ -69,7 +71,8 @@ enum MockCommand {
         "unregistered_tokens":{"TOKEN":MS}, "too_many_requests_tokens":["TOKEN"],
         "status_500_every_nth":N, "status_503_every_nth":N, "status_500_rate":P,
         "status_503_rate":P, "stall_every_nth":N, "stall_tokens":["TOKEN"], "response_delay_ms":MS,
-        "kill_connection_after_requests":N, "refuse_connections_ms":MS, "seed":N}: it replaces
+        "kill_connection_after_requests":N, "refuse_connections_ms":MS, "expire_tokens_ms":MS,
+        "refuse_client_certificates":BOOL, "seed":N}: it replaces
         the faults (absent keys are off). Example:
           curl -s -d '{"stall_every_nth":10}' http://127.0.0.1:$(cat F)/faults
         """,
@@ -179,6 +182,10 @@ enum MockCommand {
         if let ms = try optionalInteger(args, "refuse-connections-ms", in: 0...Int(Int32.max)) {
             f.refuseConnectionsUntil = MonotonicTime.nanos() + UInt64(ms) * 1_000_000
         }
+        if let ms = try optionalInteger(args, "expire-tokens-ms", in: 0...Int(Int32.max)) {
+            f.expireTokensUntil = MonotonicTime.nanos() + UInt64(ms) * 1_000_000
+        }
+        f.refuseClientCertificates = args.has("refuse-client-certificates")
         f.seed = UInt64(try args.integer("seed", default: 1, in: 0...Int.max))
         return f
     }

@@ -54,7 +54,7 @@ struct APNsReasonTests {
         ReasonFacts(.badTopic, 400, .never),
         ReasonFacts(.payloadTooLarge, 413, .never),
         ReasonFacts(.expiredProviderToken, 403, .token),
-        ReasonFacts(.invalidProviderToken, 403, .never),
+        ReasonFacts(.invalidProviderToken, 403, .refused),
         ReasonFacts(.tooManyRequests, 429, .later),
         ReasonFacts(.tooManyProviderTokenUpdates, 429, .connection),
         ReasonFacts(.idleTimeout, 400, .connection),

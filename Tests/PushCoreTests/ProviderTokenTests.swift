@@ -100,41 +100,49 @@ struct ProviderTokenTests {
         #expect(token.generation == 2)
     }
 
-    @Test("refreshAfterRejection() does nothing while the token is younger than 20 minutes")
-    func rejectionTooSoonKeepsToken() throws {
+    @Test("An ExpiredProviderToken answer re-signs a token however young (the 20-minute rule is for routine refreshes)")
+    func expiryResignsYoungToken() throws {
         #expect(ProviderToken.minimumAge == 20 * 60)
         let clock = ManualClock(wallSeconds: Self.start)
-        let (token, _) = try makeToken(clock: clock)
+        let (token, key) = try makeToken(clock: clock)
         let first = token.current()
-        #expect(token.refreshAfterRejection() == false)
-        clock.advance(seconds: ProviderToken.minimumAge - 1)
-        #expect(token.refreshAfterRejection() == false)
-        #expect(token.current() == first)
-        #expect(token.generation == 1)
+        clock.advance(seconds: 5)
+        #expect(token.expiredRejection(generation: 1) == .resigned)
+        #expect(token.generation == 2)
+        #expect(token.issuedAt == Self.start + 5)
+        let jwt = try parse(token.current())
+        #expect(key.verifyES256(message: jwt.signingInput, derSignature: try #require(ECDSASignature.rawToDER(jwt.signature))))
+        #expect(token.current() != first)
+        // A late report about the replaced token changes nothing.
+        #expect(token.expiredRejection(generation: 1) == .alreadyReplaced)
+        #expect(token.generation == 2)
     }
 
-    @Test("refreshAfterRejection() re-signs once the token is 20 minutes old, and not again right after")
-    func rejectionAfterMinimumAgeResigns() throws {
+    @Test("A token signed after an expiry and refused as expired too is not re-signed: the verdict names the clock")
+    func freshTokenRefusedSuspectsClock() throws {
         let clock = ManualClock(wallSeconds: Self.start)
         let (token, _) = try makeToken(clock: clock)
-        let first = token.current()
-        clock.advance(seconds: ProviderToken.minimumAge)
-        #expect(token.refreshAfterRejection() == true)
-        #expect(token.generation == 2)
-        #expect(token.issuedAt == Self.start + 20 * 60)
-        #expect(token.current() != first)
-        #expect(token.refreshAfterRejection() == false)
-        #expect(token.generation == 2)
+        #expect(token.expiredRejection(generation: 1) == .resigned)
+        clock.advance(seconds: 2)
+        #expect(token.expiredRejection(generation: 2) == .clockSuspect(iat: Self.start, localTime: Self.start + 2))
+        #expect(token.expiredRejection(generation: 2) == .clockSuspect(iat: Self.start, localTime: Self.start + 2))
+        #expect(token.generation == 2, "no churn while the clock is suspect")
+        let text = ProviderToken.clockSuspectText(iat: Self.start, localTime: Self.start + 2)
+        #expect(text.contains("check this host's clock"))
+        #expect(text.contains("iat=\(Self.start)"))
+        // Once a request with it is accepted, a later expiry may re-sign again.
+        token.accepted(generation: 2)
+        #expect(token.expiredRejection(generation: 2) == .resigned)
+        #expect(token.generation == 3)
     }
 
     @Test("Threads sharing a token (a client's I/O threads) re-sign it once for one rejection, and read value and generation together")
     func sharedByThreads() throws {
         let clock = ManualClock(wallSeconds: Self.start)
         let (token, _) = try makeToken(clock: clock)
-        clock.advance(seconds: ProviderToken.minimumAge)
         let refreshed = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            if token.refreshAfterRejection() { refreshed.wrappingAdd(1, ordering: .relaxed) }
+            if token.expiredRejection(generation: 1) == .resigned { refreshed.wrappingAdd(1, ordering: .relaxed) }
             for _ in 0..<100 {
                 let (value, generation) = token.currentWithGeneration()
                 #expect(generation == 2 ? value == token.headerValue : generation == 1)
@@ -144,12 +152,12 @@ struct ProviderTokenTests {
         #expect(token.generation == 2)
     }
 
-    @Test("After a rejection refresh, the next scheduled refresh is 50 minutes after the new iat")
+    @Test("After an expiry re-sign, the next scheduled refresh is 50 minutes after the new iat")
     func scheduleRestartsAfterRejection() throws {
         let clock = ManualClock(wallSeconds: Self.start)
         let (token, _) = try makeToken(clock: clock)
         clock.advance(seconds: 30 * 60)
-        #expect(token.refreshAfterRejection())
+        #expect(token.expiredRejection(generation: 1) == .resigned)
         let renewed = token.current()
         clock.advance(seconds: 50 * 60 - 1)
         #expect(token.current() == renewed)

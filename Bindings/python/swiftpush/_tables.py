@@ -141,21 +141,21 @@ class Reason(enum.IntEnum):
     PAYLOAD_EMPTY = 13
     #: 400 (never): Pushing to this topic is not allowed.
     TOPIC_DISALLOWED = 14
-    #: 403 (never): The client certificate is invalid.
+    #: 403 (refused): The client certificate is invalid.
     BAD_CERTIFICATE = 15
-    #: 403 (never): The client certificate is for the wrong environment.
+    #: 403 (refused): The client certificate is for the wrong environment.
     BAD_CERTIFICATE_ENVIRONMENT = 16
     #: 403 (token): The provider token is stale; a new token must be generated.
     EXPIRED_PROVIDER_TOKEN = 17
     #: 403 (never): The specified action is not allowed.
     FORBIDDEN = 18
-    #: 403 (never): The provider token is not valid, or its signature cannot be verified.
+    #: 403 (refused): The provider token is not valid, or its signature cannot be verified.
     INVALID_PROVIDER_TOKEN = 19
-    #: 403 (never): No client certificate and no provider token were given.
+    #: 403 (refused): No client certificate and no provider token were given.
     MISSING_PROVIDER_TOKEN = 20
-    #: 403 (never): The key id in the provider token is unrelated to the topic's team.
+    #: 403 (refused): The key id in the provider token is unrelated to the topic's team.
     UNRELATED_KEY_ID_IN_TOKEN = 21
-    #: 403 (never): The key id in the provider token is for the wrong environment.
+    #: 403 (refused): The key id in the provider token is for the wrong environment.
     BAD_ENVIRONMENT_KEY_ID_IN_TOKEN = 22
     #: 404 (never): The request path is invalid.
     BAD_PATH = 23
@@ -238,14 +238,14 @@ _REASON_INFO: Dict[int, Tuple[str, int, str, str]] = {
     12: ('MissingTopic', 400, 'never', 'The apns-topic header is missing and required.'),
     13: ('PayloadEmpty', 400, 'never', 'The message payload is empty.'),
     14: ('TopicDisallowed', 400, 'never', 'Pushing to this topic is not allowed.'),
-    15: ('BadCertificate', 403, 'never', 'The client certificate is invalid.'),
-    16: ('BadCertificateEnvironment', 403, 'never', 'The client certificate is for the wrong environment.'),
+    15: ('BadCertificate', 403, 'refused', 'The client certificate is invalid.'),
+    16: ('BadCertificateEnvironment', 403, 'refused', 'The client certificate is for the wrong environment.'),
     17: ('ExpiredProviderToken', 403, 'token', 'The provider token is stale; a new token must be generated.'),
     18: ('Forbidden', 403, 'never', 'The specified action is not allowed.'),
-    19: ('InvalidProviderToken', 403, 'never', 'The provider token is not valid, or its signature cannot be verified.'),
-    20: ('MissingProviderToken', 403, 'never', 'No client certificate and no provider token were given.'),
-    21: ('UnrelatedKeyIdInToken', 403, 'never', "The key id in the provider token is unrelated to the topic's team."),
-    22: ('BadEnvironmentKeyIdInToken', 403, 'never', 'The key id in the provider token is for the wrong environment.'),
+    19: ('InvalidProviderToken', 403, 'refused', 'The provider token is not valid, or its signature cannot be verified.'),
+    20: ('MissingProviderToken', 403, 'refused', 'No client certificate and no provider token were given.'),
+    21: ('UnrelatedKeyIdInToken', 403, 'refused', "The key id in the provider token is unrelated to the topic's team."),
+    22: ('BadEnvironmentKeyIdInToken', 403, 'refused', 'The key id in the provider token is for the wrong environment.'),
     23: ('BadPath', 404, 'never', 'The request path is invalid.'),
     24: ('MethodNotAllowed', 405, 'never', 'The request method is not POST.'),
     25: ('ExpiredToken', 410, 'never', 'The device token has expired.'),

@@ -87,10 +87,14 @@ enum push_option {
     PUSH_OPT_TOKEN_KEY_PEM = 13,
     /** int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host. */
     PUSH_OPT_ENVIRONMENT = 14,
-    /** int: most times a notification is written to a connection, resends after REFUSED_STREAM,
-     *  GOAWAY, 429 and 5xx included (default 3, 1..100; 1 turns retries off). */
+    /** int: most answered attempts of a notification: a 429 or 5xx answer is retried with
+     *  exponential back-off while its deadline allows, at most this many attempts in all
+     *  (default 10, 1..100; 1 turns retries off). Resends of writes the server never processed
+     *  (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only
+     *  (see README, Reliability). */
     PUSH_OPT_MAX_ATTEMPTS = 15,
-    /** int: first delay before retrying a 429/5xx answer, doubled each time (default 1000 ms). */
+    /** int: first delay before retrying a 429/5xx answer, doubled each time, with jitter
+     *  (default 1000 ms). */
     PUSH_OPT_RETRY_DELAY_MS = 16,
     /** int: send a PING after a connection has been idle this long (default 60000 ms; 0: never). */
     PUSH_OPT_IDLE_PING_MS = 17,
@@ -115,7 +119,11 @@ enum push_option {
     /** int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of
      *  PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still
      *  called by one thread at a time. For hosts with cores to spare (see README, Performance). */
-    PUSH_OPT_IO_THREADS = 26
+    PUSH_OPT_IO_THREADS = 26,
+    /** int: longest wait between connection attempts while APNs keeps refusing (expired or
+     *  invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and
+     *  doubles up to this, with jitter (default 60000 ms, 1000..3600000; see README, Reliability). */
+    PUSH_OPT_RECONNECT_MAX_MS = 27
 };
 
 /** Values of PUSH_OPT_ENVIRONMENT. */

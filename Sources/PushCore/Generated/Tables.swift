@@ -34,21 +34,21 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
     case payloadEmpty = 13
     /// 400 (never): Pushing to this topic is not allowed.
     case topicDisallowed = 14
-    /// 403 (never): The client certificate is invalid.
+    /// 403 (refused): The client certificate is invalid.
     case badCertificate = 15
-    /// 403 (never): The client certificate is for the wrong environment.
+    /// 403 (refused): The client certificate is for the wrong environment.
     case badCertificateEnvironment = 16
     /// 403 (token): The provider token is stale; a new token must be generated.
     case expiredProviderToken = 17
     /// 403 (never): The specified action is not allowed.
     case forbidden = 18
-    /// 403 (never): The provider token is not valid, or its signature cannot be verified.
+    /// 403 (refused): The provider token is not valid, or its signature cannot be verified.
     case invalidProviderToken = 19
-    /// 403 (never): No client certificate and no provider token were given.
+    /// 403 (refused): No client certificate and no provider token were given.
     case missingProviderToken = 20
-    /// 403 (never): The key id in the provider token is unrelated to the topic's team.
+    /// 403 (refused): The key id in the provider token is unrelated to the topic's team.
     case unrelatedKeyIdInToken = 21
-    /// 403 (never): The key id in the provider token is for the wrong environment.
+    /// 403 (refused): The key id in the provider token is for the wrong environment.
     case badEnvironmentKeyIdInToken = 22
     /// 404 (never): The request path is invalid.
     case badPath = 23
@@ -251,14 +251,14 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .missingTopic: return .never
         case .payloadEmpty: return .never
         case .topicDisallowed: return .never
-        case .badCertificate: return .never
-        case .badCertificateEnvironment: return .never
+        case .badCertificate: return .refused
+        case .badCertificateEnvironment: return .refused
         case .expiredProviderToken: return .token
         case .forbidden: return .never
-        case .invalidProviderToken: return .never
-        case .missingProviderToken: return .never
-        case .unrelatedKeyIdInToken: return .never
-        case .badEnvironmentKeyIdInToken: return .never
+        case .invalidProviderToken: return .refused
+        case .missingProviderToken: return .refused
+        case .unrelatedKeyIdInToken: return .refused
+        case .badEnvironmentKeyIdInToken: return .refused
         case .badPath: return .never
         case .methodNotAllowed: return .never
         case .expiredToken: return .never

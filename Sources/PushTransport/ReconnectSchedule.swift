@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCore
+
+/// The reconnect back-off of one client, shared by its I/O threads (a PushClientGroup): APNs
+/// refuses credentials per client, so one schedule keeps a client of many threads to the bound
+/// of one (`ReconnectBackoff` holds the rule; this adds the lock and the jitter's randomness).
+final class ReconnectSchedule: @unchecked Sendable {
+    private let lock = PThreadMutex()
+    private var backoff: ReconnectBackoff
+
+    init(firstDelayMillis: Int, maxDelayMillis: Int) {
+        backoff = ReconnectBackoff(firstDelayMillis: firstDelayMillis, maxDelayMillis: maxDelayMillis)
+    }
+
+    /// Whether a connection may start now (without counting one as started).
+    func mayAttempt(now: UInt64) -> Bool {
+        lock.withLock { backoff.mayAttempt(now: now) }
+    }
+
+    /// Whether a connection may start now; if so it is counted as started (the probe, while
+    /// backing off).
+    func beginAttempt(now: UInt64) -> Bool {
+        lock.withLock {
+            guard backoff.mayAttempt(now: now) else { return false }
+            backoff.attemptStarted()
+            return true
+        }
+    }
+
+    /// A connection started at `startedNanos` failed (a refusal, see `ReconnectBackoff`).
+    /// Returns the delay before the next attempt, or nil when the failure was already counted.
+    @discardableResult
+    func failed(now: UInt64, startedNanos: UInt64) -> UInt64? {
+        let unit = Double.random(in: 0..<1)
+        return lock.withLock { backoff.failed(now: now, attemptStartedNanos: startedNanos, unit: unit) }
+    }
+
+    /// A connection ended without failing and without an accepted notification.
+    func probeEnded() {
+        lock.withLock { backoff.probeEnded() }
+    }
+
+    /// A notification was accepted: reconnect freely again. Cheap when not backing off (called
+    /// once per connection, on its first accepted notification).
+    func succeeded() {
+        lock.withLock { backoff.succeeded() }
+    }
+
+    /// When the next attempt may start (0 when not backing off).
+    var nextAttemptNanos: UInt64 { lock.withLock { backoff.isBackingOff ? backoff.nextAttemptNanos : 0 } }
+
+    /// Whether the client is backing off.
+    var isBackingOff: Bool { lock.withLock { backoff.isBackingOff } }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import CSwiftPushABI
+import PushCore
+@testable import APNsMock
+@testable import PushTransport
+
+/// Persistent refusals (issue 12): APNs refusing the credentials, a server closing right after
+/// the TLS handshake, connections turned away. The client must back off (bounded connection
+/// attempts, `ReconnectBackoff`), say why, and still give every notification one result.
+@Suite("Refusals and reconnect back-off")
+struct RefusalBackoffTests {
+    let support = ClientTestSupport()
+
+    /// The most connections a client whose pool has `poolSize` positions may open within
+    /// `seconds` of persistent refusals, by the documented rule (README, "Reliability").
+    func bound(poolSize: Int, seconds: Double) -> Int {
+        let backoff = ReconnectBackoff()
+        var t = 0.0
+        var n = poolSize
+        var failures = 1
+        while true {
+            t += Double(backoff.delayBound(afterFailures: failures)) / 2e9 // the shortest jitter
+            if t > seconds { return n }
+            n += 1
+            failures += 1
+        }
+    }
+
+    func lastConnectionError(_ client: PushClient) -> String {
+        var s = client.stats()
+        return withUnsafeBytes(of: &s.last_connection_error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    @Test("30 s of ExpiredProviderToken: connections stay within the bound, the clock is named, sending resumes within one back-off step after the fault lifts, one result each")
+    func expiredTokensForThirtySeconds() throws {
+        let window: UInt64 = 30_000_000_000
+        let start = MonotonicTime.nanos()
+        var faults = MockFaults()
+        faults.expireTokensUntil = start + window
+        let server = try support.startMock { $0.faults = faults }
+        defer { server.stop() }
+        let client = try support.makeClient(port: server.port, connections: 2) { $0.deadlineMillis = 120_000 }
+        defer { client.close(drainMillis: 0) }
+        #expect(support.send(client, count: 20).accepted == 20)
+
+        // This test observes a rate over a fixed window, so it waits for the window to pass;
+        // nothing may be answered before then (every request is refused as expired).
+        var early: [push_result] = []
+        while MonotonicTime.nanos() < start + window - 500_000_000 {
+            early += support.collect(client, count: 20, idleMillis: 200)
+        }
+        #expect(early.isEmpty, "nothing ends while the deadline is far: \(early.first?.reasonText ?? "")")
+        let connections = server.stats().connections
+        let allowed = bound(poolSize: 2, seconds: 30)
+        #expect(allowed == 7)
+        #expect(connections <= allowed, "\(connections) connections in 30 s (bound \(allowed))")
+        #expect(connections >= 3, "it did keep trying (\(connections))")
+        #expect(server.stats().rejectedByReason["ExpiredProviderToken", default: 0] >= 2)
+        let error = lastConnectionError(client)
+        #expect(error.contains("check this host's clock") && error.contains("iat="), "last_connection_error: \(error)")
+
+        // The fault has lifted: the next probe is accepted and the pool refills.
+        while MonotonicTime.nanos() < start + window { usleep(10_000) } // the last few ms of the window
+        let lifted = MonotonicTime.nanos()
+        let probeAt = max(client.reconnect.nextAttemptNanos, lifted)
+        let results = early + support.collect(client, count: 20, idleMillis: 70_000)
+        #expect(results.count == 20 && Set(results.map(\.tag)).count == 20, "one result each")
+        #expect(results.allSatisfy { $0.outcome == 1 }, "\(results.first { $0.outcome != 1 }?.reasonText ?? "")")
+        let firstAccepted = results.map { start + UInt64($0.latency_us) * 1000 }.min() ?? 0
+        #expect(firstAccepted >= lifted - 100_000_000, "nothing accepted during the fault")
+        #expect(firstAccepted <= probeAt + 5_000_000_000,
+                "resumed \((Double(firstAccepted) - Double(lifted)) / 1e9) s after the fault lifted; the probe was due \((Double(probeAt) - Double(lifted)) / 1e9) s after")
+        print("expired tokens for 30 s: \(connections) connections; first accepted \((Double(firstAccepted) - Double(lifted)) / 1e9) s after the fault lifted")
+    }
+
+    @Test("Expired tokens until the deadline: REJECTED ExpiredProviderToken naming the clock, after a single re-sign")
+    func expiredTokensUntilDeadline() throws {
+        var faults = MockFaults()
+        faults.expireTokensUntil = MonotonicTime.nanos() + 600_000_000_000
+        let server = try support.startMock { $0.faults = faults }
+        defer { server.stop() }
+        let client = try support.makeClient(port: server.port, connections: 4) { $0.deadlineMillis = 4000 }
+        defer { client.close(drainMillis: 0) }
+        #expect(support.send(client, count: 10).accepted == 10)
+        let results = support.collect(client, count: 10, idleMillis: 10_000)
+        #expect(results.count == 10)
+        // The mock allows one stream per token connection until a request is accepted: those
+        // answered end REJECTED with the answer, the others were never answered (FAILED
+        // QueueTimeout); all name the likely cause.
+        for r in results {
+            let rejected = r.outcome == 2 && r.status == 403 && r.reason == PUSH_REASON_EXPIRED_PROVIDER_TOKEN.rawValue
+            let neverAnswered = r.outcome == 3 && r.reason == PUSH_REASON_QUEUE_TIMEOUT.rawValue
+            #expect(rejected || neverAnswered, "\(r.outcome) \(r.reason) \(r.reasonText)")
+            #expect(r.reasonText.contains("check this host's clock; token iat="), "\(r.reasonText)")
+        }
+        #expect(results.contains { $0.outcome == 2 })
+        // 4 positions open together, then probes no sooner than 0.5, 1.5 and 3.5 s in.
+        #expect(server.stats().connections <= bound(poolSize: 4, seconds: 4))
+        #expect(client.token?.generation == 2, "the first token, and one re-signed after the first expiry")
+    }
+
+    @Test("A server that closes right after the TLS handshake (a refused client certificate): wait_connected fails with PUSH_E_TLS, results FAILED naming it, reconnects bounded")
+    func certificateRefusedAfterHandshake() throws {
+        let pki = support.pki
+        var faults = MockFaults()
+        faults.refuseClientCertificates = true
+        let server = try support.startMock { $0.clientCAFile = pki + "/ca.pem"; $0.tokenKeys = []; $0.faults = faults }
+        defer { server.stop() }
+        let client = try support.makeClient(port: server.port, connections: 2) {
+            $0.tokenKeyPEM = nil
+            $0.clientCertificate = .pem(certificateFile: pki + "/client.pem", keyFile: pki + "/client.key")
+        }
+        defer { client.close(drainMillis: 0) }
+        let error = client.waitUntilConnected(timeoutMillis: 10_000)
+        #expect(error?.status == .tls, "\(error?.description ?? "connected")")
+        #expect(error?.description.contains("right after the TLS handshake") == true, "\(error?.description ?? "")")
+        #expect(error?.description.contains("certificate was refused") == true)
+        #expect(support.send(client, count: 20).accepted == 20)
+        let results = support.collect(client, count: 20, idleMillis: 10_000)
+        #expect(results.count == 20)
+        #expect(results.allSatisfy { $0.outcome == 3 && $0.reason == PUSH_REASON_TLS_FAILED.rawValue && $0.reasonText.contains("right after the TLS handshake") },
+                "\(results.first.map { "\($0.reason) \($0.reasonText)" } ?? "")")
+        #expect(lastConnectionError(client).contains("right after the TLS handshake"))
+        #expect(server.stats().refusedCertificates >= 1)
+        #expect(server.stats().accepted == 0)
+    }
+
+    @Test("Connections turned away at once (TCP accepted, closed before TLS): attempts within the bound, then sending resumes")
+    func connectionsRefused() throws {
+        let window: UInt64 = 8_000_000_000
+        let start = MonotonicTime.nanos()
+        var faults = MockFaults()
+        faults.refuseConnectionsUntil = start + window
+        let server = try support.startMock { $0.faults = faults }
+        defer { server.stop() }
+        let client = try support.makeClient(port: server.port, connections: 3) { $0.deadlineMillis = 60_000 }
+        defer { client.close(drainMillis: 0) }
+        #expect(support.send(client, count: 10).accepted == 10)
+        // Counting attempts over the window needs the window to pass.
+        while MonotonicTime.nanos() < start + window { usleep(50_000) }
+        let refused = server.stats().refusedConnections
+        #expect(refused <= bound(poolSize: 3, seconds: 8), "\(refused) attempts in 8 s")
+        let results = support.collect(client, count: 10, idleMillis: 30_000)
+        #expect(results.count == 10 && results.allSatisfy { $0.outcome == 1 })
+    }
+}
