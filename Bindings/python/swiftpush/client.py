@@ -329,6 +329,29 @@ def _expiration(value: Expiration) -> Tuple[int, int]:
 _Row = Tuple[bytes, Optional[bytes], bytes, Optional[bytes], Optional[bytes], int, int, int, int, int]
 
 
+#: The numeric fields of a row as push_notification holds them: (name, row index, range).
+_NUMERIC_FIELDS = (
+    ("push_type", 5, range(-(2**31), 2**31)),
+    ("priority", 6, range(-(2**31), 2**31)),
+    ("expiration", 8, range(-(2**63), 2**63)),
+    ("tag", 9, range(0, 2**64)),
+)
+
+
+def _explain_unpackable(rows: List[_Row], error: Exception) -> str:
+    """Names the field that could not be packed and its range (the fast path packs without
+    checking; this runs only after it failed)."""
+    for i, row in enumerate(rows):
+        for name, index, valid in _NUMERIC_FIELDS:
+            value = row[index]
+            where = f"notification {i}: " if len(rows) > 1 else ""
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{where}{name} must be an integer, not {type(value).__name__}"
+            if value not in valid:
+                return f"{where}{name} must be in {valid.start}..{valid.stop - 1}, got {value}"
+    return f"cannot pack notification: {error}"
+
+
 class _Packer:
     """Lays a chunk of notifications out for one C call: a records buffer of push_notification
     and one bytes blob holding every string they point into. Both stay referenced by the packer
@@ -595,7 +618,7 @@ class Client:
         try:
             return _Packer(rows)
         except Exception as e:  # struct.error (tag or field out of range), TypeError
-            raise InvalidArgument(Status.INVALID_ARGUMENT, f"cannot pack notification: {e}") from None
+            raise InvalidArgument(Status.INVALID_ARGUMENT, _explain_unpackable(rows, e)) from None
 
     def _send_rows(self, rows: List[_Row], tags: List[int], timeout: Optional[float]) -> None:
         packer = self._pack(rows)

@@ -105,6 +105,22 @@ def test_bad_input_raises_InvalidNotification_with_a_clear_message(make_client: 
     assert words in str(raised.value) and raised.value.message
 
 
+@pytest.mark.parametrize("tag, words", [
+    (2**64, "tag must be in 0..18446744073709551615, got 18446744073709551616"),
+    (-1, "tag must be in 0..18446744073709551615, got -1"),
+    ("7", "tag must be an integer, not str"),
+])
+def test_a_tag_out_of_range_names_the_field_and_its_range(make_client: MakeClient, tag: object, words: str) -> None:
+    client = make_client()
+    with pytest.raises(swiftpush.InvalidArgument) as raised:
+        client.send(TOKEN, PAYLOAD, tag=tag)  # type: ignore[arg-type]
+    assert str(raised.value).endswith(words), str(raised.value)
+    with pytest.raises(swiftpush.InvalidArgument, match="notification 1: tag must be in"):
+        client.send_many([(TOKEN, PAYLOAD, 1), (TOKEN, PAYLOAD, 2**64)])
+    assert client.send(TOKEN, PAYLOAD, tag=2**64 - 1) == 2**64 - 1
+    assert [r.tag for r in collect(client, 1)] == [2**64 - 1]
+
+
 def test_a_missing_topic_raises_InvalidNotification(make_client: MakeClient) -> None:
     client = make_client(topic=None)
     with pytest.raises(InvalidNotification, match="topic") as raised:
