@@ -473,9 +473,9 @@ const (
 	OptionTokenKeyPEM Option = 13
 	// OptionEnvironment: int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host.
 	OptionEnvironment Option = 14
-	// OptionMaxAttempts: int: most times a notification is written to a connection, resends after REFUSED_STREAM, GOAWAY, 429 and 5xx included (default 3, 1..100; 1 turns retries off).
+	// OptionMaxAttempts: int: most answered attempts of a notification: a 429 or 5xx answer is retried with exponential back-off while its deadline allows, at most this many attempts in all (default 10, 1..100; 1 turns retries off). Resends of writes the server never processed (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only (see README, Reliability).
 	OptionMaxAttempts Option = 15
-	// OptionRetryDelayMs: int: first delay before retrying a 429/5xx answer, doubled each time (default 1000 ms).
+	// OptionRetryDelayMs: int: first delay before retrying a 429/5xx answer, doubled each time, with jitter (default 1000 ms).
 	OptionRetryDelayMs Option = 16
 	// OptionIdlePingMs: int: send a PING after a connection has been idle this long (default 60000 ms; 0: never).
 	OptionIdlePingMs Option = 17
@@ -497,6 +497,8 @@ const (
 	OptionP12Password Option = 25
 	// OptionIoThreads: int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still called by one thread at a time. For hosts with cores to spare (see README, Performance).
 	OptionIoThreads Option = 26
+	// OptionReconnectMaxMs: int: longest wait between connection attempts while APNs keeps refusing (expired or invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and doubles up to this, with jitter (default 60000 ms, 1000..3600000; see README, Reliability).
+	OptionReconnectMaxMs Option = 27
 )
 
 // String returns the C name of the value without its prefix ("HOST").
@@ -554,6 +556,8 @@ func (v Option) String() string {
 		return "P12_PASSWORD"
 	case OptionIoThreads:
 		return "IO_THREADS"
+	case OptionReconnectMaxMs:
+		return "RECONNECT_MAX_MS"
 	}
 	return "invalid"
 }

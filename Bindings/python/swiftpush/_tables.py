@@ -395,9 +395,9 @@ class Option(enum.IntEnum):
     TOKEN_KEY_PEM = 13
     #: int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host.
     ENVIRONMENT = 14
-    #: int: most times a notification is written to a connection, resends after REFUSED_STREAM, GOAWAY, 429 and 5xx included (default 3, 1..100; 1 turns retries off).
+    #: int: most answered attempts of a notification: a 429 or 5xx answer is retried with exponential back-off while its deadline allows, at most this many attempts in all (default 10, 1..100; 1 turns retries off). Resends of writes the server never processed (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only (see README, Reliability).
     MAX_ATTEMPTS = 15
-    #: int: first delay before retrying a 429/5xx answer, doubled each time (default 1000 ms).
+    #: int: first delay before retrying a 429/5xx answer, doubled each time, with jitter (default 1000 ms).
     RETRY_DELAY_MS = 16
     #: int: send a PING after a connection has been idle this long (default 60000 ms; 0: never).
     IDLE_PING_MS = 17
@@ -419,6 +419,8 @@ class Option(enum.IntEnum):
     P12_PASSWORD = 25
     #: int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still called by one thread at a time. For hosts with cores to spare (see README, Performance).
     IO_THREADS = 26
+    #: int: longest wait between connection attempts while APNs keeps refusing (expired or invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and doubles up to this, with jitter (default 60000 ms, 1000..3600000; see README, Reliability).
+    RECONNECT_MAX_MS = 27
 
     @property
     def kind(self) -> str:
@@ -453,6 +455,7 @@ _OPTION_KIND: Dict[int, str] = {
     24: 'string',
     25: 'string',
     26: 'int',
+    27: 'int',
 }
 
 
