@@ -418,6 +418,17 @@ int32_t push_client_open(push_config_t config, push_client_t * client_out, push_
 /// max * result_size beyond the address space). Thread-safe; several threads may poll.
 int32_t push_client_poll(push_client_t client, push_result * results, ptrdiff_t max, ptrdiff_t result_size, int32_t timeout_ms, ptrdiff_t * count);
 
+/// Stores in `*fd` a file descriptor that is readable while results are waiting, for event
+/// loops that wait on descriptors (epoll, libuv, asyncio's add_reader, Go's poller) instead of
+/// in push_client_poll: when it is readable, call push_client_poll with timeout 0 until it
+/// returns no results. It may be readable with none waiting (a poll then returns 0 results);
+/// it is never quiet while results wait, and stays readable once the client has finished (poll
+/// then returns PUSH_E_CLOSED). The library owns it: don't read, write or close it; it is
+/// closed by push_client_free. Level-triggered use only (EPOLLET would miss results).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client or fd, or results go to a result callback),
+/// PUSH_E_INTERNAL (no descriptor could be made). `err` may be NULL. Thread-safe.
+int32_t push_client_result_fd(push_client_t client, int32_t * fd, push_error * err);
+
 /// Sends one notification: validates it, copies it (the caller's memory may be reused at
 /// once) and queues it; its outcome arrives later through push_client_poll. When the client
 /// holds PUSH_OPT_QUEUE_CAPACITY notifications already, waits up to `timeout_ms` (0: return

@@ -111,7 +111,10 @@ extension PushClient {
         if localLatencies.total > 0 { latencies.merge(localLatencies) }
         if waiters > 0 { lock.broadcast() }
         lock.unlock()
-        if newResults { resultSignal?.notify() }
+        if newResults {
+            resultSignal?.notify()
+            readiness.signal()
+        }
         localCounters = ClientCounters()
         if localLatencies.total > 0 { localLatencies = LatencyHistogram() }
     }

@@ -239,6 +239,35 @@ extension PushClient {
     /// negative: no limit). Returns how many were written. After `close`, results of cancelled
     /// notifications are still returned; 0 with `allDelivered` true means nothing more will come.
     public func poll(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
+        let r = pollLocked(into: out, max: max, recordSize: recordSize, timeoutMillis: timeoutMillis)
+        // A group settles its shared descriptor itself, once every thread was polled.
+        if resultSignal == nil { settleReadiness() }
+        return r
+    }
+
+    /// A descriptor that is readable while results are waiting (`ResultReadiness`), for event
+    /// loops. Not available with a result callback (nothing is polled then).
+    public func resultFileDescriptor() throws(ClientError) -> Int32 {
+        if configuration.resultCallback != nil {
+            throw ClientError(.invalidArgument, "results go to the result callback: there is nothing to poll")
+        }
+        let fd = try readiness.descriptor()
+        settleReadiness()
+        return fd
+    }
+
+    /// Whether a poll would return something now (results, or the end).
+    var hasWaitingResults: Bool { lock.withLock { !completions.isEmpty || finished } }
+
+    /// After a poll: the descriptor stays readable only while results wait (reset, then check:
+    /// a result published in between signals after the reset).
+    func settleReadiness() {
+        guard readiness.inUse else { return }
+        readiness.reset()
+        if hasWaitingResults { readiness.signal() }
+    }
+
+    private func pollLocked(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
         let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
         lock.lock()
         defer { lock.unlock() }

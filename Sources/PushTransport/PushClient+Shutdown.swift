@@ -56,5 +56,6 @@ extension PushClient {
         lock.broadcast()
         lock.unlock()
         resultSignal?.notify() // a group's pollers learn that this thread is done
+        readiness.signal()      // and so do event loops waiting on the descriptor
     }
 }

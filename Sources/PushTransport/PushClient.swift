@@ -93,6 +93,8 @@ public final class PushClient: @unchecked Sendable {
     let token: ProviderToken?
     /// Told of results published (when this client is one I/O thread of a PushClientGroup).
     let resultSignal: ResultSignal?
+    /// The pollable descriptor for event loops (shared by a group's threads).
+    let readiness: ResultReadiness
     /// `:authority` bytes, stable for the client's life (nghttp2 references them unchanged).
     let authority: UnsafeRawBufferPointer
     /// The default topic's bytes, stable for the client's life.
@@ -164,15 +166,16 @@ public final class PushClient: @unchecked Sendable {
 
     /// Creates the client and starts its I/O thread, which starts connecting at once.
     public convenience init(configuration: ClientConfiguration) throws(ClientError) {
-        try self.init(configuration: configuration, sharedToken: nil, sharedSchedule: nil, resultSignal: nil)
+        try self.init(configuration: configuration, sharedToken: nil, sharedSchedule: nil, resultSignal: nil, readiness: nil)
     }
 
     /// The full initializer, for PushClientGroup: its I/O threads share one provider token
     /// (one JWT per team and key) and one reconnect schedule (the back-off bound is per client),
     /// and `resultSignal` hears of every result published.
     init(configuration: ClientConfiguration, sharedToken: ProviderToken?, sharedSchedule: ReconnectSchedule?,
-         resultSignal: ResultSignal?) throws(ClientError) {
+         resultSignal: ResultSignal?, readiness: ResultReadiness?) throws(ClientError) {
         self.resultSignal = resultSignal
+        self.readiness = readiness ?? ResultReadiness()
         var c = configuration
         c.connections = min(max(c.connections, 1), 64)
         c.maxStreamsPerConnection = min(max(c.maxStreamsPerConnection, 1), 100_000)

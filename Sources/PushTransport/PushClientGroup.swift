@@ -56,7 +56,8 @@ public final class PushClientGroup: @unchecked Sendable {
         do throws(ClientError) {
             for _ in 0..<threads {
                 opened.append(try PushClient(configuration: c, sharedToken: opened.first?.token,
-                                              sharedSchedule: opened.first?.reconnect, resultSignal: signal))
+                                              sharedSchedule: opened.first?.reconnect, resultSignal: signal,
+                                              readiness: opened.first?.readiness))
             }
         } catch {
             for client in opened { client.close(drainMillis: 0) }
@@ -131,14 +132,31 @@ public final class PushClientGroup: @unchecked Sendable {
                 n += r.count
                 if !r.allDelivered { allDelivered = false }
             }
-            if n > 0 { return (n, false) }
-            if allDelivered { return (0, true) }
-            if timeoutMillis == 0 || waitUntil.map({ MonotonicTime.nanos() >= $0 }) == true { return (0, false) }
+            if n > 0 || allDelivered || timeoutMillis == 0 || waitUntil.map({ MonotonicTime.nanos() >= $0 }) == true {
+                settleReadiness()
+                return (n, n == 0 && allDelivered)
+            }
             signal.wait(changedFrom: seen, untilMonotonicNanos: waitUntil)
         }
     }
 
     // MARK: - Readiness, stats, close
+
+    /// A descriptor that is readable while results are waiting (`ResultReadiness`), for event
+    /// loops; poll when it is, until poll returns nothing. Not with a result callback.
+    public func resultFileDescriptor() throws(ClientError) -> Int32 {
+        let fd = try shards[0].resultFileDescriptor()
+        if signal != nil { settleReadiness() }
+        return fd
+    }
+
+    /// After a poll: the descriptor stays readable only while some thread has results waiting.
+    private func settleReadiness() {
+        let readiness = shards[0].readiness
+        guard readiness.inUse else { return }
+        readiness.reset()
+        if shards.contains(where: { $0.hasWaitingResults }) { readiness.signal() }
+    }
 
     /// Waits until every I/O thread has an open connection (each takes its share of the
     /// sends); the first failure is returned.

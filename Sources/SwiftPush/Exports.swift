@@ -379,6 +379,28 @@ private let maxRecordSize = 64 * 1024
     return r.allDelivered ? PushStatus.closed.rawValue : 0
 }
 
+/// Stores in `*fd` a file descriptor that is readable while results are waiting, for event
+/// loops that wait on descriptors (epoll, libuv, asyncio's add_reader, Go's poller) instead of
+/// in push_client_poll: when it is readable, call push_client_poll with timeout 0 until it
+/// returns no results. It may be readable with none waiting (a poll then returns 0 results);
+/// it is never quiet while results wait, and stays readable once the client has finished (poll
+/// then returns PUSH_E_CLOSED). The library owns it: don't read, write or close it; it is
+/// closed by push_client_free. Level-triggered use only (EPOLLET would miss results).
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client or fd, or results go to a result callback),
+/// PUSH_E_INTERNAL (no descriptor could be made). `err` may be NULL. Thread-safe.
+@c public func push_client_result_fd(_ client: push_client_t?, _ fd: UnsafeMutablePointer<Int32>?,
+                                     _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    fd?.pointee = -1
+    guard let box = ClientBox.from(client) else { return report(err, .invalidArgument, "client is NULL or not a push_client_t") }
+    guard let fd else { return report(err, .invalidArgument, "fd is NULL") }
+    do throws(ClientError) {
+        fd.pointee = try box.client.resultFileDescriptor()
+    } catch {
+        return report(err, error.status, error.description)
+    }
+    return succeed(err)
+}
+
 /// Fills `*stats` with a snapshot of the client's counters (queued, in flight, unpolled,
 /// sent, accepted, rejected, failed, retries, GOAWAYs, connections and each connection's stream
 /// limit, last GOAWAY reason, last connection error, latency p50/p99). `stats_size` is the

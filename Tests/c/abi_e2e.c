@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "swiftpush.h"
 
@@ -380,6 +382,92 @@ static void test_close_and_free_from_the_result_callback_are_refused(void) {
     report(__func__, ok);
 }
 
+/* An event loop that waits only in epoll on push_client_result_fd and polls with timeout 0:
+ * every result arrives, the descriptor goes quiet when none wait, and stays readable after
+ * close until PUSH_E_CLOSED. With one and with two I/O threads (one shared descriptor). */
+static void results_through_the_result_fd(int io_threads) {
+    int ok = 1;
+    enum { COUNT = 20000, BATCH = 512 };
+    push_error err;
+    push_config_t cfg = config_for(port, "AuthKey_TESTKEY001.p8", 1);
+    push_config_set_int(cfg, PUSH_OPT_IO_THREADS, io_threads, &err);
+    push_client_t client = NULL;
+    EXPECT(push_client_open(cfg, &client, &err) == PUSH_OK, "open: %s", err.message);
+    push_config_free(cfg);
+    if (!client) { report(__func__, 0); return; }
+    int fd = -1;
+    EXPECT(push_client_result_fd(client, &fd, &err) == PUSH_OK && fd >= 0, "result fd: %s", err.message);
+    int fd2 = -2;
+    EXPECT(push_client_result_fd(client, &fd2, NULL) == PUSH_OK && fd2 == fd, "the same descriptor each time");
+    int ep = epoll_create1(0);
+    struct epoll_event ev = { .events = EPOLLIN };
+    EXPECT(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0, "epoll_ctl");
+    struct epoll_event got_ev;
+    EXPECT(epoll_wait(ep, &got_ev, 1, 0) == 0, "quiet before anything was sent");
+    unsigned char *seen = calloc(COUNT, 1);
+    static push_notification batch[BATCH];
+    static push_result results[BATCH];
+    long sent = 0, received = 0, accepted = 0, wakeups = 0, empty_wakeups = 0;
+    while (received < COUNT) {
+        if (sent < COUNT) {
+            long n = COUNT - sent < BATCH ? COUNT - sent : BATCH;
+            for (long i = 0; i < n; i++) batch[i] = notification((uint64_t)(sent + i));
+            ptrdiff_t took = 0;
+            int32_t rc = push_client_send_batch(client, batch, n, 0, &took, &err);
+            EXPECT(rc == PUSH_OK || rc == PUSH_E_QUEUE_FULL, "send: %s", err.message);
+            sent += took;
+        }
+        int ready = epoll_wait(ep, &got_ev, 1, 5000);
+        if (ready == 0) { EXPECT(0, "no readiness for 5 s with %ld results missing", COUNT - received); break; }
+        wakeups++;
+        ptrdiff_t got = 0, total = 0;
+        do {
+            EXPECT(push_client_poll(client, results, BATCH, sizeof(push_result), 0, &got) == PUSH_OK, "poll");
+            for (ptrdiff_t i = 0; i < got; i++) {
+                uint64_t tag = results[i].tag;
+                EXPECT(tag < COUNT && !seen[tag], "tag %llu once", (unsigned long long)tag);
+                if (tag < COUNT) seen[tag] = 1;
+                if (results[i].outcome == PUSH_OUTCOME_ACCEPTED) accepted++;
+            }
+            received += got;
+            total += got;
+        } while (got > 0);
+        if (total == 0) empty_wakeups++;
+    }
+    EXPECT(received == COUNT && accepted == COUNT, "received %ld, accepted %ld", received, accepted);
+    EXPECT(empty_wakeups <= wakeups / 2 + 1, "mostly woken with results (%ld of %ld empty)", empty_wakeups, wakeups);
+    EXPECT(epoll_wait(ep, &got_ev, 1, 0) == 0, "quiet once everything was polled");
+    EXPECT(push_client_close(client, 1000) == PUSH_OK, "close");
+    EXPECT(epoll_wait(ep, &got_ev, 1, 5000) == 1, "readable once the client has finished");
+    ptrdiff_t got = 0;
+    EXPECT(push_client_poll(client, results, BATCH, sizeof(push_result), 0, &got) == PUSH_E_CLOSED, "PUSH_E_CLOSED");
+    close(ep);
+    push_client_free(client);
+    free(seen);
+    printf("    %d I/O thread(s): %ld results in %ld wake-ups\n", io_threads, received, wakeups);
+    report(io_threads == 1 ? "results_through_the_result_fd (1 I/O thread)" : "results_through_the_result_fd (2 I/O threads)", ok);
+}
+
+static void ignore_results(void *user_data, const push_result *results, ptrdiff_t count) {
+    (void)user_data; (void)results; (void)count;
+}
+
+static void test_no_result_fd_with_a_result_callback(void) {
+    int ok = 1;
+    push_error err;
+    push_config_t cfg = config_for(port, "AuthKey_TESTKEY001.p8", 1);
+    push_config_set_result_callback(cfg, ignore_results, NULL, &err);
+    push_client_t client = NULL;
+    EXPECT(push_client_open(cfg, &client, &err) == PUSH_OK, "open: %s", err.message);
+    push_config_free(cfg);
+    int fd = 7;
+    EXPECT(push_client_result_fd(client, &fd, &err) == PUSH_E_INVALID_ARGUMENT && fd == -1, "refused");
+    EXPECT(strstr(err.message, "callback") != NULL, "message: %s", err.message);
+    push_client_close(client, 0);
+    push_client_free(client);
+    report(__func__, ok);
+}
+
 int main(void) {
     pki = getenv("SWIFTPUSH_TEST_PKI");
     const char *p = getenv("SWIFTPUSH_TEST_PORT"), *u = getenv("SWIFTPUSH_TEST_UNTRUSTED_PORT");
@@ -396,6 +484,9 @@ int main(void) {
     test_bad_input_returns_an_error_with_a_message();
     test_close_with_work_in_flight_gives_every_notification_one_outcome();
     test_close_and_free_from_the_result_callback_are_refused();
+    results_through_the_result_fd(1);
+    results_through_the_result_fd(2);
+    test_no_result_fd_with_a_result_callback();
     printf("c-abi: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

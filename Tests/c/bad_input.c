@@ -299,7 +299,7 @@ static void test_config_strings_must_be_UTF8_without_NUL(void) {
 static void test_config_options_out_of_range_are_refused(void) {
     ok = 1;
     push_config_t cfg = push_config_new();
-    int32_t bad[] = {0, -1, PUSH_OPT_IO_THREADS + 1, 999, INT32_MIN, INT32_MAX};
+    int32_t bad[] = {0, -1, PUSH_OPT_RECONNECT_MAX_MS + 1, 999, INT32_MIN, INT32_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, bad[i], "x", 0, &err), "not a string option");
         CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, bad[i], 1, &err), "not an integer option");
@@ -309,7 +309,7 @@ static void test_config_options_out_of_range_are_refused(void) {
     int ints[] = {PUSH_OPT_PORT, PUSH_OPT_CONNECTIONS, PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY,
                   PUSH_OPT_DEADLINE_MS, PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
                   PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS, PUSH_OPT_ENVIRONMENT,
-                  PUSH_OPT_IO_THREADS};
+                  PUSH_OPT_IO_THREADS, PUSH_OPT_RECONNECT_MAX_MS};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], INT64_MIN, &err));
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], INT64_MAX, &err));
@@ -318,6 +318,9 @@ static void test_config_options_out_of_range_are_refused(void) {
     CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_IO_THREADS, 0, &err));
     CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_IO_THREADS, 17, &err));
     CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_IO_THREADS, 16, &err));
+    CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_RECONNECT_MAX_MS, 999, &err), "1000...3600000");
+    CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_RECONNECT_MAX_MS, 3600001, &err));
+    CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_RECONNECT_MAX_MS, 1000, &err));
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY, "no-port", 0, &err), "host:port");
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY, "h:99999", 0, &err), "host:port");
     CHECK(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY_CREDENTIALS, "no-colon", 0, &err));
@@ -423,6 +426,10 @@ static void test_client_functions_refuse_NULL_and_absurd_sizes(void) {
     CHECK_RC(PUSH_E_INVALID_ARGUMENT, push_client_poll(client, r, PTRDIFF_MAX / 100, sizeof r[0], 0, &count));
     CHECK_RC(PUSH_OK, push_client_poll(client, NULL, 0, 0, 0, &count)); /* max 0: nothing asked */
     EXPECT(count == 0, "count 0");
+    int fd = 5;
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_client_result_fd(NULL, &fd, &err));
+    EXPECT(fd == -1, "fd is -1 after a refusal (%d)", fd);
+    CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_client_result_fd(client, NULL, &err), "fd is NULL");
     CHECK_RC(PUSH_E_INVALID_ARGUMENT, push_client_stats(NULL, &stats, sizeof stats));
     CHECK_RC(PUSH_E_INVALID_ARGUMENT, push_client_stats(client, NULL, sizeof stats));
     CHECK_RC(PUSH_E_INVALID_ARGUMENT, push_client_stats(client, &stats, 8));

@@ -171,6 +171,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any], Optional[Callable[..., Any]]]] = {
     ),
     # Not checked: PUSH_E_CLOSED is how poll says "closed and every result returned".
     "push_client_poll": (c_int32, [push_client_t, _P(PushResult), c_ssize_t, c_ssize_t, c_int32, _P(c_ssize_t)], None),
+    "push_client_result_fd": (c_int32, [push_client_t, _P(ctypes.c_int), _P(PushError)], _check_status),
     "push_client_close": (c_int32, [push_client_t, c_int32], _check_status_no_detail),
     "push_client_free": (None, [push_client_t], None),
     "push_client_stats": (c_int32, [push_client_t, _P(PushStats), c_ssize_t], _check_status_no_detail),

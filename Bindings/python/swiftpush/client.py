@@ -499,6 +499,7 @@ class Client:
         self._local = threading.local()
         self._closed = False
         self._drained = False
+        self._result_fd: Optional[int] = None
         self._on_result = on_result
         self._delivery = _Delivery(on_result, weakref.ref(self)) if on_result is not None else None
         config = lib.push_config_new()
@@ -704,14 +705,50 @@ class Client:
             if not batch:
                 return
 
+    def fileno(self) -> int:
+        """A file descriptor that is readable while results are waiting (push_client_result_fd),
+        for selectors and event loops: when it is readable, poll(timeout=0) until it returns
+        nothing. The client owns it (don't close it). Not available with on_result."""
+        self._polling("fileno")
+        if self._result_fd is None:
+            fd = ctypes.c_int(-1)
+            lib.push_client_result_fd(self._handle, ctypes.byref(fd), PushError())
+            self._result_fd = fd.value
+        return self._result_fd
+
     async def apoll(self, max: int = 1024, timeout: Optional[float] = 0.0) -> List[Result]:
-        """poll() for asyncio: the wait happens in the loop's default executor, in slices."""
+        """poll() for asyncio: waits in the event loop itself (loop.add_reader on fileno()), with
+        no executor thread."""
         self._polling("apoll")
+        results, done = self._poll_once(max, 0)
+        if results or done or timeout == 0:
+            return results
         loop = asyncio.get_running_loop()
-        deadline = _Deadline(timeout)
+        fd = self.fileno()
+        deadline = None if timeout is None else loop.time() + timeout
         while True:
-            results, done = await loop.run_in_executor(None, self._poll_once, max, deadline.slice_ms())
-            if results or done or deadline.expired():
+            ready = loop.create_future()
+
+            def wake() -> None:
+                if not ready.done():
+                    ready.set_result(None)
+
+            loop.add_reader(fd, wake)
+            try:
+                if deadline is None:
+                    await ready
+                else:
+                    left = deadline - loop.time()
+                    if left <= 0:
+                        return []
+                    try:
+                        await asyncio.wait_for(ready, left)
+                    except asyncio.TimeoutError:
+                        return []
+            finally:
+                loop.remove_reader(fd)
+            results, done = self._poll_once(max, 0)
+            if results or done:
                 return results
 
     def aresults(self, timeout: Optional[float] = None) -> AsyncIterator[Result]:

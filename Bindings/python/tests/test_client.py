@@ -245,6 +245,48 @@ def test_aresults_yields_results_in_asyncio(make_client: MakeClient) -> None:
     assert asyncio.run(main()) == list(range(10))
 
 
+@pytest.mark.parametrize("io_threads", [1, 2])
+def test_asyncio_receives_100000_results_through_the_descriptor_with_no_executor_thread(make_client: MakeClient,
+                                                                                       io_threads: int) -> None:
+    client = make_client(io_threads=io_threads, queue_capacity=200_000)
+    count = 100_000
+
+    async def main() -> List[int]:
+        loop = asyncio.get_running_loop()
+
+        def no_executor(*args: object) -> None:
+            raise AssertionError("apoll used an executor thread")
+
+        loop.run_in_executor = no_executor  # type: ignore[assignment]
+        threads_before = threading.active_count()
+        client.send_many([(TOKEN, PAYLOAD, tag) for tag in range(count)])
+        tags: List[int] = []
+        async for result in client.aresults(timeout=20):
+            assert result.accepted, result
+            tags.append(result.tag)
+            if len(tags) == count:
+                break
+        assert threading.active_count() == threads_before, "no thread was started to wait"
+        return tags
+
+    tags = asyncio.run(main())
+    assert len(tags) == count and len(set(tags)) == count
+
+
+def test_fileno_is_readable_only_while_results_wait(make_client: MakeClient) -> None:
+    import select
+    client = make_client()
+    fd = client.fileno()
+    assert fd == client.fileno() and fd >= 0
+    assert select.select([fd], [], [], 0)[0] == []
+    client.send(TOKEN, PAYLOAD, tag=1)
+    assert select.select([fd], [], [], 10)[0] == [fd]
+    assert [r.tag for r in client.poll(10, 0)] == [1]
+    assert select.select([fd], [], [], 0)[0] == [], "quiet again once polled"
+    client.close()
+    assert select.select([fd], [], [], 10)[0] == [fd], "readable once finished"
+
+
 def test_a_dropped_client_is_closed_and_freed_by_its_finalizer(mock, pki) -> None:
     client = swiftpush.Client(host="localhost", port=mock.port, ca_file=pki / "ca.pem",
                               key_file=pki / "AuthKey_TESTKEY001.p8", key_id="TESTKEY001", team_id="TEAM123456",
