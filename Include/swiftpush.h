@@ -285,7 +285,8 @@ typedef struct push_result {
     uint64_t tag;               /**< push_notification.tag */
     int64_t timestamp_ms;       /**< 410 only: when APNs learned the token was invalid (ms since epoch) */
     int64_t latency_us;         /**< from send to outcome, microseconds */
-    uint32_t attempts;          /**< how many times the request was written to a connection */
+    uint32_t attempts;          /**< attempts that may have reached APNs (writes the server never
+                                     processed are not counted; push_stats.sent counts every write) */
     uint32_t reserved;
     char apns_id[40];           /**< NUL-terminated apns-id (lowercase UUID) */
     char unique_id[40];         /**< NUL-terminated apns-unique-id (sandbox only), or "" */
@@ -295,6 +296,19 @@ typedef struct push_result {
 /** Receives results instead of push_client_poll (see push_config_set_result_callback): called
  *  on the client's I/O thread with `count` (>= 1) results, valid only during the call. */
 typedef void (*push_result_callback)(void *user_data, const push_result *results, ptrdiff_t count);
+
+/** Severity of a log event (push_config_set_log_callback); the values are Python logging's. */
+enum push_log_level {
+    PUSH_LOG_DEBUG = 10,   /**< detail: each connection attempt and its address */
+    PUSH_LOG_INFO = 20,    /**< connections ready, closed and retired; provider tokens signed */
+    PUSH_LOG_WARNING = 30, /**< refusals and the reconnect back-off they cause; slow callbacks */
+    PUSH_LOG_ERROR = 40    /**< TLS failures, HTTP/2 protocol errors */
+};
+
+/** Receives log events (see push_config_set_log_callback), on the client's I/O thread(s):
+ *  `level` is a PUSH_LOG_* value, `event` a stable dotted name ("connection.ready"), `message`
+ *  a sentence for people; both strings are valid only during the call. */
+typedef void (*push_log_callback)(void *user_data, int32_t level, const char *event, const char *message);
 
 /** The state of one connection of the pool (push_connection_stats.state). */
 enum push_connection_state {
@@ -483,6 +497,24 @@ push_config_t push_config_new(void);
 /// the value outside the range given at the option). `err` may be NULL. Not thread-safe for the
 /// same configuration.
 int32_t push_config_set_int(push_config_t config, int32_t option, int64_t value, push_error * err);
+
+/// Sends the client's log events to `callback(user_data, level, event, message)`, for events of
+/// `min_level` (PUSH_LOG_DEBUG, _INFO, _WARNING or <em>ERROR) and above. Default: silent. Called on
+/// the client's I/O thread (with PUSH_OPT_IO_THREADS > 1, from any of them, possibly at once);
+/// keep it short. Messages never contain key material, provider tokens, device tokens or
+/// payloads. The events (stable names):
+/// connection.connecting  DEBUG    a connection attempt starts (host, port, pool position)
+/// connection.ready       INFO     the server's SETTINGS arrived (its stream limit)
+/// connection.closed      INFO/WARNING  a connection ended (the error, the GOAWAY reason)
+/// connection.retired     INFO     the client stopped giving a connection new notifications
+/// reconnect.scheduled    WARNING  a refusal or failed attempt, and the back-off before the next
+/// token.signed           INFO     the provider token was re-signed (generation, iat)
+/// tls.failure            ERROR    a TLS handshake or certificate failure
+/// protocol.error         ERROR    an HTTP/2 protocol error, or a server that is not HTTP/2
+/// callback.slow          WARNING  the result callback held the I/O thread for over 100 ms
+/// A NULL callback turns logging off. Errors: PUSH_E_INVALID_ARGUMENT (NULL or wrong config),
+/// PUSH_E_BAD_OPTION (min_level not one of the PUSH_LOG</em>* values). `err` may be NULL.
+int32_t push_config_set_log_callback(push_config_t config, push_log_callback callback, void * user_data, int32_t min_level, push_error * err);
 
 /// Sends results to `callback` instead of push_client_poll. The client's I/O thread calls
 /// `callback(user_data, results, count)` with batches of results (count >= 1); the records are

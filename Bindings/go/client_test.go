@@ -159,7 +159,7 @@ func TestAWrongKeyIsRejectedWithInvalidProviderToken(t *testing.T) {
 	}
 	for _, r := range collect(t, c, 2) {
 		if r.Outcome != OutcomeRejected || r.Status != 403 || r.Reason != ReasonInvalidProviderToken ||
-			r.ReasonText != "InvalidProviderToken" || r.Reason.RetryClass() != "never" {
+			r.ReasonText != "InvalidProviderToken" || r.Reason.RetryClass() != "refused" {
 			t.Errorf("result %+v, want REJECTED 403 InvalidProviderToken", r)
 		}
 	}

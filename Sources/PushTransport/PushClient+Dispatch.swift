@@ -79,6 +79,9 @@ extension PushClient {
             let b = UnsafeMutableRawBufferPointer.allocate(byteCount: value.count, alignment: 1)
             b.copyBytes(from: value)
             authorizationBuffer = b
+            if authorizationGeneration != 0 {
+                log(.info, .tokenSigned, "provider token re-signed (generation \(generation), iat \(token.issuedAt))")
+            }
             authorizationGeneration = generation
         }
         return UnsafeRawBufferPointer(authorizationBuffer!)

@@ -108,6 +108,10 @@ extension PushClient {
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)
+        // The queue gauges ride along (no allocation); the per-connection list is refreshed at
+        // each scan and when connections come and go.
+        published.queued = pending.count + delayed.count
+        published.inFlight = inFlightTotal
         if localLatencies.total > 0 { latencies.merge(localLatencies) }
         if waiters > 0 { lock.broadcast() }
         lock.unlock()

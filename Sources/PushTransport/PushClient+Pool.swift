@@ -101,6 +101,9 @@ extension PushClient {
             SSL_set1_host(ssl, host)
         }
         localCounters.connectionsOpened += 1
+        log(.debug, .connecting, "connecting to \(configuration.host):\(configuration.port)"
+            + (configuration.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? "")
+            + " (pool position \(poolIndex), \(order.count) other address(es) to fall back on)")
         let conn = APNsConnection(client: self, poolIndex: poolIndex, fd: fd, ssl: ssl,
                                   localMaxStreams: configuration.maxStreamsPerConnection,
                                   retireAfterTimeouts: configuration.retireAfterTimeouts)
@@ -113,8 +116,9 @@ extension PushClient {
     /// record the error for waiters and `last_connection_error`, and fail the queue at once on
     /// TLS failures.
     func connectionAttemptFailed(startedNanos: UInt64, error: TransportError, now: UInt64) {
-        reconnect.failed(now: now, startedNanos: startedNanos)
+        let delay = reconnect.failed(now: now, startedNanos: startedNanos)
         mayBeBackingOff = true
+        logAttemptFailed(error, delayNanos: delay)
         lock.withLock {
             lastConnectionError = error
             if waiters > 0 { lock.broadcast() }
@@ -131,8 +135,9 @@ extension PushClient {
     func connectionRefused(_ conn: APNsConnection, text: String, now: UInt64) {
         guard !conn.refusalCounted else { return }
         conn.refusalCounted = true
-        reconnect.failed(now: now, startedNanos: conn.startedNanos)
+        let delay = reconnect.failed(now: now, startedNanos: conn.startedNanos)
         mayBeBackingOff = true
+        logAttemptFailed(TransportError(.closed, text), delayNanos: delay)
         lock.withLock {
             lastConnectionError = TransportError(.closed, text)
             if waiters > 0 { lock.broadcast() }
@@ -146,10 +151,13 @@ extension PushClient {
 
     /// A connection finished its handshake: wakes callers of waitUntilConnected.
     func connectionEstablished(_ conn: APNsConnection) {
+        log(.info, .ready, "connection to \(configuration.host):\(configuration.port) ready (pool position \(conn.poolIndex), "
+            + "server allows \(conn.state.remoteMaxStreams) concurrent streams)")
         lock.withLock {
             openConnections += 1
             if waiters > 0 { lock.broadcast() }
         }
+        refreshPublishedState()
     }
 
     /// A connection is gone: every stream still on it is resent (if the server never
@@ -199,6 +207,10 @@ extension PushClient {
             reconnect.probeEnded()
         }
         if conn.everEstablished {
+            let how = error.map { "closed: \($0.description)" } ?? "closed"
+            log(error == nil || conn.retiredByClient ? .info : .warning, .closed,
+                "connection to \(configuration.host):\(configuration.port) \(how)"
+                + (conn.state.goawayReason.map { " (after GOAWAY: \($0))" } ?? ""))
             // Ordinary closes (ours, an orderly GOAWAY drain) are not connection errors; an
             // abrupt loss is, with the GOAWAY's reason when one came first.
             var reported = error
@@ -207,12 +219,16 @@ extension PushClient {
                 openConnections -= 1
                 if let reported, !conn.retiredByClient, !conn.refusalCounted { lastConnectionError = reported }
             }
+            refreshPublishedState()
         }
     }
 
     /// The client stops using `conn` (timeouts, 5xx, a refusal, stream ids used up): it takes
     /// no new streams, drains, and its end is not reported as a connection error.
     func retireByClient(_ conn: APNsConnection) {
+        if !conn.retiredByClient && conn.state.isActive {
+            log(.info, .retired, "connection to \(configuration.host):\(configuration.port) retired (pool position \(conn.poolIndex)): it takes no new notifications")
+        }
         conn.retiredByClient = true
         retire(conn, action: conn.state.retire())
     }

@@ -305,7 +305,12 @@ extension PushClient {
             n += 1
             index = slots[index].pointee.next
             if n == PushClient.callbackBatch || index < 0 {
+                let started = MonotonicTime.nanos()
                 callback.function(callback.userData, buffer, n)
+                let took = MonotonicTime.nanos() &- started
+                if took > PushClient.slowCallbackNanos {
+                    log(.warning, .slowCallback, "the result callback took \(took / 1_000_000) ms for \(n) results: the I/O thread waited for it")
+                }
                 n = 0
             }
         }

@@ -69,6 +69,8 @@ public struct ClientConfiguration: Sendable {
     public var clientCertificate: ClientCertificate?
     /// Results go to this callback (on the I/O thread) instead of to `poll`.
     public var resultCallback: ResultCallback?
+    /// Log events go to this callback (on the I/O thread); silent without one.
+    public var logCallback: LogCallback?
     /// Resolves the host (or the proxy's) on the client's resolver thread; tests substitute one.
     public var resolver: any AddressResolver = SystemResolver()
     /// Time source (tests substitute a ManualClock).

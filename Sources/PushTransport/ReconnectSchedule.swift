@@ -42,6 +42,9 @@ final class ReconnectSchedule: @unchecked Sendable {
         lock.withLock { backoff.probeEnded() }
     }
 
+    /// Failures since the last accepted notification.
+    var failures: Int { lock.withLock { backoff.failures } }
+
     /// A notification was accepted: reconnect freely again. Cheap when not backing off (called
     /// once per connection, on its first accepted notification).
     func succeeded() {

@@ -264,6 +264,35 @@ private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err
     return succeed(err)
 }
 
+/// Sends the client's log events to `callback(user_data, level, event, message)`, for events of
+/// `min_level` (PUSH_LOG_DEBUG, _INFO, _WARNING or _ERROR) and above. Default: silent. Called on
+/// the client's I/O thread (with PUSH_OPT_IO_THREADS > 1, from any of them, possibly at once);
+/// keep it short. Messages never contain key material, provider tokens, device tokens or
+/// payloads. The events (stable names):
+///   connection.connecting  DEBUG    a connection attempt starts (host, port, pool position)
+///   connection.ready       INFO     the server's SETTINGS arrived (its stream limit)
+///   connection.closed      INFO/WARNING  a connection ended (the error, the GOAWAY reason)
+///   connection.retired     INFO     the client stopped giving a connection new notifications
+///   reconnect.scheduled    WARNING  a refusal or failed attempt, and the back-off before the next
+///   token.signed           INFO     the provider token was re-signed (generation, iat)
+///   tls.failure            ERROR    a TLS handshake or certificate failure
+///   protocol.error         ERROR    an HTTP/2 protocol error, or a server that is not HTTP/2
+///   callback.slow          WARNING  the result callback held the I/O thread for over 100 ms
+/// A NULL callback turns logging off. Errors: PUSH_E_INVALID_ARGUMENT (NULL or wrong config),
+/// PUSH_E_BAD_OPTION (min_level not one of the PUSH_LOG_* values). `err` may be NULL.
+@c public func push_config_set_log_callback(_ config: push_config_t?, _ callback: push_log_callback?,
+                                            _ user_data: UnsafeMutableRawPointer?, _ min_level: Int32,
+                                            _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
+    guard LogLevel(rawValue: min_level) != nil else {
+        return report(err, .badOption, "min_level must be PUSH_LOG_DEBUG (10), PUSH_LOG_INFO (20), PUSH_LOG_WARNING (30) or PUSH_LOG_ERROR (40), got \(min_level)")
+    }
+    box.lock.withLock {
+        box.configuration.logCallback = callback.map { LogCallback(function: $0, userData: user_data, minLevel: min_level) }
+    }
+    return succeed(err)
+}
+
 // MARK: - Client
 
 /// Largest record size accepted from callers (push_result grows at its end; 64 KiB is far

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -468,6 +469,72 @@ static void test_no_result_fd_with_a_result_callback(void) {
     report(__func__, ok);
 }
 
+/* Log events, collected from the I/O thread. */
+static struct {
+    pthread_mutex_t lock;
+    char text[16384];
+    size_t length;
+    int below_min;
+} logged = { PTHREAD_MUTEX_INITIALIZER, "", 0, 0 };
+
+static void collect_log(void *user_data, int32_t level, const char *event, const char *message) {
+    pthread_mutex_lock(&logged.lock);
+    if (level < *(int32_t *)user_data) logged.below_min++;
+    int n = snprintf(logged.text + logged.length, sizeof logged.text - logged.length, "%d %s %s\n", level, event, message);
+    if (n > 0 && logged.length + (size_t)n < sizeof logged.text) logged.length += (size_t)n;
+    pthread_mutex_unlock(&logged.lock);
+}
+
+static int log_has(const char *needle) {
+    pthread_mutex_lock(&logged.lock);
+    int found = strstr(logged.text, needle) != NULL;
+    pthread_mutex_unlock(&logged.lock);
+    return found;
+}
+
+/* The log callback hears the connection's life at DEBUG, a TLS failure and the back-off it causes
+ * at WARNING and above, and never the device token or the provider token. */
+static void test_the_log_callback_reports_events_without_secrets(void) {
+    int ok = 1;
+    push_error err;
+    static int32_t debug = PUSH_LOG_DEBUG, warning = PUSH_LOG_WARNING;
+    push_config_t cfg = config_for(port, "AuthKey_TESTKEY001.p8", 1);
+    EXPECT(push_config_set_log_callback(cfg, collect_log, &debug, 5, &err) == PUSH_E_BAD_OPTION, "min_level 5 refused");
+    EXPECT(strstr(err.message, "PUSH_LOG_DEBUG") != NULL, "message: %s", err.message);
+    EXPECT(push_config_set_log_callback(NULL, collect_log, &debug, PUSH_LOG_DEBUG, &err) == PUSH_E_INVALID_ARGUMENT, "NULL config");
+    EXPECT(push_config_set_log_callback(cfg, collect_log, &debug, PUSH_LOG_DEBUG, &err) == PUSH_OK, "set: %s", err.message);
+    push_client_t client = NULL;
+    EXPECT(push_client_open(cfg, &client, &err) == PUSH_OK, "open: %s", err.message);
+    push_config_free(cfg);
+    EXPECT(push_client_wait_connected(client, 5000, &err) == PUSH_OK, "connected: %s", err.message);
+    push_notification n = notification(1);
+    EXPECT(push_client_send(client, &n, 1000, &err) == PUSH_OK, "send");
+    push_result r;
+    ptrdiff_t got = 0;
+    EXPECT(push_client_poll(client, &r, 1, sizeof r, 5000, &got) == PUSH_OK && got == 1, "result");
+    push_client_close(client, 1000);
+    push_client_free(client);
+    EXPECT(log_has("10 connection.connecting connecting to localhost:"), "connecting at DEBUG:\n%s", logged.text);
+    EXPECT(log_has("20 connection.ready connection to localhost:"), "ready at INFO:\n%s", logged.text);
+    EXPECT(log_has("connection.closed"), "closed:\n%s", logged.text);
+    EXPECT(!log_has(token64) && !log_has("bearer") && !log_has("eyJ"), "no secrets:\n%s", logged.text);
+
+    pthread_mutex_lock(&logged.lock);
+    logged.length = 0; logged.text[0] = 0;
+    pthread_mutex_unlock(&logged.lock);
+    cfg = config_for(untrusted_port, "AuthKey_TESTKEY001.p8", 1);
+    push_config_set_log_callback(cfg, collect_log, &warning, PUSH_LOG_WARNING, &err);
+    EXPECT(push_client_open(cfg, &client, &err) == PUSH_OK, "open: %s", err.message);
+    push_config_free(cfg);
+    EXPECT(push_client_wait_connected(client, 5000, &err) == PUSH_E_TLS, "TLS failure");
+    push_client_close(client, 0);
+    push_client_free(client);
+    EXPECT(log_has("40 tls.failure TLS handshake failed: certificate verify failed"), "tls.failure at ERROR:\n%s", logged.text);
+    EXPECT(log_has("30 reconnect.scheduled") && log_has("next connection attempt in"), "back-off at WARNING:\n%s", logged.text);
+    EXPECT(!log_has("connection.connecting") && logged.below_min == 0, "nothing below WARNING:\n%s", logged.text);
+    report(__func__, ok);
+}
+
 int main(void) {
     pki = getenv("SWIFTPUSH_TEST_PKI");
     const char *p = getenv("SWIFTPUSH_TEST_PORT"), *u = getenv("SWIFTPUSH_TEST_UNTRUSTED_PORT");
@@ -487,6 +554,7 @@ int main(void) {
     results_through_the_result_fd(1);
     results_through_the_result_fd(2);
     test_no_result_fd_with_a_result_callback();
+    test_the_log_callback_reports_events_without_secrets();
     printf("c-abi: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -8,8 +8,14 @@
             print(result.tag, result.outcome.name, result.reason.text)
 
 The library is found through $SWIFTPUSH_LIBRARY (a full path), next to this package, or on the
-system's library path.
+system's library path. Its log events go to the "swiftpush" logger (levels as logging's; the
+level the logger is enabled for when a Client opens decides what the library reports).
 """
+
+import logging as _logging
+
+# A library adds no output of its own: configure the "swiftpush" logger to see its events.
+_logging.getLogger("swiftpush").addHandler(_logging.NullHandler())
 
 from ._errors import (
     CallbackError,

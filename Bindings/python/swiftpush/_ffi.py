@@ -126,6 +126,8 @@ push_payload_t = c_void_p
 #: push_result_callback: (user_data, results, count). `results` comes as a plain address (an
 #: int: no pointer object to build per call), read with ctypes.string_at during the call.
 RESULT_CALLBACK = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_ssize_t)
+#: push_log_callback: (user_data, level, event, message).
+LOG_CALLBACK = ctypes.CFUNCTYPE(None, c_void_p, c_int32, ctypes.c_char_p, ctypes.c_char_p)
 
 
 # -- Functions ----------------------------------------------------------------------------------
@@ -171,6 +173,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any], Optional[Callable[..., Any]]]] = {
     ),
     # Not checked: PUSH_E_CLOSED is how poll says "closed and every result returned".
     "push_client_poll": (c_int32, [push_client_t, _P(PushResult), c_ssize_t, c_ssize_t, c_int32, _P(c_ssize_t)], None),
+    "push_config_set_log_callback": (
+        c_int32, [push_config_t, LOG_CALLBACK, c_void_p, c_int32, _P(PushError)], _check_status),
     "push_client_result_fd": (c_int32, [push_client_t, _P(ctypes.c_int), _P(PushError)], _check_status),
     "push_client_close": (c_int32, [push_client_t, c_int32], _check_status_no_detail),
     "push_client_free": (None, [push_client_t], None),

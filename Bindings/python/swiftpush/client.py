@@ -154,6 +154,29 @@ _log = logging.getLogger("swiftpush")
 _running = threading.local()
 
 
+def _forward_log(user_data: Any, level: int, event: bytes, message: bytes) -> None:
+    """The library's log events (push_config_set_log_callback), on its I/O thread, to the
+    "swiftpush" logger: the level as is (the library uses logging's values), the event's stable
+    name in `record.event`."""
+    try:
+        name = event.decode("utf-8", "replace")
+        _log.log(level, "%s: %s", name, message.decode("utf-8", "replace"), extra={"event": name})
+    except Exception:  # never let an exception unwind into the library's thread
+        pass
+
+
+#: One C function for every client, alive as long as the module (no per-client lifetime to track).
+_LOG_FUNCTION = _ffi.LOG_CALLBACK(_forward_log)
+
+
+def _log_level_wanted() -> Optional[int]:
+    """The lowest library level the "swiftpush" logger would handle now (None: none)."""
+    level = _log.getEffectiveLevel()
+    if level > logging.ERROR:
+        return None
+    return max(logging.DEBUG, min(logging.ERROR, (level + 9) // 10 * 10))
+
+
 def _release(handle: int, delivery: "Optional[_Delivery]") -> None:
     """The finalizer: close without draining, then free (the Client is unreachable by now).
 
@@ -515,6 +538,9 @@ class Client:
                     lib.push_config_set_string(config, option, raw, len(raw), err)
             if self._delivery is not None:
                 lib.push_config_set_result_callback(config, self._delivery.function, None, err)
+            wanted = _log_level_wanted()
+            if wanted is not None and hasattr(lib, "push_config_set_log_callback"):
+                lib.push_config_set_log_callback(config, _LOG_FUNCTION, None, wanted, err)
             lib.push_client_open(config, ctypes.byref(self._handle), err)
         finally:
             lib.push_config_free(config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import gc
+import logging
 import threading
 from typing import Callable, Dict, List
 
@@ -149,7 +150,7 @@ def test_a_wrong_key_is_rejected_with_InvalidProviderToken(make_client: MakeClie
     for r in results:
         assert (r.outcome, r.status, r.reason, r.reason_text) == (Outcome.REJECTED, 403, Reason.INVALID_PROVIDER_TOKEN,
                                                                   "InvalidProviderToken")
-        assert r.reason.retry_class == "never"
+        assert r.reason.retry_class == "refused"
 
 
 def test_an_untrusted_server_certificate_fails_wait_connected_with_TLSError(untrusted_mock, pki) -> None:
@@ -285,6 +286,19 @@ def test_fileno_is_readable_only_while_results_wait(make_client: MakeClient) -> 
     assert select.select([fd], [], [], 0)[0] == [], "quiet again once polled"
     client.close()
     assert select.select([fd], [], [], 10)[0] == [fd], "readable once finished"
+
+
+def test_library_log_events_reach_the_swiftpush_logger(make_client: MakeClient, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="swiftpush"):
+        client = make_client()
+        client.wait_connected(10)
+        client.send(TOKEN, PAYLOAD, tag=1)
+        assert [r.tag for r in collect(client, 1)] == [1]
+        client.close()
+    events = {(r.levelno, getattr(r, "event", None)) for r in caplog.records if r.name == "swiftpush"}
+    assert (logging.DEBUG, "connection.connecting") in events, caplog.text
+    assert (logging.INFO, "connection.ready") in events, caplog.text
+    assert TOKEN not in caplog.text and "bearer" not in caplog.text
 
 
 def test_a_dropped_client_is_closed_and_freed_by_its_finalizer(mock, pki) -> None:

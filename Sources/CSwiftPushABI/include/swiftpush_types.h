@@ -184,7 +184,8 @@ typedef struct push_result {
     uint64_t tag;               /**< push_notification.tag */
     int64_t timestamp_ms;       /**< 410 only: when APNs learned the token was invalid (ms since epoch) */
     int64_t latency_us;         /**< from send to outcome, microseconds */
-    uint32_t attempts;          /**< how many times the request was written to a connection */
+    uint32_t attempts;          /**< attempts that may have reached APNs (writes the server never
+                                     processed are not counted; push_stats.sent counts every write) */
     uint32_t reserved;
     char apns_id[40];           /**< NUL-terminated apns-id (lowercase UUID) */
     char unique_id[40];         /**< NUL-terminated apns-unique-id (sandbox only), or "" */
@@ -194,6 +195,19 @@ typedef struct push_result {
 /** Receives results instead of push_client_poll (see push_config_set_result_callback): called
  *  on the client's I/O thread with `count` (>= 1) results, valid only during the call. */
 typedef void (*push_result_callback)(void *user_data, const push_result *results, ptrdiff_t count);
+
+/** Severity of a log event (push_config_set_log_callback); the values are Python logging's. */
+enum push_log_level {
+    PUSH_LOG_DEBUG = 10,   /**< detail: each connection attempt and its address */
+    PUSH_LOG_INFO = 20,    /**< connections ready, closed and retired; provider tokens signed */
+    PUSH_LOG_WARNING = 30, /**< refusals and the reconnect back-off they cause; slow callbacks */
+    PUSH_LOG_ERROR = 40    /**< TLS failures, HTTP/2 protocol errors */
+};
+
+/** Receives log events (see push_config_set_log_callback), on the client's I/O thread(s):
+ *  `level` is a PUSH_LOG_* value, `event` a stable dotted name ("connection.ready"), `message`
+ *  a sentence for people; both strings are valid only during the call. */
+typedef void (*push_log_callback)(void *user_data, int32_t level, const char *event, const char *message);
 
 /** The state of one connection of the pool (push_connection_stats.state). */
 enum push_connection_state {
