@@ -412,6 +412,19 @@ int32_t push_client_close(push_client_t client, int32_t drain_ms);
 /// (freeing the client under its running I/O thread would crash the host).
 void push_client_free(push_client_t client);
 
+/// Writes the client's counters in the Prometheus text exposition format (version 0.0.4):
+/// `swiftpush_notifications_total{outcome,reason}`, `swiftpush_writes_total`,
+/// `swiftpush_retries_total`, `swiftpush_goaways_total`, `swiftpush_connections_started_total`,
+/// the gauges `swiftpush_connections{state}`, `swiftpush_queued`, `swiftpush_in_flight`,
+/// `swiftpush_unpolled`, and the histogram `swiftpush_answer_latency_seconds`, ready to serve
+/// on a `/metrics` endpoint. NUL-terminated into `buffer` (`capacity` bytes; it needs
+/// *out_length + 1), its length without the NUL into `*out_length`; with `buffer` NULL only
+/// the length is set. Works after close too.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client or out_length, negative capacity),
+/// PUSH_E_BUFFER_TOO_SMALL (*out_length receives the length; nothing is written). `err` may
+/// be NULL. Thread-safe.
+int32_t push_client_metrics_text(push_client_t client, char * buffer, ptrdiff_t capacity, ptrdiff_t * out_length, push_error * err);
+
 /// Opens a client: checks the configuration, signs the first provider token, and starts the
 /// client's I/O thread, which connects in the background (see push_client_wait_connected).
 /// On success stores the new client in `*client_out` (the caller owns it: push_client_close, then

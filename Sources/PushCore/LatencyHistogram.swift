@@ -11,6 +11,8 @@ public struct LatencyHistogram: Sendable, Equatable {
     private var counts = [UInt64](repeating: 0, count: LatencyHistogram.bucketCount)
     /// How many values were recorded.
     public private(set) var total: UInt64 = 0
+    /// The sum of the recorded values (microseconds), for averages and Prometheus's `_sum`.
+    public private(set) var sumMicros: UInt64 = 0
 
     public init() {}
 
@@ -33,12 +35,14 @@ public struct LatencyHistogram: Sendable, Equatable {
     public mutating func record(micros: Int64) {
         counts[Self.bucket(micros)] &+= 1
         total &+= 1
+        sumMicros &+= UInt64(max(micros, 0))
     }
 
     /// Adds `other` into this histogram.
     public mutating func merge(_ other: LatencyHistogram) {
         for i in 0..<Self.bucketCount { counts[i] &+= other.counts[i] }
         total &+= other.total
+        sumMicros &+= other.sumMicros
     }
 
     /// The value below which `fraction` (0...1) of the recorded values lie; 0 when empty.
@@ -51,5 +55,13 @@ public struct LatencyHistogram: Sendable, Equatable {
             if seen >= max(rank, 1) { return Self.upperBound(i) }
         }
         return Self.upperBound(Self.bucketCount - 1)
+    }
+
+    /// How many recorded values fell in buckets whose upper bound is at most `micros` (a
+    /// cumulative count at the histogram's resolution: a quarter of a power of two).
+    public func count(atMostMicros micros: Int64) -> UInt64 {
+        var n: UInt64 = 0
+        for i in 0..<Self.bucketCount where Self.upperBound(i) <= micros { n &+= counts[i] }
+        return n
     }
 }

@@ -31,6 +31,7 @@ extension PushClient {
         } else {
             slot.pointee.reasonTextLength = 0
         }
+        localOutcomeCounts.record(outcome: outcome.rawValue, reason: reason.rawValue)
         switch outcome {
         case .accepted: localCounters.accepted += 1
         case .rejected: localCounters.rejected += 1
@@ -108,6 +109,7 @@ extension PushClient {
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)
+        outcomeCounts.drain(&localOutcomeCounts)
         // The queue gauges ride along (no allocation); the per-connection list is refreshed at
         // each scan and when connections come and go.
         published.queued = pending.count + delayed.count

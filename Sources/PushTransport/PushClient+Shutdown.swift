@@ -37,6 +37,7 @@ extension PushClient {
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)
+        outcomeCounts.drain(&localOutcomeCounts)
         localCounters = ClientCounters()
         // Nothing else will ever be queued: anything a racing sender slipped in is cancelled too.
         var late = submissions
@@ -52,6 +53,7 @@ extension PushClient {
         lock.lock()
         completions.splice(&finishedLocally, in: slots)
         counters.add(localCounters)
+        outcomeCounts.drain(&localOutcomeCounts)
         finished = true
         lock.broadcast()
         lock.unlock()

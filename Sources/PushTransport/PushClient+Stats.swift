@@ -38,6 +38,25 @@ extension PushClient {
         return s
     }
 
+    /// The figures `push_client_metrics_text` shows (PushClientGroup adds its threads').
+    func metrics() -> ClientMetrics {
+        var m = ClientMetrics()
+        lock.withLock {
+            m.outcomes = outcomeCounts.byKey()
+            m.writes = counters.sent
+            m.retries = counters.resent
+            m.goaways = counters.goaways
+            m.connectionsStarted = counters.connectionsOpened
+            m.connectionsOpen = published.connectionsOpen
+            m.connectionsOpening = published.connectionsOpening
+            m.queued = published.queued + submissions.count
+            m.inFlight = published.inFlight
+            m.unpolled = completions.count
+            m.latency = latencies
+        }
+        return m
+    }
+
     /// The answer latencies so far (PushClientGroup merges its I/O threads' histograms).
     func latencySnapshot() -> LatencyHistogram { lock.withLock { latencies } }
 }

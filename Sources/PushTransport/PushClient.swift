@@ -126,6 +126,8 @@ public final class PushClient: @unchecked Sendable {
     var latencies = LatencyHistogram()
     /// What the stats show of the I/O thread's state, refreshed at each publish.
     var published = PublishedState()
+    /// Notifications ended, by (outcome, reason) (`OutcomeCounts`), merged at each publish.
+    var outcomeCounts = OutcomeCounts()
 
     // MARK: I/O thread state
     var pending = SlotList()
@@ -151,6 +153,8 @@ public final class PushClient: @unchecked Sendable {
     var inFlightTotal = 0
     var thread = pthread_t()
     var localCounters = ClientCounters()
+    /// This thread's outcome counts since the last publish.
+    var localOutcomeCounts = OutcomeCounts()
     var localLatencies = LatencyHistogram()
     /// Results handed to `configuration.resultCallback` are assembled here (I/O thread only).
     /// Allocated at the end of `init`, after its last early `throw` (a stored property's default

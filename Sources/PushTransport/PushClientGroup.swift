@@ -142,6 +142,14 @@ public final class PushClientGroup: @unchecked Sendable {
 
     // MARK: - Readiness, stats, close
 
+    /// The client's figures in Prometheus text format (`ClientMetrics`), its I/O threads added
+    /// together; `labels` (e.g. `app="news"`) are put on every sample.
+    public func metricsText(labels: String = "") -> String {
+        var m = ClientMetrics()
+        for shard in shards { m.add(shard.metrics()) }
+        return m.prometheusText(labels: labels)
+    }
+
     /// A descriptor that is readable while results are waiting (`ResultReadiness`), for event
     /// loops; poll when it is, until poll returns nothing. Not with a result callback.
     public func resultFileDescriptor() throws(ClientError) -> Int32 {

@@ -444,6 +444,27 @@ private let maxRecordSize = 64 * 1024
     return 0
 }
 
+/// Writes the client's counters in the Prometheus text exposition format (version 0.0.4):
+/// `swiftpush_notifications_total{outcome,reason}`, `swiftpush_writes_total`,
+/// `swiftpush_retries_total`, `swiftpush_goaways_total`, `swiftpush_connections_started_total`,
+/// the gauges `swiftpush_connections{state}`, `swiftpush_queued`, `swiftpush_in_flight`,
+/// `swiftpush_unpolled`, and the histogram `swiftpush_answer_latency_seconds`, ready to serve
+/// on a `/metrics` endpoint. NUL-terminated into `buffer` (`capacity` bytes; it needs
+/// *out_length + 1), its length without the NUL into `*out_length`; with `buffer` NULL only
+/// the length is set. Works after close too.
+/// Errors: PUSH_E_INVALID_ARGUMENT (NULL client or out_length, negative capacity),
+/// PUSH_E_BUFFER_TOO_SMALL (*out_length receives the length; nothing is written). `err` may
+/// be NULL. Thread-safe.
+@c public func push_client_metrics_text(_ client: push_client_t?, _ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int,
+                                        _ out_length: UnsafeMutablePointer<Int>?,
+                                        _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    out_length?.pointee = 0
+    guard let box = ClientBox.from(client) else { return report(err, .invalidArgument, "client is NULL or not a push_client_t") }
+    guard let out_length else { return report(err, .invalidArgument, "out_length is NULL") }
+    guard capacity >= 0 else { return report(err, .invalidArgument, "capacity is negative") }
+    return copyOut(Array(box.client.metricsText().utf8), buffer, capacity, out_length, err)
+}
+
 /// Closes a client: stops accepting notifications (later sends return PUSH_E_CLOSED), lets
 /// notifications in flight finish for up to `drain_ms` milliseconds, then ends every remaining
 /// one with a FAILED result (PUSH_REASON_CANCELLED if never sent, PUSH_REASON_CANCELLED_IN_FLIGHT

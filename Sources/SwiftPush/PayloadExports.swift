@@ -95,7 +95,7 @@ private func tooLong(_ err: UnsafeMutablePointer<push_error>?, _ what: String) -
 private let notAPayload = "payload is NULL or not a push_payload_t"
 
 /// Writes `bytes` and a NUL into the caller's buffer, or says how big it must be.
-private func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ capacity: Int,
+func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ capacity: Int,
                      _ outLength: UnsafeMutablePointer<Int>?, _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     outLength?.pointee = bytes.count
     guard let out else { return succeed(err) }

@@ -535,6 +535,42 @@ static void test_the_log_callback_reports_events_without_secrets(void) {
     report(__func__, ok);
 }
 
+/* push_client_metrics_text: ask for the size, refuse a small buffer, then the counters. */
+static void test_metrics_text_counts_outcomes_in_prometheus_format(void) {
+    int ok = 1;
+    push_error err;
+    push_client_t client = open_client(port, "AuthKey_TESTKEY001.p8", 1);
+    if (!client) { report(__func__, 0); return; }
+    enum { COUNT = 25 };
+    push_notification batch[COUNT];
+    for (int i = 0; i < COUNT; i++) batch[i] = notification((uint64_t)i);
+    ptrdiff_t took = 0;
+    EXPECT(push_client_send_batch(client, batch, COUNT, 1000, &took, &err) == PUSH_OK && took == COUNT, "send");
+    push_result r[COUNT];
+    ptrdiff_t got = 0, total = 0;
+    while (total < COUNT && push_client_poll(client, r, COUNT, sizeof r[0], 5000, &got) == PUSH_OK && got > 0) total += got;
+    ptrdiff_t length = -1;
+    EXPECT(push_client_metrics_text(client, NULL, 0, &length, &err) == PUSH_OK && length > 100, "size %td", length);
+    char small[16];
+    ptrdiff_t needed = 0;
+    EXPECT(push_client_metrics_text(client, small, sizeof small, &needed, &err) == PUSH_E_BUFFER_TOO_SMALL && needed == length,
+           "small buffer: %s", err.message);
+    char *text = malloc((size_t)length + 1);
+    EXPECT(push_client_metrics_text(client, text, length + 1, &length, &err) == PUSH_OK && strlen(text) == (size_t)length, "text");
+    EXPECT(strstr(text, "# TYPE swiftpush_notifications_total counter\n") != NULL, "TYPE line:\n%s", text);
+    EXPECT(strstr(text, "swiftpush_notifications_total{outcome=\"accepted\",reason=\"None\"} 25\n") != NULL, "accepted 25:\n%s", text);
+    EXPECT(strstr(text, "swiftpush_answer_latency_seconds_count 25\n") != NULL, "histogram count:\n%s", text);
+    EXPECT(strstr(text, "swiftpush_connections{state=\"open\"} ") != NULL, "the open connections gauge:\n%s", text);
+    EXPECT(strstr(text, "swiftpush_writes_total 25\n") != NULL, "25 writes:\n%s", text);
+    free(text);
+    EXPECT(push_client_metrics_text(NULL, NULL, 0, &length, &err) == PUSH_E_INVALID_ARGUMENT, "NULL client");
+    EXPECT(push_client_metrics_text(client, NULL, 0, NULL, &err) == PUSH_E_INVALID_ARGUMENT, "NULL out_length");
+    EXPECT(push_client_metrics_text(client, small, -1, &length, &err) == PUSH_E_INVALID_ARGUMENT, "negative capacity");
+    push_client_close(client, 0);
+    push_client_free(client);
+    report(__func__, ok);
+}
+
 int main(void) {
     pki = getenv("SWIFTPUSH_TEST_PKI");
     const char *p = getenv("SWIFTPUSH_TEST_PORT"), *u = getenv("SWIFTPUSH_TEST_UNTRUSTED_PORT");
@@ -555,6 +591,7 @@ int main(void) {
     results_through_the_result_fd(2);
     test_no_result_fd_with_a_result_callback();
     test_the_log_callback_reports_events_without_secrets();
+    test_metrics_text_counts_outcomes_in_prometheus_format();
     printf("c-abi: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

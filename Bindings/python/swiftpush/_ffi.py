@@ -175,6 +175,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any], Optional[Callable[..., Any]]]] = {
     "push_client_poll": (c_int32, [push_client_t, _P(PushResult), c_ssize_t, c_ssize_t, c_int32, _P(c_ssize_t)], None),
     "push_config_set_log_callback": (
         c_int32, [push_config_t, LOG_CALLBACK, c_void_p, c_int32, _P(PushError)], _check_status),
+    "push_client_metrics_text": (
+        c_int32, [push_client_t, ctypes.c_char_p, c_ssize_t, _P(c_ssize_t), _P(PushError)], _check_status),
     "push_client_result_fd": (c_int32, [push_client_t, _P(ctypes.c_int), _P(PushError)], _check_status),
     "push_client_close": (c_int32, [push_client_t, c_int32], _check_status_no_detail),
     "push_client_free": (None, [push_client_t], None),

@@ -790,6 +790,20 @@ class Client:
             if not batch:
                 return
 
+    def metrics_text(self) -> str:
+        """The client's counters in Prometheus text format (push_client_metrics_text): outcomes by
+        reason, writes, retries, GOAWAYs, connections, queue gauges, the latency histogram."""
+        length = ctypes.c_ssize_t(0)
+        lib.push_client_metrics_text(self._handle, None, 0, ctypes.byref(length), PushError())
+        while True:
+            buf = ctypes.create_string_buffer(length.value + 256)  # room for what arrives meanwhile
+            try:
+                lib.push_client_metrics_text(self._handle, buf, len(buf), ctypes.byref(length), PushError())
+                return buf.value.decode("utf-8")
+            except SwiftPushError as e:
+                if e.code != Status.BUFFER_TOO_SMALL:
+                    raise
+
     def stats(self) -> Stats:
         """A snapshot of the client's counters (also after close)."""
         s = PushStats()

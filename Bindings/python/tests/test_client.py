@@ -301,6 +301,16 @@ def test_library_log_events_reach_the_swiftpush_logger(make_client: MakeClient, 
     assert TOKEN not in caplog.text and "bearer" not in caplog.text
 
 
+def test_metrics_text_is_prometheus_text_with_the_outcomes(make_client: MakeClient) -> None:
+    client = make_client()
+    client.send_many([(TOKEN, PAYLOAD)] * 12)
+    assert len(collect(client, 12)) == 12
+    text = client.metrics_text()
+    assert '# TYPE swiftpush_notifications_total counter' in text
+    assert 'swiftpush_notifications_total{outcome="accepted",reason="None"} 12\n' in text
+    assert 'swiftpush_answer_latency_seconds_count 12\n' in text
+
+
 def test_a_dropped_client_is_closed_and_freed_by_its_finalizer(mock, pki) -> None:
     client = swiftpush.Client(host="localhost", port=mock.port, ca_file=pki / "ca.pem",
                               key_file=pki / "AuthKey_TESTKEY001.p8", key_id="TESTKEY001", team_id="TEAM123456",
