@@ -97,6 +97,7 @@ extension MockStats {
         o.int("open_connections", openConnections)
         o.int("refused_connections", refusedConnections)
         o.int("refused_certificates", refusedCertificates)
+        o.int("pings_received", pingsReceived)
         o.int("killed_connections", killedConnections)
         o.int("unanswered_streams", unansweredStreams)
         o.int("refused_streams", refusedStreams)

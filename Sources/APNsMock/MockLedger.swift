@@ -57,6 +57,7 @@ final class MockLedger: @unchecked Sendable {
 
     func connectionClosed() { lock.withLock { stats.openConnections -= 1 } }
     func connectionRefused() { lock.withLock { stats.refusedConnections += 1 } }
+    func pingReceived() { lock.withLock { stats.pingsReceived += 1 } }
     func certificateRefused() { lock.withLock { stats.refusedCertificates += 1 } }
     func connectionKilled() { lock.withLock { stats.killedConnections += 1 } }
     func streamUnanswered() { lock.withLock { stats.unansweredStreams += 1 } }

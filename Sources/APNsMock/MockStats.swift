@@ -15,6 +15,8 @@ public struct MockStats: Sendable, Equatable, CustomStringConvertible {
     public var openConnections: Int = 0
     /// Sockets closed at once because of `MockFaults.refuseConnectionsUntil`.
     public var refusedConnections: Int = 0
+    /// PING frames received from clients (answered by nghttp2).
+    public var pingsReceived: Int = 0
     /// Connections closed after the TLS handshake because of `MockFaults.refuseClientCertificates`.
     public var refusedCertificates: Int = 0
     /// Connections closed abruptly by `MockFaults.killConnectionAfterRequests`.

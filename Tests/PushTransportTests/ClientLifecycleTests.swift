@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
@@ -32,13 +33,20 @@ struct ClientLifecycleTests {
         #expect(refused.accepted == 0)
         #expect(refused.error?.status == .queueFull)
 
-        // Free the slots from another thread a little later; the blocking send gets in then.
-        let poller = Thread { usleep(200_000); _ = support.collect(client, count: 16, idleMillis: 2000) }
-        let started = MonotonicTime.nanos()
+        // Another thread frees the slots once the send below is seen waiting for room; the
+        // send gets in then, and not before.
+        let freedAt = Atomic<UInt64>(0)
+        let poller = Thread {
+            _ = waitUntil(seconds: 10) { client.lock.withLock { client.waiters } > 0 }
+            freedAt.store(MonotonicTime.nanos(), ordering: .sequentiallyConsistent)
+            _ = support.collect(client, count: 16, idleMillis: 2000)
+        }
         poller.start()
         let waited = support.send(client, count: 1, firstTag: 16, timeoutMillis: 10_000)
+        let returnedAt = MonotonicTime.nanos()
         #expect(waited.accepted == 1, "\(String(describing: waited.error))")
-        #expect(MonotonicTime.nanos() - started < 10_000_000_000)
+        let freed = freedAt.load(ordering: .sequentiallyConsistent)
+        #expect(freed != 0 && returnedAt >= freed, "the send waited until the poller freed room")
         let last = support.collect(client, count: 1)
         #expect(last.count == 1 && last[0].tag == 16 && last[0].outcome == 1)
     }
@@ -121,7 +129,9 @@ struct ClientLifecycleTests {
         }
         defer { client.close(drainMillis: 0) }
         #expect(support.sendAll(client, count: 10).count == 10)
-        usleep(600_000) // several idle periods: PINGs go out and come back
+        // Several idle periods: the mock counts the PINGs, and the client keeps the connection
+        // (each PING was acknowledged in time).
+        #expect(waitUntil(seconds: 10) { server.stats().pingsReceived >= 3 }, "PINGs sent: \(server.stats().pingsReceived)")
         #expect(support.sendAll(client, count: 10).allSatisfy { $0.outcome == 1 })
         #expect(client.stats().connections_started == 1, "the connection was never replaced")
     }
@@ -179,7 +189,9 @@ struct ClientLifecycleTests {
         #expect(results.count == 1 && results.first?.outcome == 3, "FAILED")
         #expect(results.first.map { $0.reasonText.contains("certificate") || $0.reasonText.contains("alert") } == true,
                 "\(results.first?.reasonText ?? "")")
-        usleep(500_000)
-        #expect(client.stats().connections_started < 10, "reconnects back off instead of spinning")
+        // Each refused attempt doubles the wait before the next (README, Reliability): after the
+        // second failure, no more than the pool's connection and one probe were made.
+        #expect(waitUntil(seconds: 10) { client.reconnect.failures >= 2 })
+        #expect(client.stats().connections_started <= 3, "reconnects back off instead of spinning (\(client.stats().connections_started))")
     }
 }

@@ -150,3 +150,16 @@ protocol TestClient {
 }
 extension PushClient: TestClient {}
 extension PushClientGroup: TestClient {}
+
+/// Waits until `condition` holds (checked every 2 ms) or `seconds` pass; returns whether it
+/// held. For conditions with no notification to wait on (a mock's counter, a client's state):
+/// the test waits for what it checks, not for a guessed time.
+@discardableResult
+func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let until = MonotonicTime.nanos() + UInt64(seconds * 1e9)
+    while !condition() {
+        if MonotonicTime.nanos() >= until { return false }
+        usleep(2_000)
+    }
+    return true
+}
