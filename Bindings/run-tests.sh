@@ -15,6 +15,8 @@ pki=$root/.build-pki
 bash scripts/make-test-pki.sh "$pki" >/dev/null
 bash scripts/install-deps.sh go
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
+# The optional Prometheus collector is tested too.
+python3 -c 'import prometheus_client' 2>/dev/null || python3 -m pip install -q prometheus_client
 
 export SWIFTPUSH_LIBRARY=$build/libswiftpush.so SWIFTPUSH_CLI=$build/swiftpush-cli SWIFTPUSH_PKI=$pki
 status=0

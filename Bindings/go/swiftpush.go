@@ -23,6 +23,7 @@ import "C"
 
 import (
 	"runtime"
+	"runtime/cgo"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +54,11 @@ type Config struct {
 	// fields above.
 	Options map[Option]interface{}
 
+	// Log receives the library's log events of LogLevel and above (default LogInfo); nil
+	// leaves the library silent. See LogFunc.
+	Log      LogFunc
+	LogLevel LogLevel
+
 	// SendTimeout is how long Send and SendBatch wait for room when the queue is full:
 	// 0 waits without limit, a negative value not at all (ErrQueueFull at once).
 	SendTimeout time.Duration
@@ -76,6 +82,9 @@ type Client struct {
 	left   []Result
 
 	buffers sync.Pool // *[]C.push_result for Poll
+
+	// logHandle keeps Config.Log reachable from C until the C client is freed (0: none).
+	logHandle cgo.Handle
 }
 
 // Version returns the library's version ("MAJOR.MINOR.PATCH").
@@ -196,11 +205,21 @@ func Open(cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
+	var logHandle cgo.Handle
+	if cfg.Log != nil {
+		var err error
+		if logHandle, err = setLogCallback(conf, cfg.Log, cfg.LogLevel, &e); err != nil {
+			return nil, err
+		}
+	}
 	var h C.push_client_t
 	if err := errorFrom(C.push_client_open(conf, &h, &e), &e); err != nil {
+		if logHandle != 0 {
+			logHandle.Delete()
+		}
 		return nil, err
 	}
-	c := &Client{h: h, send: millis(cfg.SendTimeout), drain: millis(cfg.DrainTimeout)}
+	c := &Client{h: h, send: millis(cfg.SendTimeout), drain: millis(cfg.DrainTimeout), logHandle: logHandle}
 	if cfg.SendTimeout == 0 {
 		c.send = -1
 	}
@@ -217,6 +236,15 @@ func (c *Client) finalize() {
 		C.push_client_close(c.h, 0)
 		C.push_client_free(c.h)
 		c.h = nil
+		c.releaseLog()
+	}
+}
+
+// releaseLog lets Config.Log go once the C client (its only caller) is freed.
+func (c *Client) releaseLog() {
+	if c.logHandle != 0 {
+		c.logHandle.Delete()
+		c.logHandle = 0
 	}
 }
 
@@ -391,6 +419,7 @@ func (c *Client) Close() error {
 		}
 		C.push_client_free(c.h)
 		c.h = nil
+		c.releaseLog()
 		runtime.SetFinalizer(c, nil)
 	})
 	return nil

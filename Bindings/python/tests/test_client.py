@@ -311,6 +311,21 @@ def test_metrics_text_is_prometheus_text_with_the_outcomes(make_client: MakeClie
     assert 'swiftpush_answer_latency_seconds_count 12\n' in text
 
 
+def test_the_prometheus_collector_exposes_the_clients_metrics(make_client: MakeClient) -> None:
+    prometheus_client = pytest.importorskip("prometheus_client")
+    from swiftpush.prometheus import ClientCollector
+    client = make_client()
+    client.send_many([(TOKEN, PAYLOAD)] * 5)
+    assert len(collect(client, 5)) == 5
+    registry = prometheus_client.CollectorRegistry()
+    registry.register(ClientCollector(client))
+    text = prometheus_client.generate_latest(registry).decode()
+    assert 'swiftpush_notifications_total{outcome="accepted",reason="None"} 5.0' in text, text
+    assert registry.get_sample_value("swiftpush_answer_latency_seconds_count") == 5
+    client.close()
+    assert prometheus_client.generate_latest(registry).decode().count("swiftpush_notifications_total{") == 1
+
+
 def test_a_dropped_client_is_closed_and_freed_by_its_finalizer(mock, pki) -> None:
     client = swiftpush.Client(host="localhost", port=mock.port, ca_file=pki / "ca.pem",
                               key_file=pki / "AuthKey_TESTKEY001.p8", key_id="TESTKEY001", team_id="TEAM123456",
