@@ -44,6 +44,10 @@ final class APNsConnection: TLSH2Socket {
     var retiredByClient = false
     /// Addresses of the same resolution still to try if this one's TCP connect fails.
     var fallbackAddresses: [SocketConnect.Address] = []
+    /// Streams refilled between reads and not yet written (see `PushClient.refill`).
+    var refilledSinceFlush = 0
+    /// Refilled streams that are written at once, without waiting for the end of the read.
+    static let refillFlushThreshold = 64
     /// The provider token generation of the last request submitted on it.
     var tokenGeneration = 0
     /// 5xx answers in a row (a suspect connection is retired after a few).
@@ -124,6 +128,11 @@ final class APNsConnection: TLSH2Socket {
     /// of taking turns).
     override func didReceiveChunk() {
         client.refill(self)
+    }
+
+    /// The read is over: the write that follows (`handleEvents`) takes what refill deferred.
+    override func didProcessInput() {
+        refilledSinceFlush = 0
     }
 
     override func didClose(_ error: TransportError?) {

@@ -10,7 +10,12 @@ import PushCore
 extension PushClient {
     /// The server's SETTINGS: follow its MAX_CONCURRENT_STREAMS.
     func settingsReceived(on conn: APNsConnection, maxConcurrentStreams: UInt32) {
-        if conn.state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams) { conn.becameReady() }
+        let before = conn.state.streamLimit
+        if conn.state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams) {
+            conn.becameReady()
+        } else if conn.state.streamLimit != before {
+            refreshPublishedState() // rare (APNs raises the limit once): the stats show it at once
+        }
     }
 
     /// GOAWAY: the connection takes no new streams and is replaced; what it did not process

@@ -19,15 +19,28 @@ extension PushClient {
 
     /// Between two reads of `conn`: refills the streams its answers just freed (see
     /// APNsConnection.didReceiveChunk). Only a connection of the pool takes new streams.
+    ///
+    /// The frames are written at once only when many streams were refilled since the last
+    /// write (a burst of answers, as on loopback: the server gets work while we read on);
+    /// otherwise they wait for the write at the end of this read (`TLSH2Socket.handleEvents`),
+    /// so answers that arrive one per TLS record, as from a distant APNs, cost one write per
+    /// read rather than one per answer.
     func refill(_ conn: APNsConnection) {
         guard !pending.isEmpty, conn.state.availableStreams > 0, pool[conn.poolIndex] === conn else { return }
-        dispatch(onto: conn, now: MonotonicTime.nanos(), authorization: currentAuthorization())
+        conn.refilledSinceFlush += dispatch(onto: conn, now: MonotonicTime.nanos(), authorization: currentAuthorization(), flush: false)
+        if conn.refilledSinceFlush >= APNsConnection.refillFlushThreshold {
+            conn.refilledSinceFlush = 0
+            conn.flush()
+        }
     }
 
     /// Starts streams for pending notifications on `conn`, as many as it has room for.
-    private func dispatch(onto conn: APNsConnection, now: UInt64, authorization: UnsafeRawBufferPointer?) {
+    /// Returns how many streams were started; they are written at once when `flush`.
+    @discardableResult
+    private func dispatch(onto conn: APNsConnection, now: UInt64, authorization: UnsafeRawBufferPointer?, flush: Bool = true) -> Int {
         var room = conn.state.availableStreams
-        if room == 0 { return }
+        if room == 0 { return 0 }
+        var started = 0
         var submitted = false
         while room > 0 {
             let index = pending.popFirst(in: slots)
@@ -58,12 +71,14 @@ extension PushClient {
             conn.state.streamOpened()
             inFlightTotal += 1
             room -= 1
+            started += 1
             submitted = true
         }
         if submitted {
             conn.tokenGeneration = authorizationGeneration
-            conn.flush()
+            if flush { conn.flush() }
         }
+        return started
     }
 
     /// The `authorization` value in a buffer the client owns, copied again only when the token

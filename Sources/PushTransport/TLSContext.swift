@@ -40,6 +40,11 @@ public final class TLSContext: @unchecked Sendable {
         guard alpnH2.withUnsafeBufferPointer({ SSL_CTX_set_alpn_protos(raw, $0.baseAddress, UInt32($0.count)) }) == 0 else {
             throw TransportError(.tls, "cannot set ALPN: " + OpenSSLError.drain())
         }
+        // Read-ahead: one read() takes whatever the kernel holds (many TLS records) instead of
+        // two per record (header, then body). With answers arriving one per record, as from
+        // a distant APNs, that halves the read calls; the 64 KiB buffer matches the loop's.
+        SSL_CTX_ctrl(raw, SSL_CTRL_SET_READ_AHEAD, 1, nil)
+        SSL_CTX_set_default_read_buffer_len(raw, 64 * 1024)
         try certificate?.install(in: raw)
         return c
     }
