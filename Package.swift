@@ -19,7 +19,7 @@ let package = Package(
         .executable(name: "swiftpush-cli", targets: ["swiftpush"]),
     ],
     targets: [
-        // System libraries; each umbrella header has a unique name (see design.md pitfalls).
+        // System libraries; each umbrella header has a unique name (see docs/toolchain.md).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",

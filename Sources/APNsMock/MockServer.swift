@@ -5,8 +5,7 @@ import PushCore
 import PushTransport
 
 /// A mock APNs server: TLS + HTTP/2 on a loopback address, answering
-/// `POST /3/device/<token>` the way APNs does (see apns.md and design.md, "The mock APNs
-/// server").
+/// `POST /3/device/<token>` the way APNs does (see docs/apns.md and docs/mock.md).
 ///
 /// One I/O thread of its own (an epoll `EventLoop`, never Swift concurrency) accepts
 /// connections and serves them all. Use:

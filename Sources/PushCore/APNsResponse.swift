@@ -1,5 +1,5 @@
 /// Reading APNs error bodies (`{"reason":"...","timestamp":...}`) and GOAWAY debug data
-/// (`{"reason":"..."}`), per `../shared/docs/apns.md`, "Response".
+/// (`{"reason":"..."}`), per `docs/apns.md`, "Response".
 public enum APNsResponse {
     /// The fields of an error body.
     public struct ErrorBody: Equatable, Sendable {

@@ -2,7 +2,7 @@
 /// sent, so a bad notification is refused at send with a precise message instead of costing a
 /// round trip (and APNs's patience: it closes connections that produce many errors).
 ///
-/// Facts implemented here: `../shared/docs/apns.md`, "Request" table.
+/// Facts implemented here: `docs/apns.md`, "Request" table.
 public enum NotificationRules {
     /// Longest device token accepted, in hex digits. Apple says not to assume the size (today
     /// 64); this bound only keeps a garbage argument from becoming a huge request path.

@@ -1,7 +1,7 @@
 /// Builds a notification payload (the JSON body) from typed fields, so that callers never
 /// assemble JSON by hand and get escaping, key names or Apple's value rules wrong.
 ///
-/// Facts implemented here: `../shared/docs/apns.md`, "The payload" (the `aps` dictionary, the
+/// Facts implemented here: `docs/apns.md`, "The payload" (the `aps` dictionary, the
 /// alert dictionary, critical sounds, Live Activity keys; custom keys beside `aps`, never in it).
 ///
 /// A value type: set the properties (or use the field setters, which check each value as it is

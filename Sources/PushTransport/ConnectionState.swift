@@ -7,7 +7,7 @@
 ///        └─────── failure ────────┴──────────── failure ─────────────┴──────── failure ─────────┴─────────────────▶ closed
 /// ```
 ///
-/// Implementation notes (facts from `../shared/docs/apns.md`):
+/// Implementation notes (facts from `docs/apns.md`):
 /// - A connection is ready only once the server's SETTINGS frame has arrived (APNs sends it at
 ///   once). With TLS 1.3 the client finishes its handshake before the server has checked the
 ///   client certificate, so "TLS is up" does not yet mean "the server accepted us".

@@ -6,8 +6,9 @@ import CNGHTTP2
 import PushCore
 import CPushSystem
 
-/// A non-blocking TCP socket carrying TLS and, above it, one nghttp2 session: the byte pump that
-/// client connections and the mock server's connections share.
+/// A non-blocking TCP socket carrying TLS and, above it, one nghttp2 session: the client
+/// connections' byte pump. (The mock server's connections have a pump of their own,
+/// `MockConnection+Wire.swift`, tuned for a server: it is a test tool and stays independent.)
 ///
 /// Implementation: nghttp2 never touches the socket. Incoming bytes go SSL_read →
 /// `nghttp2_session_mem_recv`; outgoing frames are gathered with `nghttp2_session_mem_send`
