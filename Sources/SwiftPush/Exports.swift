@@ -38,15 +38,14 @@ import PushTransport
 /// only when memory is exhausted. The caller owns it and releases it with push_config_free.
 /// A configuration may be used from one thread at a time.
 @c public func push_config_new() -> push_config_t? {
-    push_config_t(Unmanaged.passRetained(ConfigBox()).toOpaque())
+    HandleRecord.make(ConfigBox(), tag: ConfigBox.tag)
 }
 
 /// Releases a configuration. NULL is accepted and ignored. Clients opened from it are not
 /// affected.
 @c public func push_config_free(_ config: push_config_t?) {
-    guard let box = ConfigBox.from(config) else { return }
-    box.magic = 0
-    Unmanaged<ConfigBox>.fromOpaque(UnsafeRawPointer(config!)).release()
+    guard let config, ConfigBox.from(config) != nil else { return }
+    HandleRecord.free(config)
 }
 
 /// Sets a string option (PUSH_OPT_HOST, PUSH_OPT_CA_FILE, PUSH_OPT_TOKEN_KEY_FILE,
@@ -319,7 +318,11 @@ private let maxRecordSize = 64 * 1024
     }
     do throws(ClientError) {
         let client = try PushClientGroup(configuration: configuration)
-        out.pointee = push_client_t(Unmanaged.passRetained(ClientBox(client: client)).toOpaque())
+        guard let handle = HandleRecord.make(ClientBox(client: client), tag: ClientBox.tag) else {
+            client.close(drainMillis: 0)
+            return report(err, .noMemory, "out of memory")
+        }
+        out.pointee = handle
         return succeed(err)
     } catch {
         return report(err, error.status, error.description)
@@ -486,6 +489,5 @@ private let maxRecordSize = 64 * 1024
 @c public func push_client_free(_ client: push_client_t?) {
     guard let client, let box = ClientBox.from(client) else { return }
     guard box.client.close(drainMillis: 0) else { return }
-    box.magic = 0
-    Unmanaged<ClientBox>.fromOpaque(UnsafeRawPointer(client)).release()
+    HandleRecord.free(client)
 }

@@ -7,10 +7,8 @@ import PushTransport
 
 /// What a `push_config_t` points to: a configuration being built.
 final class ConfigBox {
-    /// Guards against a handle of the wrong kind (best effort: a freed handle is still misuse).
-    /// Must stay the first stored property (see `handleMagic`).
-    var magic: UInt64 = ConfigBox.liveMagic
-    static let liveMagic: UInt64 = 0x5350_434F_4E46_4947 // "SPCONFIG"
+    /// The tag of its handles (`HandleRecord`).
+    static let tag: UInt64 = 0x5350_434F_4E46_4947 // "SPCONFIG"
     var configuration = ClientConfiguration()
     /// Certificate-auth inputs, combined into `configuration.clientCertificate` at open.
     var certificateFile: String?
@@ -37,35 +35,55 @@ final class ConfigBox {
     }
 
     static func from(_ handle: push_config_t?) -> ConfigBox? {
-        guard let handle, handleMagic(UnsafeRawPointer(handle)) == liveMagic else { return nil }
-        return Unmanaged<ConfigBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        HandleRecord.object(handle, tag: tag, as: ConfigBox.self)
     }
 }
 
-/// The first stored property (`magic`) of a handle's box, read as plain memory before any Swift
-/// reference to it is formed: a handle of another kind, or a freed one, is then refused without
-/// the runtime touching its reference count. On 64-bit Swift a class instance starts with a
-/// 16-byte header (metadata pointer, reference counts); its first stored property follows.
-/// What this cannot catch: a pointer to fewer than 24 readable bytes, or a freed handle whose
-/// memory was reused with the same bytes (see "What the library can check" in swiftpush.h).
-@inline(__always)
-func handleMagic(_ handle: UnsafeRawPointer) -> UInt64 {
-    handle.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+/// A handle's record (`swiftpush_handle_record`, a C struct): a tag saying which kind of handle
+/// it is, and the retained Swift object. The tag is read as plain memory before any Swift
+/// reference is formed, so a handle of another kind, or a freed one, is refused without the
+/// runtime touching a reference count. What this cannot catch: a pointer to fewer than 8
+/// readable bytes, or a freed handle whose memory was reused with the same tag (see "What the
+/// library can check" in swiftpush.h).
+enum HandleRecord {
+    /// A new handle for `object`, tagged `tag` (NULL when memory is exhausted).
+    static func make(_ object: AnyObject, tag: UInt64) -> OpaquePointer? {
+        guard let raw = malloc(MemoryLayout<swiftpush_handle_record>.size) else { return nil }
+        let record = raw.bindMemory(to: swiftpush_handle_record.self, capacity: 1)
+        record.initialize(to: swiftpush_handle_record(tag: tag, object: Unmanaged.passRetained(object).toOpaque()))
+        return OpaquePointer(record)
+    }
+
+    /// The object of a live handle tagged `tag`, or nil.
+    static func object<T: AnyObject>(_ handle: OpaquePointer?, tag: UInt64, as: T.Type) -> T? {
+        guard let handle else { return nil }
+        let record = UnsafeMutablePointer<swiftpush_handle_record>(handle)
+        guard record.pointee.tag == tag, let object = record.pointee.object else { return nil }
+        return Unmanaged<T>.fromOpaque(object).takeUnretainedValue()
+    }
+
+    /// Invalidates the handle and releases its object (call only after `object` found it).
+    static func free(_ handle: OpaquePointer) {
+        let record = UnsafeMutablePointer<swiftpush_handle_record>(handle)
+        let object = record.pointee.object
+        record.pointee.tag = 0
+        record.pointee.object = nil
+        if let object { Unmanaged<AnyObject>.fromOpaque(object).release() }
+        Glibc.free(UnsafeMutableRawPointer(record))
+    }
 }
 
 /// What a `push_client_t` points to. The box outlives `push_client_close` (so that sending
 /// after close is an error, not a crash, and results stay pollable) until `push_client_free`.
 final class ClientBox {
-    /// Must stay the first stored property (see `handleMagic`).
-    var magic: UInt64 = ClientBox.liveMagic
-    static let liveMagic: UInt64 = 0x5350_434C_4945_4E54 // "SPCLIENT"
+    /// The tag of its handles (`HandleRecord`).
+    static let tag: UInt64 = 0x5350_434C_4945_4E54 // "SPCLIENT"
     let client: PushClientGroup
 
     init(client: PushClientGroup) { self.client = client }
 
     static func from(_ handle: push_client_t?) -> ClientBox? {
-        guard let handle, handleMagic(UnsafeRawPointer(handle)) == liveMagic else { return nil }
-        return Unmanaged<ClientBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        HandleRecord.object(handle, tag: tag, as: ClientBox.self)
     }
 }
 

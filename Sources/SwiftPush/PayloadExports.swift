@@ -9,17 +9,15 @@ import PushCore
 
 /// What a `push_payload_t` points to.
 final class PayloadBox {
-    /// Must stay the first stored property (see `handleMagic`).
-    var magic: UInt64 = PayloadBox.liveMagic
-    static let liveMagic: UInt64 = 0x5350_5041_594C_4F44 // "SPPAYLOD"
+    /// The tag of its handles (`HandleRecord`).
+    static let tag: UInt64 = 0x5350_5041_594C_4F44 // "SPPAYLOD"
     var builder = PayloadBuilder()
     /// The push type whose size limit `push_payload_build` enforces.
     var pushType = PushType.alert
     let lock = PThreadMutex()
 
     static func from(_ handle: push_payload_t?) -> PayloadBox? {
-        guard let handle, handleMagic(UnsafeRawPointer(handle)) == liveMagic else { return nil }
-        return Unmanaged<PayloadBox>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+        HandleRecord.object(handle, tag: tag, as: PayloadBox.self)
     }
 
     /// Applies `change` to a copy of the builder and keeps it only if it succeeded, so a refused
@@ -113,14 +111,13 @@ func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ capacity: 
 /// memory is exhausted. The caller owns it and releases it with push_payload_free. A payload
 /// may be reused: build, change a field, build again.
 @c public func push_payload_new() -> push_payload_t? {
-    push_payload_t(Unmanaged.passRetained(PayloadBox()).toOpaque())
+    HandleRecord.make(PayloadBox(), tag: PayloadBox.tag)
 }
 
 /// Releases a payload. NULL is accepted and ignored. The handle is invalid afterwards.
 @c public func push_payload_free(_ payload: push_payload_t?) {
-    guard let box = PayloadBox.from(payload) else { return }
-    box.magic = 0
-    Unmanaged<PayloadBox>.fromOpaque(UnsafeRawPointer(payload!)).release()
+    guard let payload, PayloadBox.from(payload) != nil else { return }
+    HandleRecord.free(payload)
 }
 
 /// Sets a string field (PUSH_PAYLOAD_ALERT_TITLE ... PUSH_PAYLOAD_ATTRIBUTES_TYPE, see

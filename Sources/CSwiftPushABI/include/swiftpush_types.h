@@ -23,7 +23,7 @@
  *   library cannot know a buffer's size: it reads that many bytes); a NUL-terminated string
  *   without its NUL; an array shorter than its count (push_client_send_batch,
  *   push_client_poll); a pointer that is not NULL but not valid either, including a "handle"
- *   that points to fewer than 24 readable bytes; a freed handle whose memory was reused. Such
+ *   that points to fewer than 8 readable bytes; a freed handle whose memory was reused. Such
  *   calls are undefined behaviour, as with any C library. */
 #ifndef SWIFTPUSH_TYPES_H
 #define SWIFTPUSH_TYPES_H
