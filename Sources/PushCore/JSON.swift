@@ -312,28 +312,13 @@ public enum JSON {
             throw fail("unterminated string")
         }
 
+        /// Steps over the multi-byte sequence at `pos` (its lead byte is `lead`, 0x80 or above).
         mutating func utf8Sequence(lead: UInt8) throws {
-            var need: Int
-            var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: need = 1
-            case 0xE0: need = 2; lo = 0xA0
-            case 0xE1...0xEC, 0xEE, 0xEF: need = 2
-            case 0xED: need = 2; hi = 0x9F
-            case 0xF0: need = 3; lo = 0x90
-            case 0xF1...0xF3: need = 3
-            case 0xF4: need = 3; hi = 0x8F
-            default: throw fail("invalid UTF-8")
-            }
-            pos += 1
-            var first = true
-            while need > 0 {
-                guard let c = peek() else { throw fail("invalid UTF-8") }
-                let (l, h) = first ? (lo, hi) : (UInt8(0x80), UInt8(0xBF))
-                guard c >= l, c <= h else { throw fail("invalid UTF-8") }
-                first = false
-                pos += 1
-                need -= 1
+            switch UTF8Validation.sequence(bytes, at: pos) {
+            case .success(let n): pos += n
+            case .failure(let bad):
+                pos = bad.offset
+                throw fail("invalid UTF-8")
             }
         }
     }

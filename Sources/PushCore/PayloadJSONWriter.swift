@@ -96,37 +96,8 @@ struct PayloadJSONWriter {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// The offset of the first byte that does not start a valid UTF-8 sequence (overlong forms,
-    /// surrogates and code points above U+10FFFF are invalid), or nil when all of `bytes` is
-    /// valid UTF-8.
+    /// The offset of the first byte that is not valid UTF-8, or nil (`UTF8Validation`).
     static func firstInvalidUTF8(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        var i = 0
-        let n = bytes.count
-        while i < n {
-            let lead = bytes[i]
-            if lead < 0x80 { i += 1; continue }
-            var need: Int
-            var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: need = 1
-            case 0xE0: need = 2; lo = 0xA0
-            case 0xE1...0xEC, 0xEE, 0xEF: need = 2
-            case 0xED: need = 2; hi = 0x9F
-            case 0xF0: need = 3; lo = 0x90
-            case 0xF1...0xF3: need = 3
-            case 0xF4: need = 3; hi = 0x8F
-            default: return i
-            }
-            var k = i + 1
-            while need > 0 {
-                guard k < n, bytes[k] >= lo, bytes[k] <= hi else { return i }
-                lo = 0x80
-                hi = 0xBF
-                k += 1
-                need -= 1
-            }
-            i = k
-        }
-        return nil
+        UTF8Validation.firstInvalid(bytes)
     }
 }
