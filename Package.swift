@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "CPushSystem"),
         // The C types of the public ABI (structs, enums, constants); merged into Include/swiftpush.h.
         .target(name: "CSwiftPushABI"),
-        // No I/O: notification model, validation, reasons, JWT signing, response parsing.
+        // No I/O: notification model, validation, reasons, JWT signing, response parsing, policies.
         .target(name: "PushCore", dependencies: ["COpenSSL", "CSwiftPushABI"]),
         // I/O: event loop, TLS, HTTP/2 connections, the client that owns them.
         .target(name: "PushTransport", dependencies: ["PushCore", "COpenSSL", "CNGHTTP2", "CSwiftPushABI", "CPushSystem"]),
@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
         // Fuzzing (issue #8): one libFuzzer harness per executable target. Tests/fuzz/run.sh builds
         // them with ASan, coverage and -DFUZZING; a plain build makes them corpus replayers.
-        .target(name: "FuzzSupport", dependencies: ["PushCore"]),
+        .target(name: "FuzzSupport", dependencies: ["PushCore", "PushTransport"]),
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", "PushCore"]),
         .executableTarget(name: "FuzzPayload", dependencies: ["FuzzSupport", "PushCore"]),
         .executableTarget(name: "FuzzResponse", dependencies: ["FuzzSupport", "PushCore"]),

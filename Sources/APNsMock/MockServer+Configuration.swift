@@ -1,4 +1,5 @@
 import PushCore
+import PushTransport
 
 extension MockServer {
     /// How a `MockServer` listens and what it demands of clients.

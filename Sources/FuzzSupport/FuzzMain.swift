@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PushCore
+import PushTransport
 
 /// The `main` of every harness. Built with `-DFUZZING` and libFuzzer's runtime
 /// (`Tests/fuzz/run.sh`), it hands the harness to libFuzzer (`LLVMFuzzerRunDriver`: libFuzzer's

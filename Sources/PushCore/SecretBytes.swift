@@ -54,7 +54,7 @@ public final class SecretBytes: @unchecked Sendable {
     /// `UnsafeMutableRawBufferPointer.allocate` and is released, cleared, on deinit. With
     /// `deallocate` false the caller keeps ownership and only the clearing happens (tests use
     /// that to see it).
-    init(adopting buffer: UnsafeMutableRawBufferPointer, count: Int, deallocate: Bool = true) {
+    public init(adopting buffer: UnsafeMutableRawBufferPointer, count: Int, deallocate: Bool = true) {
         storage = buffer
         self.count = count
         ownsStorage = deallocate
@@ -102,31 +102,4 @@ extension SecretBytes: CustomStringConvertible, CustomDebugStringConvertible, Cu
     public var description: String { "SecretBytes(\(count) bytes)" }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["count": count]) }
-}
-
-extension FileBytes {
-    /// Reads a small secret file (a private key) into `SecretBytes`: read straight into one
-    /// buffer of `limit` + 1 bytes, so no intermediate copy is left behind in freed memory.
-    public static func readSecret(path: String, limit: Int) throws(ReadError) -> SecretBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ReadError(description: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: limit + 1, alignment: 16)
-        var used = 0
-        while used <= limit {
-            let n = Glibc.read(fd, buffer.baseAddress! + used, limit + 1 - used)
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                OPENSSL_cleanse(buffer.baseAddress, used)
-                buffer.deallocate()
-                throw ReadError(description: String(cString: strerror(e)))
-            }
-            if n == 0 { break }
-            used += n
-        }
-        let secret = SecretBytes(adopting: buffer, count: used)
-        if used > limit { throw ReadError(description: "file is larger than \(limit) bytes") }
-        return secret
-    }
 }

@@ -14,6 +14,7 @@ public final class SigningKey: @unchecked Sendable {
     /// Why a key could not be loaded. The message never contains key material.
     public struct LoadError: Error, CustomStringConvertible, Sendable {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// Loads a `.p8` key from PEM text (copied into `SecretBytes` first, cleared after).
@@ -65,17 +66,6 @@ public final class SigningKey: @unchecked Sendable {
             throw LoadError(description: "the key is damaged: its private and public halves do not match")
         }
         return key
-    }
-
-    /// Loads a `.p8` key from a file.
-    public convenience init(path: String) throws(LoadError) {
-        let secret: SecretBytes
-        do throws(FileBytes.ReadError) {
-            secret = try FileBytes.readSecret(path: path, limit: 64 * 1024)
-        } catch {
-            throw LoadError(description: "cannot read key file \(path): \(error.description)")
-        }
-        try self.init(pem: secret) // the PEM text is cleared when `secret` goes
     }
 
     deinit { EVP_PKEY_free(pkey) } // EVP_PKEY_free clears private key memory (OPENSSL_clear_free)
@@ -134,34 +124,6 @@ public enum ECDSASignature {
         _ = out.withUnsafeMutableBufferPointer { b -> Int32 in
             var p: UnsafeMutablePointer<UInt8>? = b.baseAddress
             return i2d_ECDSA_SIG(sig, &p)
-        }
-        return out
-    }
-}
-
-/// Reads small files whole (keys, certificates, payloads).
-public enum FileBytes {
-    /// Why a file could not be read.
-    public struct ReadError: Error, CustomStringConvertible, Sendable {
-        public let description: String
-    }
-
-    /// Reads the file at `path`, refusing files larger than `limit` bytes.
-    public static func read(path: String, limit: Int) throws(ReadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ReadError(description: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var out = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(description: String(cString: strerror(errno)))
-            }
-            if n == 0 { break }
-            out.append(contentsOf: chunk[0..<n])
-            if out.count > limit { throw ReadError(description: "file is larger than \(limit) bytes") }
         }
         return out
     }

@@ -1,4 +1,5 @@
 import PushCore
+import PushTransport
 
 /// `swiftpush jwt`: prints a provider token (the JWT alone, without "bearer "), e.g. for h2load
 /// or curl against the mock.

@@ -1,5 +1,6 @@
 import Testing
 import PushCore
+import PushTransport
 @testable import APNsMock
 
 /// The token checks without a network: apns.md, "Token authentication".

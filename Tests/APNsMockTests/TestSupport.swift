@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PushCore
+import PushTransport
 @testable import APNsMock
 
 /// Every suite of the mock's tests is nested here, so that they run one at a time: each starts

@@ -55,23 +55,6 @@ struct SigningKeyTests {
         }
     }
 
-    @Test("A key loads from a .p8 file, and a missing file is a LoadError naming the path")
-    func loadsFromFile() throws {
-        let pem = try TestKey.ec().privateKeyPEM()
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("swiftpush-test-\(UUID().uuidString).p8")
-        try Data(pem).write(to: url)
-        defer { try? FileManager.default.removeItem(at: url) }
-        _ = try SigningKey(path: url.path)
-
-        let missing = url.path + ".missing"
-        do {
-            _ = try SigningKey(path: missing)
-            Issue.record("missing file accepted")
-        } catch {
-            #expect(error.description.contains(missing))
-        }
-    }
-
     @Test("ES256 signatures are 64 bytes and verify with OpenSSL against the public key")
     func signaturesVerify() throws {
         let key = try TestKey.ec()
