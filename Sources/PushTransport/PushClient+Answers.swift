@@ -54,7 +54,7 @@ extension PushClient {
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
             // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
             // deadline; this does not spend the retry budget.
-            if slot.pointee.attempts < SlotLimits.maxWrites && MonotonicTime.nanos() < slot.pointee.deadlineNanos {
+            if slot.pointee.attempts < RetryPolicy.maxWrites && MonotonicTime.nanos() < slot.pointee.deadlineNanos {
                 requeue(index, slot, processed: false)
             } else {
                 let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""
@@ -87,32 +87,39 @@ extension PushClient {
         slot.pointee.timestampMs = parsed?.timestampMs ?? 0
         let now = MonotonicTime.nanos()
         slot.pointee.answeredAttempts += 1
-        let refusal = reason.isConnectionRefusal
-        if !refusal { conn.answered = true }
-        let attemptsLeft = slot.pointee.answeredAttempts < UInt32(configuration.maxAttempts)
-            && slot.pointee.attempts < SlotLimits.maxWrites
+        if !reason.isConnectionRefusal { conn.answered = true }
+        answerAffectsConnection(reason, text: text, on: conn, now: now)
+        let decision = retryPolicy.decide(reason: reason, answered: slot.pointee.answeredAttempts, writes: slot.pointee.attempts,
+                                          now: now, deadline: slot.pointee.deadlineNanos, unit: Double.random(in: 0..<1))
+        switch decision {
+        case .retryAfter(let delay):
+            localCounters.resent += 1
+            slot.pointee.reason = reason.rawValue
+            delayed.insert(index, at: now + delay)
+        case .resendOnNewConnection:
+            // Waits in the queue (status and reason kept: at its deadline it ends REJECTED with
+            // this answer, see expireQueued).
+            slot.pointee.reason = reason.rawValue
+            requeue(index, slot, processed: true)
+        case .reject:
+            let finalText = (reason == .expiredProviderToken ? clockSuspectText : nil) ?? text
+            complete(index, outcome: .rejected, status: status, reason: reason, text: finalText)
+        }
+    }
+
+    /// What an error answer says about its connection and the client's credentials, whatever
+    /// becomes of the notification (`RetryPolicy`): 5xx make a connection suspect, an expired
+    /// token is re-signed once (or the clock named), credential refusals make the client back
+    /// off, and a connection APNs will not use any more is retired.
+    private func answerAffectsConnection(_ reason: APNsReason, text: String, on conn: APNsConnection, now: UInt64) {
         switch reason.retryClass {
-        case .later, .backoff:
-            if reason.retryClass == .backoff {
-                // 5xx: the connection is suspect; several in a row retire it.
-                conn.consecutiveServerErrors += 1
-                if conn.consecutiveServerErrors >= configuration.retireAfterServerErrors {
-                    retireByClient(conn)
-                }
-            }
-            let delay = retryDelay(attempt: slot.pointee.answeredAttempts)
-            if attemptsLeft && now + delay < slot.pointee.deadlineNanos {
-                localCounters.resent += 1
-                slot.pointee.reason = reason.rawValue
-                delayed.insert(index, at: now + delay)
-                return
-            }
+        case .backoff:
+            conn.consecutiveServerErrors += 1
+            if conn.consecutiveServerErrors >= configuration.retireAfterServerErrors { retireByClient(conn) }
         case .token:
-            // ExpiredProviderToken: a token APNs calls expired is useless whatever its age: sign
-            // a new one once and use it on a new connection. If that one is refused too, the
-            // clock is the likely cause: say so and stop re-signing. Either way the client backs
-            // off and the notification waits for a new connection until its deadline (REJECTED
-            // with this reason then).
+            // ExpiredProviderToken: a token APNs calls expired is useless whatever its age: sign a
+            // new one once; if that one is refused too, the clock is the likely cause: say so and
+            // stop re-signing. Either way the client backs off before the next connection.
             let verdict = token?.expiredRejection(generation: conn.tokenGeneration) ?? .alreadyReplaced
             switch verdict {
             case .clockSuspect(let iat, let localTime): clockSuspectText = ProviderToken.clockSuspectText(iat: iat, localTime: localTime)
@@ -121,38 +128,16 @@ extension PushClient {
             }
             connectionRefused(conn, text: clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
             retireByClient(conn)
-            if slot.pointee.attempts < SlotLimits.maxWrites && now < slot.pointee.deadlineNanos {
-                slot.pointee.reason = reason.rawValue
-                requeue(index, slot, processed: true)
-                return
-            }
         case .connection:
-            // TooManyProviderTokenUpdates / IdleTimeout: that connection is unusable (the first
-            // is also a refusal of the credentials: back off).
-            if refusal { connectionRefused(conn, text: "APNs refused the connection: \(text)", now: now) }
+            // TooManyProviderTokenUpdates (a refusal of the credentials too) / IdleTimeout.
+            if reason.isConnectionRefusal { connectionRefused(conn, text: "APNs refused the connection: \(text)", now: now) }
             retireByClient(conn)
-            if attemptsLeft {
-                slot.pointee.reason = reason.rawValue
-                requeue(index, slot, processed: true)
-                return
-            }
         case .refused:
-            // Credentials APNs will not accept (InvalidProviderToken, BadCertificate...): final
-            // for the notification; new connections back off so nothing hammers APNs.
+            // Credentials APNs will not accept (InvalidProviderToken, BadCertificate...).
             connectionRefused(conn, text: "APNs refused the credentials: \(text)", now: now)
-        case .never, .unknown, .local:
+        case .later, .never, .unknown, .local:
             break
         }
-        let finalText = (reason == .expiredProviderToken ? clockSuspectText : nil) ?? text
-        complete(index, outcome: .rejected, status: status, reason: reason, text: finalText)
-    }
-
-    /// Exponential back-off for retried answers: the base delay doubled per attempt made,
-    /// with jitter in [d/2, d) so retries from many notifications don't arrive together.
-    func retryDelay(attempt: UInt32) -> UInt64 {
-        let base = UInt64(max(configuration.retryDelayMillis, 1)) * 1_000_000
-        let d = base << UInt64(min(max(Int(attempt) - 1, 0), 16))
-        return d / 2 + UInt64.random(in: 0..<max(1, d / 2))
     }
 
     /// Moves delayed retries whose time has come to the front of the queue (the list is kept

@@ -173,7 +173,7 @@ extension PushClient {
             slot.pointee.prev = -1
             inFlightTotal -= 1
             if conn.state.wasUnprocessed(streamID: slot.pointee.streamID)
-                && slot.pointee.attempts < SlotLimits.maxWrites && now < slot.pointee.deadlineNanos {
+                && slot.pointee.attempts < RetryPolicy.maxWrites && now < slot.pointee.deadlineNanos {
                 requeue(index, slot, processed: false)
             } else {
                 var text = error?.description ?? "the connection closed before the answer arrived"

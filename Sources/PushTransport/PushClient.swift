@@ -102,6 +102,8 @@ public final class PushClient: @unchecked Sendable {
     /// The default topic's bytes, stable for the client's life.
     let defaultTopic: UnsafeRawBufferPointer
     let deadlineNanos: UInt64
+    /// What becomes of error answers (pure; from maxAttempts and retryDelayMillis).
+    let retryPolicy: RetryPolicy
 
     // MARK: Shared state (guarded by `lock`)
     let lock = PThreadMutex()
@@ -241,6 +243,7 @@ public final class PushClient: @unchecked Sendable {
         resolverThread = ResolverThread(resolver: c.resolver, onAnswer: { wakeLoop.wake() })
         slots = SlotTable(capacity: c.queueCapacity)
         deadlineNanos = UInt64(max(c.deadlineMillis, 1)) * 1_000_000
+        retryPolicy = RetryPolicy(maxAnsweredAttempts: c.maxAttempts, baseDelayMillis: c.retryDelayMillis)
         pool = Array(repeating: nil, count: c.connections)
         reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.reconnectFirstDelayMillis,
                                                         maxDelayMillis: c.reconnectMaxDelayMillis)

@@ -48,7 +48,7 @@ public struct Slot {
     /// Attempts that got a retryable answer (429, 5xx, expired token): what the retry budget
     /// (`maxAttempts`) limits. Resends of requests the server never processed (REFUSED_STREAM,
     /// above a GOAWAY's last-stream-id) don't count here; they are bounded by the deadline and
-    /// by `SlotLimits.maxWrites`.
+    /// by `RetryPolicy.maxWrites`.
     var answeredAttempts: UInt32 = 0
     var streamID: Int32 = 0
     var connection: Int32 = -1
@@ -64,12 +64,7 @@ public struct Slot {
     var reasonTextLength: Int32 = 0
 }
 
-/// Bounds on how often one notification is written.
-enum SlotLimits {
-    /// Most writes of one notification whatever the reason: a backstop against a server that
-    /// refuses the same request forever.
-    static let maxWrites: UInt32 = 32
-}
+
 
 /// Fixed offsets inside a slot's byte buffer.
 enum SlotLayout {

@@ -1,0 +1,62 @@
+import Testing
+import PushCore
+
+/// The retry rule as a pure function: made-up times, given jitter.
+@Suite("Retry policy")
+struct RetryPolicyTests {
+    static let ms: UInt64 = 1_000_000
+    let policy = RetryPolicy(maxAnsweredAttempts: 4, baseDelayMillis: 100)
+
+    @Test("429 and 5xx are retried after [d/2, d), d doubling per answered attempt, while the budget and the deadline allow")
+    func delayedRetries() {
+        for reason in [APNsReason.tooManyRequests, .internalServerError, .serviceUnavailable] {
+            #expect(policy.decide(reason: reason, answered: 1, writes: 1, now: 0, deadline: 10_000 * Self.ms, unit: 0) == .retryAfter(50 * Self.ms))
+            #expect(policy.decide(reason: reason, answered: 2, writes: 2, now: 0, deadline: 10_000 * Self.ms, unit: 0) == .retryAfter(100 * Self.ms))
+            #expect(policy.decide(reason: reason, answered: 3, writes: 3, now: 0, deadline: 10_000 * Self.ms, unit: 0.5) == .retryAfter(300 * Self.ms))
+            // The budget: the fourth answered attempt is the last.
+            #expect(policy.decide(reason: reason, answered: 4, writes: 4, now: 0, deadline: 10_000 * Self.ms, unit: 0) == .reject)
+            // The deadline: a retry that could not go out before it is not scheduled.
+            #expect(policy.decide(reason: reason, answered: 1, writes: 1, now: 0, deadline: 50 * Self.ms, unit: 0) == .reject)
+            #expect(policy.decide(reason: reason, answered: 1, writes: 1, now: 0, deadline: 50 * Self.ms + 1, unit: 0) == .retryAfter(50 * Self.ms))
+        }
+    }
+
+    @Test("Jitter stays in [d/2, d) and the delay stops doubling after 16 attempts", arguments: [0.0, 0.3, 0.999999, 1.0, -1.0])
+    func jitterBounds(unit: Double) {
+        for answered in UInt32(1)...UInt32(20) {
+            let d = (100 * Self.ms) << UInt64(min(Int(answered) - 1, 16))
+            let delay = policy.delay(afterAnswered: answered, unit: unit)
+            #expect(delay >= d / 2 && delay < d, "\(answered): \(delay)")
+        }
+    }
+
+    @Test("An expired token is resent on a new connection until the deadline, whatever the attempt budget")
+    func expiredToken() {
+        #expect(policy.decide(reason: .expiredProviderToken, answered: 9, writes: 9, now: 0, deadline: 1, unit: 0) == .resendOnNewConnection)
+        #expect(policy.decide(reason: .expiredProviderToken, answered: 1, writes: 1, now: 1, deadline: 1, unit: 0) == .reject)
+        #expect(policy.decide(reason: .expiredProviderToken, answered: 1, writes: RetryPolicy.maxWrites, now: 0, deadline: 1, unit: 0) == .reject)
+    }
+
+    @Test("A connection APNs will not use is left for another within the budget")
+    func connectionClass() {
+        for reason in [APNsReason.tooManyProviderTokenUpdates, .idleTimeout] {
+            #expect(policy.decide(reason: reason, answered: 3, writes: 3, now: 0, deadline: 1, unit: 0) == .resendOnNewConnection)
+            #expect(policy.decide(reason: reason, answered: 4, writes: 4, now: 0, deadline: 1, unit: 0) == .reject)
+        }
+    }
+
+    @Test("Permanent answers and refused credentials are final at once", arguments: [
+        APNsReason.badDeviceToken, .unregistered, .payloadTooLarge, .topicDisallowed, .invalidProviderToken,
+        .badCertificate, .missingProviderToken,
+    ])
+    func permanent(reason: APNsReason) {
+        #expect(policy.decide(reason: reason, answered: 1, writes: 1, now: 0, deadline: .max, unit: 0) == .reject)
+    }
+
+    @Test("One attempt means no retries; absurd settings are clamped")
+    func limits() {
+        let once = RetryPolicy(maxAnsweredAttempts: 1, baseDelayMillis: 100)
+        #expect(once.decide(reason: .serviceUnavailable, answered: 1, writes: 1, now: 0, deadline: .max, unit: 0) == .reject)
+        #expect(RetryPolicy(maxAnsweredAttempts: 0, baseDelayMillis: 0) == RetryPolicy(maxAnsweredAttempts: 1, baseDelayMillis: 1))
+    }
+}

@@ -1,0 +1,66 @@
+import Testing
+@testable import PushTransport
+
+/// The slot table (chunked, created on demand, bounded) and the index lists threaded through it.
+@Suite("Slot table and lists")
+struct SlotTableTests {
+    /// The indices of `list`, front to back.
+    func contents(_ list: SlotList, _ table: SlotTable) -> [Int32] {
+        var out: [Int32] = []
+        var i = list.head
+        while i >= 0 { out.append(i); i = table[i].pointee.next }
+        return out
+    }
+
+    @Test("Slots are created on demand across chunks up to the capacity, then -1; each keeps its own state")
+    func creation() {
+        let table = SlotTable(capacity: 2500)
+        var indices: [Int32] = []
+        for _ in 0..<2500 { indices.append(table.create()) }
+        #expect(indices == (0..<2500).map(Int32.init))
+        #expect(table.create() == -1, "capacity reached")
+        for i in [Int32(0), 1023, 1024, 2499] { table[i].pointee.tag = UInt64(i) * 7 }
+        for i in [Int32(0), 1023, 1024, 2499] { #expect(table[i].pointee.tag == UInt64(i) * 7) }
+        #expect(table[5].pointee.next == -1 && table[5].pointee.buffer == nil)
+    }
+
+    @Test("reserve grows a slot's buffer to a rounded size and never shrinks it")
+    func reserve() {
+        let table = SlotTable(capacity: 16)
+        let slot = table[table.create()]
+        #expect(SlotTable.reserve(slot, bytes: 10))
+        #expect(slot.pointee.capacity == 1024)
+        #expect(SlotTable.reserve(slot, bytes: 1500))
+        #expect(slot.pointee.capacity == 1536)
+        #expect(SlotTable.reserve(slot, bytes: 100))
+        #expect(slot.pointee.capacity == 1536, "never shrinks")
+    }
+
+    @Test("A list is a FIFO: append, prepend, popFirst, count; splice moves a whole list in O(1) and empties it")
+    func lists() {
+        let table = SlotTable(capacity: 64)
+        for _ in 0..<10 { _ = table.create() }
+        var a = SlotList()
+        #expect(a.isEmpty && a.popFirst(in: table) == -1)
+        for i in Int32(0)..<4 { a.append(i, in: table) }
+        a.prepend(9, in: table)
+        #expect(contents(a, table) == [9, 0, 1, 2, 3] && a.count == 5)
+        #expect(a.popFirst(in: table) == 9 && a.count == 4)
+        var b = SlotList()
+        b.append(5, in: table)
+        b.append(6, in: table)
+        a.splice(&b, in: table)
+        #expect(b.isEmpty && b.count == 0)
+        #expect(contents(a, table) == [0, 1, 2, 3, 5, 6] && a.count == 6)
+        var empty = SlotList()
+        a.splice(&empty, in: table)
+        #expect(a.count == 6, "splicing an empty list changes nothing")
+        var c = SlotList()
+        c.splice(&a, in: table)
+        #expect(contents(c, table) == [0, 1, 2, 3, 5, 6] && a.isEmpty)
+        while c.popFirst(in: table) >= 0 {}
+        #expect(c.isEmpty && c.tail == -1 && c.count == 0)
+        c.prepend(7, in: table)
+        #expect(contents(c, table) == [7] && c.tail == 7, "prepend onto an empty list sets its tail")
+    }
+}
