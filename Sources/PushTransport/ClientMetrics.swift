@@ -7,14 +7,8 @@ import PushCore
 public struct ClientMetrics: Sendable, Equatable {
     /// Notifications that ended, by (outcome, reason): `PUSH_OUTCOME_*` and `PUSH_REASON_*` values.
     public var outcomes: [OutcomeKey: UInt64] = [:]
-    /// Requests written, every attempt counted.
-    public var writes: UInt64 = 0
-    /// Notifications sent again (REFUSED_STREAM, GOAWAY, 429, 5xx, expired token).
-    public var retries: UInt64 = 0
-    /// GOAWAY frames received.
-    public var goaways: UInt64 = 0
-    /// Connection attempts started.
-    public var connectionsStarted: UInt64 = 0
+    /// The client's counters: writes (`sent`), retries (`resent`), GOAWAYs, connection attempts.
+    public var counters = ClientCounters()
     /// Connections ready now, and being opened now.
     public var connectionsOpen = 0
     public var connectionsOpening = 0
@@ -39,10 +33,7 @@ public struct ClientMetrics: Sendable, Equatable {
     /// Adds another thread's (or client's) figures.
     public mutating func add(_ other: ClientMetrics) {
         outcomes.merge(other.outcomes, uniquingKeysWith: +)
-        writes += other.writes
-        retries += other.retries
-        goaways += other.goaways
-        connectionsStarted += other.connectionsStarted
+        counters.add(other.counters)
         connectionsOpen += other.connectionsOpen
         connectionsOpening += other.connectionsOpening
         queued += other.queued
@@ -73,10 +64,10 @@ public struct ClientMetrics: Sendable, Equatable {
                    let reason = key.reason == 0 ? "None" : (APNsReason(rawValue: key.reason)?.text ?? "Unknown")
                    return (label("outcome=\"\(outcomeNames[key.outcome] ?? "unknown")\",reason=\"\(reason)\""), String(outcomes[key]!))
                })
-        metric("writes_total", "counter", "Requests written to connections, every attempt counted.", [(label(""), String(writes))])
-        metric("retries_total", "counter", "Notifications sent again (refused streams, GOAWAY, 429, 5xx, expired tokens).", [(label(""), String(retries))])
-        metric("goaways_total", "counter", "GOAWAY frames received.", [(label(""), String(goaways))])
-        metric("connections_started_total", "counter", "Connection attempts started.", [(label(""), String(connectionsStarted))])
+        metric("writes_total", "counter", "Requests written to connections, every attempt counted.", [(label(""), String(counters.sent))])
+        metric("retries_total", "counter", "Notifications sent again (refused streams, GOAWAY, 429, 5xx, expired tokens).", [(label(""), String(counters.resent))])
+        metric("goaways_total", "counter", "GOAWAY frames received.", [(label(""), String(counters.goaways))])
+        metric("connections_started_total", "counter", "Connection attempts started.", [(label(""), String(counters.connectionsOpened))])
         metric("connections", "gauge", "Connections by state.",
                [(label("state=\"open\""), String(connectionsOpen)), (label("state=\"opening\""), String(connectionsOpening))])
         metric("queued", "gauge", "Notifications waiting for a stream or a retry.", [(label(""), String(queued))])

@@ -43,10 +43,7 @@ extension PushClient {
         var m = ClientMetrics()
         lock.withLock {
             m.outcomes = outcomeCounts.byKey()
-            m.writes = counters.sent
-            m.retries = counters.resent
-            m.goaways = counters.goaways
-            m.connectionsStarted = counters.connectionsOpened
+            m.counters = counters
             m.connectionsOpen = published.connectionsOpen
             m.connectionsOpening = published.connectionsOpening
             m.queued = published.queued + submissions.count

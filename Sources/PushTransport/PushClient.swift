@@ -312,6 +312,7 @@ struct PublishedState {
 
 /// Counters kept by the client (published under the lock).
 public struct ClientCounters: Sendable, Equatable {
+    public init() {}
     public var accepted: UInt64 = 0
     public var rejected: UInt64 = 0
     public var failed: UInt64 = 0
@@ -320,7 +321,7 @@ public struct ClientCounters: Sendable, Equatable {
     public var connectionsOpened: UInt64 = 0
     public var sent: UInt64 = 0
 
-    mutating func add(_ other: ClientCounters) {
+    public mutating func add(_ other: ClientCounters) {
         accepted += other.accepted
         rejected += other.rejected
         failed += other.failed

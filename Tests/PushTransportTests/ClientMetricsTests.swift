@@ -29,7 +29,7 @@ struct ClientMetricsTests {
     func prometheusText() {
         var m = ClientMetrics()
         m.outcomes = [.init(outcome: 1, reason: 0): 7, .init(outcome: 2, reason: APNsReason.unregistered.rawValue): 2]
-        m.writes = 10
+        m.counters.sent = 10
         m.connectionsOpen = 2
         m.queued = 3
         for micros in [500, 20_000, 20_000, 3_000_000] { m.latency.record(micros: Int64(micros)) }
