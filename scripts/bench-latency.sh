@@ -11,7 +11,8 @@
 #   counts it: both of the library's threads, TLS handshake and start-up included), peak RSS,
 #   and the mock's own CPU per answer and share of its core (to show it is not the ceiling);
 #   then a separate pass of LAT_SYSCALL_COUNT notifications (default 20000; 0 skips it) counting
-#   the client's system calls (perf stat tracepoints where allowed, strace -c -f otherwise).
+#   the client's system calls (perf stat tracepoints where allowed, strace -c -f otherwise;
+#   LAT_SYSCALL_TOOL=perf|strace|none chooses).
 # LAT_MOCK_CLI: another swiftpush-cli to run the mock from (to compare mock versions).
 # h2load's rate counts from its start (connecting included), load.c's from its first send.
 # The server runs on CPU 0 and each client on CPU 1 where the machine has two cores. Little's law
@@ -47,8 +48,13 @@ jwt=$("$build/swiftpush-cli" jwt --key "$pki/AuthKey_TESTKEY001.p8" --key-id TES
 
 # How system calls are counted: perf's tracepoints (cheap, every thread) when the kernel lets
 # us, strace -c -f otherwise.
-syscall_tool=none
-if [ "$sys_count" -gt 0 ]; then
+syscall_tool=${LAT_SYSCALL_TOOL:-}
+if [ -n "$syscall_tool" ]; then
+  :
+elif [ "$sys_count" -le 0 ]; then
+  syscall_tool=none
+else
+  syscall_tool=none
   if command -v perf >/dev/null && perf stat -x, -e raw_syscalls:sys_enter -- true >/dev/null 2>&1; then
     syscall_tool=perf
   elif command -v strace >/dev/null; then
