@@ -3,6 +3,8 @@
 #                   through libswiftpush.so from C, print throughput and outcomes
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests
 #   make bench      the library against h2load on the same mock server (see README)
+#   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
+#                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
 #   make header     regenerate Include/swiftpush.h from the Swift exports
 #   make generate   regenerate the enums from Tables/*.tsv
@@ -18,7 +20,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency clean
 
 all: build
 
@@ -95,6 +97,10 @@ bench: release pki
 
 bench-scaling: release pki
 	bash scripts/bench-scaling.sh $(RELEASE_DIR) $(PKI)
+
+# Not part of make test: minutes long, and a timing is never a test assertion.
+bench-latency: release pki
+	bash scripts/bench-latency.sh $(RELEASE_DIR) $(PKI)
 
 # Installs the self-contained library (Swift runtime linked in), the header and swiftpush.pc:
 #   make install PREFIX=/opt/swiftpush   then   cc app.c $(pkg-config --cflags --libs swiftpush)

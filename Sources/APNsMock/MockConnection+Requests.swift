@@ -115,11 +115,14 @@ extension MockConnection {
         }
     }
 
-    /// A delayed answer is due: send it unless its stream or connection went away meanwhile.
-    func answerLater(_ stream: MockStream, serial: UInt64) {
-        guard phase == .open, !sessionFinished, !killPending, stream.serial == serial, stream.decided, !stream.answered else { return }
+    /// A delayed answer is due: write it as a TLS record of its own unless its stream or
+    /// connection went away meanwhile. The record may wait in the write buffer: true when the
+    /// caller must `flush()` this connection once the tick's other answers are written.
+    func answerLater(_ stream: MockStream, serial: UInt64) -> Bool {
+        guard phase == .open, !sessionFinished, !killPending, stream.serial == serial, stream.decided, !stream.answered else { return false }
         answer(stream)
-        flush()
+        flush(toSocket: false)
+        return phase == .open
     }
 
     /// Submits the decided answer, then applies what follows an answer: the stream limit's

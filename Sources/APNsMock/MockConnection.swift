@@ -71,6 +71,11 @@ final class MockConnection: EventHandler {
     var closeAfterFlush = false
     /// nghttp2 has nothing more to say: after the violation GOAWAY, its output is not wanted.
     var sessionFinished = false
+    /// Delayed answers were written as TLS records that still wait in the write buffer: the
+    /// timers flush this connection once the tick's batch is written (`MockTimers.fireDue`).
+    var flushPending = false
+    /// The size of the buffer between TLS and the socket (see `bufferWrites`).
+    static let socketWriteBuffer = 64 * 1024
 
     /// The frame scanner: what remains of the client preface, of the current frame's payload,
     /// and of a frame header cut off by the end of a read (kept in `heldHeader`).

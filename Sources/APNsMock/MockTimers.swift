@@ -1,78 +1,73 @@
 import PushCore
 
-/// Answers waiting for `MockFaults.responseDelayMillis`: a min-heap by due time, run by the
-/// server's loop (whose epoll wait ends at the earliest due time), so a delay never blocks the
-/// thread.
+/// Answers waiting for `MockFaults.responseDelayMillis`, run by the server's loop (whose epoll
+/// wait ends at the next due millisecond), so a delay never blocks the thread.
+///
+/// Scheduling is batched: answers are kept per millisecond tick in a `TickQueue`, and each tick
+/// that comes due is sent as a batch. Every delayed answer still goes out in its own TLS record
+/// (APNs's answers, spread out in time, arrive one per record, and a client's cost at real-world
+/// latency depends on that), but a connection's records of one tick reach the socket in one
+/// write (`MockConnection.answerLater`, then `flush`), instead of one `write` per answer: with one
+/// write per answer the mock, not the client, was the ceiling of a latency benchmark.
 final class MockTimers {
-    private struct Entry {
-        let due: UInt64
-        /// Breaks ties so that answers due together go out in the order they were decided.
-        let sequence: UInt64
+    struct Entry {
         let connection: MockConnection
-        let stream: MockStream
+        /// Unretained: the connection owns its streams for its whole life (`allStreams`), and
+        /// the entry keeps the connection alive; `serial` tells whether it was reused.
+        let stream: Unmanaged<MockStream>
         let serial: UInt64
-
-        func before(_ other: Entry) -> Bool {
-            due != other.due ? due < other.due : sequence < other.sequence
-        }
     }
 
-    private var heap: [Entry] = []
-    private var sequence: UInt64 = 0
+    static let nanosPerTick: UInt64 = 1_000_000
 
-    var isEmpty: Bool { heap.isEmpty }
+    private var queue = TickQueue<Entry>()
+    /// Reused between ticks (no allocation per batch).
+    private var due: [Entry] = []
+    private var touched: [MockConnection] = []
 
-    /// Answers `stream` on `connection` in `millis` milliseconds.
+    var isEmpty: Bool { queue.isEmpty }
+
+    /// Answers `stream` on `connection` in `millis` milliseconds (at the first tick at or after
+    /// that time: never early, at most a millisecond late).
     func schedule(afterMillis millis: Int, connection: MockConnection, stream: MockStream) {
-        sequence += 1
-        let due = MonotonicTime.nanos() + UInt64(max(0, millis)) * 1_000_000
-        heap.append(Entry(due: due, sequence: sequence, connection: connection, stream: stream, serial: stream.serial))
-        var i = heap.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard heap[i].before(heap[parent]) else { break }
-            heap.swapAt(i, parent)
-            i = parent
-        }
+        let dueNanos = MonotonicTime.nanos() + UInt64(max(0, millis)) * 1_000_000
+        let tick = (dueNanos + Self.nanosPerTick - 1) / Self.nanosPerTick
+        queue.insert(Entry(connection: connection, stream: .passUnretained(stream), serial: stream.serial), tick: tick)
     }
 
     /// How long the loop may wait for events before the next answer is due (-1: no limit).
     func waitMillis() -> Int32 {
-        guard let first = heap.first else { return -1 }
+        guard let tick = queue.nextTick else { return -1 }
+        let dueNanos = tick * Self.nanosPerTick
         let now = MonotonicTime.nanos()
-        if first.due <= now { return 0 }
+        if dueNanos <= now { return 0 }
         // Round up: waking a little late is fine, waking early only spins.
-        return Int32(min((first.due - now + 999_999) / 1_000_000, 60_000))
+        return Int32(min((dueNanos - now + 999_999) / 1_000_000, 60_000))
     }
 
-    /// Sends every answer that is due.
+    /// Sends every answer that is due: one TLS record each, then one socket flush per
+    /// connection that got any.
     func fireDue() {
-        let now = MonotonicTime.nanos()
-        while let first = heap.first, first.due <= now {
-            let e = popFirst()
-            e.connection.answerLater(e.stream, serial: e.serial)
+        let now = MonotonicTime.nanos() / Self.nanosPerTick
+        guard queue.takeDue(atOrBefore: now, into: &due) > 0 else { return }
+        for e in due where e.connection.answerLater(e.stream.takeUnretainedValue(), serial: e.serial) {
+            if !e.connection.flushPending {
+                e.connection.flushPending = true
+                touched.append(e.connection)
+            }
         }
+        due.removeAll(keepingCapacity: true)
+        for c in touched {
+            c.flushPending = false
+            c.flush()
+        }
+        touched.removeAll(keepingCapacity: true)
     }
 
     /// Forgets every pending answer (the server is stopping).
-    func removeAll() { heap.removeAll() }
-
-    private func popFirst() -> Entry {
-        let first = heap[0]
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            var i = 0
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < heap.count, heap[l].before(heap[m]) { m = l }
-                if r < heap.count, heap[r].before(heap[m]) { m = r }
-                if m == i { break }
-                heap.swapAt(i, m)
-                i = m
-            }
-        }
-        return first
+    func removeAll() {
+        queue.removeAll()
+        due.removeAll()
+        touched.removeAll()
     }
 }
