@@ -34,8 +34,9 @@ extension PushClient {
         inFlightTotal -= 1
         let status = slot.pointee.status
         let action = conn.state.streamClosed(answered: status != 0)
+        let now = MonotonicTime.nanos()
         if status != 0 {
-            localLatencies.record(micros: Int64((MonotonicTime.nanos() &- slot.pointee.submitNanos) / 1000))
+            localLatencies.record(micros: Int64((now &- slot.pointee.submitNanos) / 1000))
         }
         if status == 200 {
             conn.answered = true
@@ -48,13 +49,13 @@ extension PushClient {
                 reconnect.succeeded()
                 token?.accepted(generation: conn.tokenGeneration)
             }
-            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil)
+            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
         } else if status != 0 {
             finishRejected(index, slot, status: status, on: conn)
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
             // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
             // deadline; this does not spend the retry budget.
-            if slot.pointee.attempts < RetryPolicy.maxWrites && MonotonicTime.nanos() < slot.pointee.deadlineNanos {
+            if slot.pointee.attempts < RetryPolicy.maxWrites && now < slot.pointee.deadlineNanos {
                 requeue(index, slot, processed: false)
             } else {
                 let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""

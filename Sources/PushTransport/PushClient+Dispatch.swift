@@ -27,7 +27,9 @@ extension PushClient {
     /// read rather than one per answer.
     func refill(_ conn: APNsConnection) {
         guard !pending.isEmpty, conn.state.availableStreams > 0, pool[conn.poolIndex] === conn else { return }
-        conn.refilledSinceFlush += dispatch(onto: conn, now: MonotonicTime.nanos(), authorization: currentAuthorization(), flush: false)
+        // The read that freed these streams has just read the clock: its time serves here.
+        let now = conn.lastInputNanos
+        conn.refilledSinceFlush += dispatch(onto: conn, now: now, authorization: currentAuthorization(), flush: false)
         if conn.refilledSinceFlush >= APNsConnection.refillFlushThreshold {
             conn.refilledSinceFlush = 0
             conn.flush()

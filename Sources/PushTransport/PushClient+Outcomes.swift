@@ -12,7 +12,9 @@ extension PushClient {
     enum Outcome: Int32 { case accepted = 1, rejected = 2, failed = 3 }
 
     /// Gives notification `index` its one outcome and queues it for publishing.
-    func complete(_ index: Int32, outcome: Outcome, status: Int32, reason: APNsReason, text: String?) {
+    /// `now` may be passed by a caller that has just read the clock (per answer, it shows).
+    func complete(_ index: Int32, outcome: Outcome, status: Int32, reason: APNsReason, text: String?,
+                  now: UInt64 = MonotonicTime.nanos()) {
         let slot = slots[index]
         if slot.pointee.attempts == 0 && !slot.pointee.hasCallerApnsId {
             // Never sent, so never given an apns-id: results always carry one.
@@ -22,7 +24,7 @@ extension PushClient {
         slot.pointee.status = status
         slot.pointee.reason = reason.rawValue
         if outcome != .rejected { slot.pointee.timestampMs = 0 }
-        slot.pointee.latencyUs = Int64((MonotonicTime.nanos() &- slot.pointee.submitNanos) / 1000)
+        slot.pointee.latencyUs = Int64((now &- slot.pointee.submitNanos) / 1000)
         if let whole = text {
             var text = whole.prefix(utf8Bytes: SlotLayout.reasonTextCapacity)
             let n = text.utf8.count

@@ -228,11 +228,14 @@ open class TLSH2Socket: EventHandler {
     // MARK: - Input
 
     private func readAvailable() {
+        // Once per readable event, not per record: a successful SSL_read leaves the error queue
+        // empty, and idle detection needs no finer time (both showed in profiles at one record
+        // per answer).
+        OpenSSLError.clear()
+        lastInputNanos = MonotonicTime.nanos()
         while phase == .open {
-            OpenSSLError.clear()
             let n = SSL_read(ssl, inBuf, Int32(Self.inCap))
             if n > 0 {
-                lastInputNanos = MonotonicTime.nanos()
                 guard let session else { return }
                 if !receivedInput {
                     receivedInput = true
