@@ -255,7 +255,27 @@ func TestCloseWakesASendWaitingForRoom(t *testing.T) {
 	}
 	sent := make(chan error)
 	go func() { _, err := c.SendBatch(ns); sent <- err }()
-	time.Sleep(200 * time.Millisecond) // let it block (a timing only for the scenario, not asserted)
+	// The send is blocked once all 16 slots hold results nobody polls: wait for that state,
+	// and check that the send has not returned.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := c.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Unpolled == 16 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue never filled: %+v", s)
+		}
+		time.Sleep(2 * time.Millisecond) // polling a condition, not waiting for a guess
+	}
+	select {
+	case err := <-sent:
+		t.Fatalf("SendBatch returned (%v) while the queue was full: it should wait for room", err)
+	default:
+	}
 	_ = c.Close()
 	select {
 	case err := <-sent:
