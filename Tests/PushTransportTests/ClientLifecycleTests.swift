@@ -37,7 +37,9 @@ struct ClientLifecycleTests {
         // send gets in then, and not before.
         let freedAt = Atomic<UInt64>(0)
         let poller = Thread {
-            _ = waitUntil(seconds: 10) { client.lock.withLock { client.waiters } > 0 }
+            // All 16 answered and waiting to be polled (so one poll takes exactly those), and the
+            // send waiting for room.
+            _ = waitUntil(seconds: 10) { client.stats().unpolled == 16 && client.lock.withLock { client.waiters } > 0 }
             freedAt.store(MonotonicTime.nanos(), ordering: .sequentiallyConsistent)
             _ = support.collect(client, count: 16, idleMillis: 2000)
         }
