@@ -4,6 +4,7 @@
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests
 #   make bench      the library against h2load on the same mock server (see README)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
+#   make install PREFIX=... library, header, swiftpush.pc, bin/swiftpush and its man page
 #   make header     regenerate Include/swiftpush.h from the Swift exports
 #   make generate   regenerate the enums from Tables/*.tsv
 # Each target installs missing Debian packages itself (scripts/install-deps.sh).
@@ -28,13 +29,23 @@ deps:
 generate:
 	python3 scripts/gen_tables.py
 
+# The command is `swiftpush`: the SwiftPM product is named swiftpush-cli (the library product owns
+# the name swiftpush), so each build also leaves BUILD_DIR/swiftpush, a hard link to it, and
+# BUILD_DIR/swiftpush.1, its man page generated from its own --help text.
 build: deps
 	$(SWIFT) build --product swiftpush
 	$(SWIFT) build --product swiftpush-cli
+	$(call command-and-man,$(DEBUG_DIR))
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpush
 	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpush-cli
+	$(call command-and-man,$(RELEASE_DIR))
+
+define command-and-man
+ln -f $(1)/swiftpush-cli $(1)/swiftpush 2>/dev/null || cp -f $(1)/swiftpush-cli $(1)/swiftpush
+python3 scripts/gen_manpage.py $(1)/swiftpush $(VERSION) > $(1)/swiftpush.1.tmp && mv $(1)/swiftpush.1.tmp $(1)/swiftpush.1
+endef
 
 header: build
 	python3 scripts/gen_header.py $(DEBUG_DIR)/SwiftPush.build/include/SwiftPush-Swift.h
@@ -96,14 +107,18 @@ bench: release pki
 bench-scaling: release pki
 	bash scripts/bench-scaling.sh $(RELEASE_DIR) $(PKI)
 
-# Installs the self-contained library (Swift runtime linked in), the header and swiftpush.pc:
+# Installs the self-contained library (Swift runtime linked in), the header, swiftpush.pc, the
+# command (bin/swiftpush) and its man page:
 #   make install PREFIX=/opt/swiftpush   then   cc app.c $(pkg-config --cflags --libs swiftpush)
 install: release
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(RELEASE_DIR)/libswiftpush.so $(DESTDIR)$(PREFIX)/lib/libswiftpush.so
 	install -m 644 Include/swiftpush.h $(DESTDIR)$(PREFIX)/include/swiftpush.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' Bindings/c/pkgconfig/swiftpush.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/swiftpush.pc
+	install -m 755 $(RELEASE_DIR)/swiftpush $(DESTDIR)$(PREFIX)/bin/swiftpush
+	install -m 644 $(RELEASE_DIR)/swiftpush.1 $(DESTDIR)$(PREFIX)/share/man/man1/swiftpush.1
 
 test-install: release pki
 	bash Tests/install/run.sh $(RELEASE_DIR)
