@@ -4,7 +4,7 @@
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests
 #   make bench      the library against h2load on the same mock server (see README)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
-#   make wheel      dist/swiftpush-<version>-py3-none-linux_x86_64.whl (the library inside)
+#   make wheel / make deb   dist/swiftpush-<version>-py3-none-linux_x86_64.whl, dist/swiftpush_<version>_amd64.deb
 #   make install PREFIX=... library, header, swiftpush.pc, bin/swiftpush and its man page
 #   make header     regenerate Include/swiftpush.h from the Swift exports
 #   make generate   regenerate the enums from Tables/*.tsv
@@ -20,7 +20,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-wheel wheel test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling clean
 
 all: build
 
@@ -56,7 +56,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-wheel test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -130,6 +130,13 @@ wheel: release
 
 test-wheel: wheel pki
 	bash Tests/wheel/run.sh $(RELEASE_DIR) dist
+
+# Debian package (dpkg-deb): library, header, .pc, /usr/bin/swiftpush, man page; Depends computed.
+deb: release
+	bash scripts/build-deb.sh $(RELEASE_DIR) dist
+
+test-deb: deb pki
+	bash Tests/deb/run.sh $(RELEASE_DIR) dist
 
 clean:
 	rm -rf .build .build-* out dist
