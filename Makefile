@@ -4,8 +4,9 @@
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests
 #   make bench      the library against h2load on the same mock server (see README)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
-#   make wheel / make deb   dist/swiftpush-<version>-py3-none-linux_x86_64.whl, dist/swiftpush_<version>_amd64.deb
-#   make install PREFIX=... library, header, swiftpush.pc, bin/swiftpush and its man page
+#   make wheel      dist/swiftpush-<version>-py3-none-linux_x86_64.whl (the library inside)
+#   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page)
+#   make install PREFIX=...   library, header, swiftpush.pc, bin/swiftpush and its man page
 #   make header     regenerate Include/swiftpush.h from the Swift exports
 #   make generate   regenerate the enums from Tables/*.tsv
 # Each target installs missing Debian packages itself (scripts/install-deps.sh).
