@@ -41,9 +41,11 @@ dpkg --validate-version "$(field Version)" 2>/dev/null || problems+=("Version is
 [ "$(field Architecture)" = "$arch" ] || problems+=("Architecture $(field Architecture), this machine is $arch")
 [[ "$(field Maintainer)" =~ ^[^\<]+\ \<[^@\>]+@[^\>]+\>$ ]] || problems+=("Maintainer is not 'Name <address>'")
 [[ "$(field Installed-Size)" =~ ^[0-9]+$ ]] || problems+=("Installed-Size is not a number of KiB")
-synopsis=$(field Description | head -1)
+# (Files, not pipes: under pipefail a reader that stops early would fail the writer with SIGPIPE.)
+field Description > "$out/description"
+synopsis=$(sed -n 1p "$out/description")
 [ ${#synopsis} -le 80 ] || problems+=("the Description synopsis is longer than 80 characters")
-[ "$(field Description | wc -l)" -gt 1 ] || problems+=("the Description has no extended part")
+[ "$(wc -l < "$out/description")" -gt 1 ] || problems+=("the Description has no extended part")
 ! grep -q $'\t' "$ctl/control" || problems+=("a tab in the control file")
 grep -q '^ *$' "$ctl/control" && problems+=("an empty line inside the control paragraph")
 # Every dependency parses and is satisfiable by what is installed here.
@@ -87,11 +89,15 @@ for elf in "$tree/usr/lib/libswiftpush.so" "$tree/usr/bin/swiftpush"; do
 done
 [ ${#unlisted[@]} -eq 0 ] && ok "every NEEDED library's package (objdump -p, dpkg -S) is in Depends" \
   || bad "NEEDED but not in Depends: ${unlisted[*]}"
-find "$tree" ! -user root -o ! -group root | grep -q . && bad "files not owned by root:root in the extraction" || true
+dpkg-deb --contents "$deb" > "$out/contents.txt"
+if awk '$2 != "root/root" { bad = 1 } END { exit bad }' "$out/contents.txt"; then
+  ok "every file in the package is owned by root/root"
+else bad "files not owned by root/root in the package"; fi
 if (cd "$tree" && md5sum --quiet -c "$ctl/md5sums") > "$out/md5.txt" 2>&1; then
   ok "DEBIAN/md5sums matches every file"
 else cat "$out/md5.txt"; bad "md5sums"; fi
-if zcat "$tree/usr/share/man/man1/swiftpush.1.gz" | grep -q '^\.SS send' && { ! command -v man >/dev/null || man -l "$tree/usr/share/man/man1/swiftpush.1.gz" >/dev/null 2>&1; }; then
+zcat "$tree/usr/share/man/man1/swiftpush.1.gz" > "$out/swiftpush.1"
+if grep -q '^\.SS send' "$out/swiftpush.1" && { ! command -v man >/dev/null || man -l "$tree/usr/share/man/man1/swiftpush.1.gz" >/dev/null 2>&1; }; then
   ok "the man page renders (man -l) and documents the commands"
 else bad "the man page"; fi
 if command -v lintian >/dev/null; then
@@ -112,7 +118,7 @@ if env -u LD_PRELOAD LD_LIBRARY_PATH="$tree/usr/lib" SWIFT_BACKTRACE=enable=no "
      "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 TEAM123456 com.example.app \
      00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0 localhost "$MOCK_PORT" "$pki/ca.pem" \
      > "$out/run.txt" 2>&1 && grep -q '^ACCEPTED' "$out/run.txt" \
-   && LD_LIBRARY_PATH="$tree/usr/lib" ldd "$out/send_one" | grep -q "$tree/usr/lib/libswiftpush.so"; then
+   && LD_LIBRARY_PATH="$tree/usr/lib" ldd "$out/send_one" | grep -F "$tree/usr/lib/libswiftpush.so" >/dev/null; then
   ok "it runs against the package's library, sending to a mock run by the package's /usr/bin/swiftpush: accepted"
 else cat "$out/run.txt"; bad "running the C program against the extracted tree"; fi
 if bash Tests/install/go/build.sh "$out/go_send" > "$out/go_build.txt" 2>&1 \
