@@ -29,7 +29,10 @@ strip --strip-unneeded "$stage/swiftpush/libswiftpush.so"
 printf '[bdist_wheel]\nplat_name = %s\n' "$plat" > "$stage/setup.cfg"
 
 rm -f "$outdir"/swiftpush-"$version"-*.whl
-python3 -m pip wheel -q --no-deps --disable-pip-version-check -w "$outdir" "$stage" >/dev/null
+# pip from a venv of its own: the system python3 may have no pip (Debian's python3 does not).
+bash scripts/install-deps.sh
+python3 -m venv .build-wheel/venv
+.build-wheel/venv/bin/python -m pip wheel -q --no-deps --disable-pip-version-check -w "$outdir" "$stage" >/dev/null
 whl=$outdir/swiftpush-$version-py3-none-$plat.whl
 [ -f "$whl" ] || { ls -l "$outdir" >&2; echo "build-wheel: $whl was not made" >&2; exit 1; }
 python3 - "$whl" <<'PY'
