@@ -14,6 +14,9 @@ outdir=${2:?usage: build-deb.sh RELEASE_DIR OUT_DIR}
 command -v dpkg-shlibdeps >/dev/null || bash scripts/install-deps.sh dpkg-dev
 version=$(sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' Include/swiftpush.h)
 arch=$(dpkg --print-architecture)
+# Maintainer is a required field; the project has no published address yet, so a placeholder in
+# the reserved .invalid domain unless DEB_MAINTAINER="Name <address>" is given.
+maintainer=${DEB_MAINTAINER:-swiftpush maintainers <maintainers@swiftpush.invalid>}
 work=$(pwd)/.build-deb
 rm -rf "$work"
 root=$work/root
@@ -31,8 +34,8 @@ Comment: built from the swiftpush repository ($(git rev-parse --short HEAD 2>/de
  libswiftpush.so and /usr/bin/swiftpush link the Swift runtime and Foundation statically
  (Apache-2.0 with Runtime Library Exception, swift.org).
 TXT
-printf 'swiftpush (%s) unstable; urgency=medium\n\n  * Package built by scripts/build-deb.sh.\n\n -- swiftpush maintainers <maintainers@swiftpush.invalid>  %s\n' \
-  "$version" "$(date -R -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")" | gzip -9n > "$root/usr/share/doc/swiftpush/changelog.gz"
+printf 'swiftpush (%s) unstable; urgency=medium\n\n  * Package built by scripts/build-deb.sh.\n\n -- %s  %s\n' \
+  "$version" "$maintainer" "$(date -R -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")" | gzip -9n > "$root/usr/share/doc/swiftpush/changelog.gz"
 
 # Depends: dpkg-shlibdeps needs a debian/control to read, in a scratch source tree (its remaining
 # warnings, about that scratch layout and the $ORIGIN RUNPATH SwiftPM links in, go to shlibdeps.log).
@@ -48,12 +51,11 @@ cat > "$root/DEBIAN/control" <<CTL
 Package: swiftpush
 Version: $version
 Architecture: $arch
-Maintainer: swiftpush maintainers <maintainers@swiftpush.invalid>
+Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
 Section: net
 Priority: optional
-Homepage: https://swiftpush.invalid/
 Description: APNs provider library (C ABI) and command-line tool
  swiftpush sends Apple Push Notification service (APNs) notifications over its
  own TLS + HTTP/2 connections: libswiftpush.so with the header swiftpush.h and
