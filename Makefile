@@ -6,6 +6,9 @@
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
 #                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
+#   make wheel      dist/swiftpush-<version>-py3-none-linux_x86_64.whl (the library inside)
+#   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page)
+#   make install PREFIX=...   library, header, swiftpush.pc, bin/swiftpush and its man page
 #   make header     regenerate Include/swiftpush.h from the Swift exports
 #   make generate   regenerate the enums from Tables/*.tsv
 # Each target installs missing Debian packages itself (scripts/install-deps.sh).
@@ -20,7 +23,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency clean
 
 all: build
 
@@ -30,13 +33,23 @@ deps:
 generate:
 	python3 scripts/gen_tables.py
 
+# The command is `swiftpush`: the SwiftPM product is named swiftpush-cli (the library product owns
+# the name swiftpush), so each build also leaves BUILD_DIR/swiftpush, a hard link to it, and
+# BUILD_DIR/swiftpush.1, its man page generated from its own --help text.
 build: deps
 	$(SWIFT) build --product swiftpush
 	$(SWIFT) build --product swiftpush-cli
+	$(call command-and-man,$(DEBUG_DIR))
 
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpush
 	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpush-cli
+	$(call command-and-man,$(RELEASE_DIR))
+
+define command-and-man
+ln -f $(1)/swiftpush-cli $(1)/swiftpush 2>/dev/null || cp -f $(1)/swiftpush-cli $(1)/swiftpush
+python3 scripts/gen_manpage.py $(1)/swiftpush $(VERSION) > $(1)/swiftpush.1.tmp && mv $(1)/swiftpush.1.tmp $(1)/swiftpush.1
+endef
 
 header: build
 	python3 scripts/gen_header.py $(DEBUG_DIR)/SwiftPush.build/include/SwiftPush-Swift.h
@@ -46,7 +59,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -102,17 +115,35 @@ bench-scaling: release pki
 bench-latency: release pki
 	bash scripts/bench-latency.sh $(RELEASE_DIR) $(PKI)
 
-# Installs the self-contained library (Swift runtime linked in), the header and swiftpush.pc:
+# Installs the self-contained library (Swift runtime linked in), the header, swiftpush.pc, the
+# command (bin/swiftpush) and its man page:
 #   make install PREFIX=/opt/swiftpush   then   cc app.c $(pkg-config --cflags --libs swiftpush)
 install: release
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(RELEASE_DIR)/libswiftpush.so $(DESTDIR)$(PREFIX)/lib/libswiftpush.so
 	install -m 644 Include/swiftpush.h $(DESTDIR)$(PREFIX)/include/swiftpush.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' Bindings/c/pkgconfig/swiftpush.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/swiftpush.pc
+	install -m 755 $(RELEASE_DIR)/swiftpush $(DESTDIR)$(PREFIX)/bin/swiftpush
+	install -m 644 $(RELEASE_DIR)/swiftpush.1 $(DESTDIR)$(PREFIX)/share/man/man1/swiftpush.1
 
 test-install: release pki
 	bash Tests/install/run.sh $(RELEASE_DIR)
 
+# Python wheel carrying the release libswiftpush.so next to the package (py3-none-linux_x86_64).
+wheel: release
+	bash scripts/build-wheel.sh $(RELEASE_DIR) dist
+
+test-wheel: wheel pki
+	bash Tests/wheel/run.sh $(RELEASE_DIR) dist
+
+# Debian package (dpkg-deb): library, header, .pc, /usr/bin/swiftpush, man page; Depends computed.
+deb: release
+	bash scripts/build-deb.sh $(RELEASE_DIR) dist
+
+test-deb: deb pki
+	bash Tests/deb/run.sh $(RELEASE_DIR) dist
+
 clean:
-	rm -rf .build .build-* out
+	rm -rf .build .build-* out dist

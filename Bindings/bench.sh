@@ -26,8 +26,9 @@ server_cpu=""; client_cpu=""
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then server_cpu="taskset -c 0"; client_cpu="taskset -c 1"; fi
 
 # The Go benchmark binary, built once (caches under .build-go/).
-export GOCACHE=$root/.build-go/cache GOPATH=$root/.build-go/path GOPROXY=off GOFLAGS= GO111MODULE=on
-export CGO_LDFLAGS="-L$build -Wl,-rpath,$build"
+export GOCACHE=$root/.build-go/cache-$(basename "$build") GOPATH=$root/.build-go/path GOPROXY=off GOFLAGS= GO111MODULE=on
+PKG_CONFIG_PATH=$(bash scripts/dev-pkgconfig.sh "$build")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+export PKG_CONFIG_PATH
 (cd Bindings/go && go test -c -o "$out/swiftpush.test" .)
 gcc -std=c11 -O2 -Wall -Wextra -Werror -IInclude Bindings/c/examples/load.c -L"$build" -lswiftpush \
   -Wl,-rpath,"$build" -o "$out/load"

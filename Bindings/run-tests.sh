@@ -27,8 +27,14 @@ PYTHONPATH=$root/Bindings/python${PYTHONPATH:+:$PYTHONPATH} \
   python3 -m pytest -q -p no:cacheprovider -W error::pytest.PytestUnraisableExceptionWarning Bindings/python/tests || status=1
 
 echo "== Go binding: go vet + go test (Bindings/go)"
-export GOCACHE=$root/.build-go/cache GOPATH=$root/.build-go/path GOPROXY=off GOFLAGS= GO111MODULE=on
-export CGO_LDFLAGS="-L$build -Wl,-rpath,$build"
+# One build cache per BUILD_DIR: Go does not key cgo packages on pkg-config output, so a shared
+# cache would link against whichever swiftpush.pc built the package first.
+export GOCACHE=$root/.build-go/cache-$(basename "$build") GOPATH=$root/.build-go/path GOPROXY=off GOFLAGS= GO111MODULE=on
+# The package links through `#cgo pkg-config: swiftpush`; here that finds a development .pc naming
+# this checkout's Include/ and $build (with an rpath), instead of an installed copy.
+PKG_CONFIG_PATH=$(bash scripts/dev-pkgconfig.sh "$build")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+export PKG_CONFIG_PATH
+unset CGO_LDFLAGS CGO_CFLAGS
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if (cd Bindings/go && go vet ./... && go test -count=1 -v ./...) > "$log" 2>&1; then

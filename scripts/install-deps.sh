@@ -5,6 +5,7 @@
 #   nghttp2-client                         h2load (benchmark baseline), nghttp (mock tests)
 #   openssl                                test keys and certificates
 #   valgrind, strace                       memcheck, the "connects only where configured" check
+#   python3-venv                           the wheel test's fresh venv
 set -euo pipefail
 need=()
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev)
@@ -15,6 +16,7 @@ command -v openssl >/dev/null || need+=(openssl)
 command -v gcc >/dev/null || need+=(gcc)
 command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
+python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
 command -v taskset >/dev/null || need+=(util-linux)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v strace >/dev/null || need+=(strace)

@@ -8,7 +8,7 @@ package swiftpush
 //	SWIFTPUSH_MOCK_PORT  instead of starting mocks, use a mock already listening on this port
 //	               (with SWIFTPUSH_PKI; Bindings/bench.sh pins one to its own core this way)
 //
-// and the library comes through CGO_LDFLAGS="-L$DIR -Wl,-rpath,$DIR".
+// and the library comes through pkg-config: PKG_CONFIG_PATH=$(scripts/dev-pkgconfig.sh $DIR).
 
 import (
 	"fmt"

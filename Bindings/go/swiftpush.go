@@ -5,17 +5,19 @@
 // back exactly one Result per notification (Poll, or the Results channel). Close is idempotent;
 // a finalizer closes and frees a Client that was never closed.
 //
-// Building: the package links -lswiftpush and includes Include/swiftpush.h from this
-// repository. Point the linker at the library with, for example,
+// Building: the package finds swiftpush.h and libswiftpush.so with pkg-config (swiftpush.pc),
+// so against an installed library (`make install`, the .deb) `go build` needs no flags; with
+// another prefix, set PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig. In this repository,
 //
-//	CGO_LDFLAGS="-L$DIR -Wl,-rpath,$DIR" go test
+//	PKG_CONFIG_PATH=$(scripts/dev-pkgconfig.sh .build/debug) go test
+//
+// points it at the checkout's header and a build directory's library.
 //
 // All methods are safe for concurrent use.
 package swiftpush
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../Include
-#cgo LDFLAGS: -lswiftpush
+#cgo pkg-config: swiftpush
 #include <stdlib.h>
 #include "swiftpush.h"
 */

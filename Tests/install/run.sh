@@ -2,7 +2,9 @@
 # `make install PREFIX=...` gives a usable library: installs into a temporary prefix, builds a C
 # program with `pkg-config --cflags --libs swiftpush` against the installed copy only, checks
 # that the library needs no Swift runtime (ldd), and runs the program against the mock with the
-# Swift toolchain's libraries out of reach (LD_LIBRARY_PATH holds the prefix alone).
+# Swift toolchain's libraries out of reach (LD_LIBRARY_PATH holds the prefix alone). Also: the
+# command is installed as bin/swiftpush with its man page (generated from its --help), and a Go
+# program builds against the installed copy through `#cgo pkg-config: swiftpush`, with no CGO_ flags.
 # usage: Tests/install/run.sh RELEASE_DIR   (holds swiftpush-cli, for the mock)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,6 +21,14 @@ make --no-print-directory -s install PREFIX="$prefix" >/dev/null
 [ -f "$prefix/lib/libswiftpush.so" ] && [ -f "$prefix/include/swiftpush.h" ] && [ -f "$prefix/lib/pkgconfig/swiftpush.pc" ] \
   && ok "make install puts the library, the header and swiftpush.pc in PREFIX" || bad "make install layout"
 
+if [ -x "$prefix/bin/swiftpush" ] && "$prefix/bin/swiftpush" --help | grep '^usage: swiftpush <command>' >/dev/null; then
+  ok "make install puts the command in PREFIX/bin/swiftpush, and it runs"
+else bad "PREFIX/bin/swiftpush"; fi
+man1=$prefix/share/man/man1/swiftpush.1
+if [ -f "$man1" ] && grep -q '^\.TH SWIFTPUSH 1' "$man1" && grep -q '^\.SS send' "$man1" && grep -q 'tokens\\-file' "$man1"; then
+  ok "the man page share/man/man1/swiftpush.1 is installed, with a section per command"
+else bad "PREFIX/share/man/man1/swiftpush.1"; fi
+
 if ldd "$prefix/lib/libswiftpush.so" | grep -qiE 'swift|Foundation|dispatch'; then
   ldd "$prefix/lib/libswiftpush.so"; bad "the installed library depends on the Swift runtime"
 else ok "the installed library needs no Swift runtime (ldd)"; fi
@@ -28,12 +38,19 @@ if gcc -std=c11 -Wall -Wextra -Werror Bindings/c/examples/send_one.c $flags -o "
   ok "a C program builds with pkg-config --cflags --libs swiftpush"
 else bad "building against the installed copy"; fi
 
-mock_start install "$build/swiftpush-cli" "$pki"
+mock_start install "$prefix/bin/swiftpush" "$pki"
 if env -u LD_PRELOAD LD_LIBRARY_PATH="$prefix/lib" SWIFT_BACKTRACE=enable=no "$out/send_one" \
      "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 TEAM123456 com.example.app \
      00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0 localhost "$MOCK_PORT" "$pki/ca.pem" \
      > "$out/run.txt" 2>&1 && grep -q '^ACCEPTED' "$out/run.txt"; then
   ok "it runs from the installed copy alone and its notification is accepted"
 else cat "$out/run.txt"; bad "running against the installed copy"; fi
+if PKG_CONFIG_PATH="$prefix/lib/pkgconfig" bash Tests/install/go/build.sh "$out/go_send" > "$out/go_build.txt" 2>&1; then
+  ok "a Go program builds against the installed copy with no CGO_ flags (#cgo pkg-config: swiftpush)"
+else cat "$out/go_build.txt"; bad "go build against the installed copy"; fi
+if [ -x "$out/go_send" ] && env -u LD_PRELOAD LD_LIBRARY_PATH="$prefix/lib" SWIFT_BACKTRACE=enable=no "$out/go_send" \
+     "$pki/AuthKey_TESTKEY001.p8" "$MOCK_PORT" "$pki/ca.pem" > "$out/go_run.txt" 2>&1 && grep -q '^7 ACCEPTED' "$out/go_run.txt"; then
+  ok "the Go program runs against the installed copy and its notification is accepted"
+else cat "$out/go_run.txt" 2>/dev/null; bad "running the Go program against the installed copy"; fi
 echo "install: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
