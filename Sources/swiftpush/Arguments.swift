@@ -64,6 +64,10 @@ struct ParsedArguments {
                 result.flags.insert("help")
                 continue
             }
+            if arg == "-v", specs.contains(where: { $0.name == "verbose" }) {
+                result.flags.insert("verbose") // the one short form besides -h
+                continue
+            }
             guard arg.hasPrefix("--"), arg.count > 2 else { throw UsageError("unexpected argument '\(arg)'") }
             var name = String(arg.dropFirst(2))
             var inlineValue: String?

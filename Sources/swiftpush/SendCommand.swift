@@ -48,6 +48,8 @@ enum SendCommand {
             OptionSpec("custom", value: "KEY=JSON", repeatable: true, help: "a custom top-level key with a JSON value"),
             OptionSpec("timeout", value: "SECONDS", help: "how long to wait for a connection and each outcome (default 30)"),
             OptionSpec("json", value: nil, help: "print one JSON object per line instead of text"),
+            OptionSpec("verbose", value: nil, help: "(-v) print the library's log events (connections, back-off, tokens) to standard error"),
+            OptionSpec("debug", value: nil, help: "with --verbose: also DEBUG events (each connection attempt)"),
         ],
         notes: """
         Prints one line per notification: TOKEN ACCEPTED|REJECTED|FAILED STATUS REASON apns-id=ID
@@ -81,6 +83,14 @@ private struct SendRequest {
 
     init(_ args: ParsedArguments) throws(UsageError) {
         json = args.has("json")
+        if args.has("verbose") {
+            // The library's log events, one line each on stderr: "swiftpush: LEVEL event: message".
+            let level = args.has("debug") ? LogLevel.debug : LogLevel.info
+            configuration.logCallback = LogCallback(function: { _, level, event, message in
+                let name = LogLevel(rawValue: level).map { "\($0)".uppercased() } ?? "\(level)"
+                Console.err("swiftpush: \(name) \(String(cString: event!)): \(String(cString: message!))")
+            }, userData: nil, minLevel: level.rawValue)
+        }
         timeoutMillis = Int32(try args.integer("timeout", default: 30, in: 1...86_400) * 1000)
         try readCredentials(args)
         try readDestination(args)

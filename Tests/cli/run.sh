@@ -122,6 +122,15 @@ name="--help lists the send options"
 if run 0 --help && grep -q -- "--tokens-file FILE" "$out/stdout" && grep -q -- "--apns-file FILE" "$out/stdout"
 then ok "$name"; else bad "$name"; fi
 
+name="-v prints the library's log events to stderr (connection ready, no secrets), --debug adds each attempt"
+if run 0 "${common[@]}" --topic com.example.app --token "$t1" --title "Hi" -v \
+   && grep -q "^swiftpush: INFO connection.ready: connection to localhost:$port ready" "$out/stderr" \
+   && ! grep -q "connection.connecting" "$out/stderr" && ! grep -q -e "$t1" -e bearer "$out/stderr" \
+   && run 0 "${common[@]}" --topic com.example.app --token "$t1" --title "Hi" --verbose --debug \
+   && grep -q "^swiftpush: DEBUG connection.connecting: connecting to localhost:$port" "$out/stderr" \
+   && run 0 "${common[@]}" --topic com.example.app --token "$t1" --title "Hi" && [ ! -s "$out/stderr" ]
+then ok "$name"; else bad "$name"; fi
+
 name="bench against a mock of its own: all accepted, the machine-readable last line"
 if "$cli" bench --pki "$pki" --count 3000 --window 1000 > "$out/stdout" 2> "$out/stderr" \
    && grep -q "^outcomes: 3000 accepted, 0 rejected, 0 failed$" "$out/stdout" \
