@@ -49,37 +49,49 @@ public struct ClientMetrics: Sendable, Equatable {
     /// The figures in Prometheus text format (0.0.4), each metric named `<prefix>_…` and
     /// carrying `labels` (e.g. `app="news"`, already escaped) besides its own.
     public func prometheusText(prefix: String = "swiftpush", labels: String = "") -> String {
+        Self.prometheusText([(labels, self)], prefix: prefix)
+    }
+
+    /// Several clients' figures on one page (a worker serving many apps): each metric family
+    /// once (its HELP and TYPE), with every set's samples under it, told apart by their labels.
+    public static func prometheusText(_ sets: [(labels: String, metrics: ClientMetrics)], prefix: String = "swiftpush") -> String {
         var out = ""
-        func label(_ own: String) -> String {
-            let all = [labels, own].filter { !$0.isEmpty }.joined(separator: ",")
-            return all.isEmpty ? "" : "{\(all)}"
-        }
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
+        func family(_ name: String, _ type: String, _ help: String, _ samples: (String, ClientMetrics, (String) -> String) -> [(String, String)]) {
             out += "# HELP \(prefix)_\(name) \(help)\n# TYPE \(prefix)_\(name) \(type)\n"
-            for (suffixAndLabels, value) in samples { out += "\(prefix)_\(name)\(suffixAndLabels) \(value)\n" }
+            for (labels, m) in sets {
+                func label(_ own: String) -> String {
+                    let all = [labels, own].filter { !$0.isEmpty }.joined(separator: ",")
+                    return all.isEmpty ? "" : "{\(all)}"
+                }
+                for (suffixAndLabels, value) in samples(labels, m, label) { out += "\(prefix)_\(name)\(suffixAndLabels) \(value)\n" }
+            }
         }
         let outcomeNames: [Int32: String] = [1: "accepted", 2: "rejected", 3: "failed"]
-        metric("notifications_total", "counter", "Notifications that ended, by outcome and reason (reason \"None\" when accepted).",
-               outcomes.keys.sorted().map { key in
-                   let reason = key.reason == 0 ? "None" : (APNsReason(rawValue: key.reason)?.text ?? "Unknown")
-                   return (label("outcome=\"\(outcomeNames[key.outcome] ?? "unknown")\",reason=\"\(reason)\""), String(outcomes[key]!))
-               })
-        metric("writes_total", "counter", "Requests written to connections, every attempt counted.", [(label(""), String(counters.sent))])
-        metric("retries_total", "counter", "Notifications sent again (refused streams, GOAWAY, 429, 5xx, expired tokens).", [(label(""), String(counters.resent))])
-        metric("goaways_total", "counter", "GOAWAY frames received.", [(label(""), String(counters.goaways))])
-        metric("connections_started_total", "counter", "Connection attempts started.", [(label(""), String(counters.connectionsOpened))])
-        metric("connections", "gauge", "Connections by state.",
-               [(label("state=\"open\""), String(connectionsOpen)), (label("state=\"opening\""), String(connectionsOpening))])
-        metric("queued", "gauge", "Notifications waiting for a stream or a retry.", [(label(""), String(queued))])
-        metric("in_flight", "gauge", "Notifications written and not yet answered.", [(label(""), String(inFlight))])
-        metric("unpolled", "gauge", "Results not yet polled.", [(label(""), String(unpolled))])
-        var buckets: [(String, String)] = Self.latencyBounds.map { le in
-            ("_bucket" + label("le=\"\(le)\""), String(latency.count(atMostMicros: Int64(le * 1_000_000))))
+        family("notifications_total", "counter", "Notifications that ended, by outcome and reason (reason \"None\" when accepted).") { _, m, label in
+            m.outcomes.keys.sorted().map { key in
+                let reason = key.reason == 0 ? "None" : (APNsReason(rawValue: key.reason)?.text ?? "Unknown")
+                return (label("outcome=\"\(outcomeNames[key.outcome] ?? "unknown")\",reason=\"\(reason)\""), String(m.outcomes[key]!))
+            }
         }
-        buckets.append(("_bucket" + label("le=\"+Inf\""), String(latency.total)))
-        buckets.append(("_sum" + label(""), String(Double(latency.sumMicros) / 1_000_000)))
-        buckets.append(("_count" + label(""), String(latency.total)))
-        metric("answer_latency_seconds", "histogram", "Time from send to APNs's answer.", buckets)
+        family("writes_total", "counter", "Requests written to connections, every attempt counted.") { _, m, label in [(label(""), String(m.counters.sent))] }
+        family("retries_total", "counter", "Notifications sent again (refused streams, GOAWAY, 429, 5xx, expired tokens).") { _, m, label in [(label(""), String(m.counters.resent))] }
+        family("goaways_total", "counter", "GOAWAY frames received.") { _, m, label in [(label(""), String(m.counters.goaways))] }
+        family("connections_started_total", "counter", "Connection attempts started.") { _, m, label in [(label(""), String(m.counters.connectionsOpened))] }
+        family("connections", "gauge", "Connections by state.") { _, m, label in
+            [(label("state=\"open\""), String(m.connectionsOpen)), (label("state=\"opening\""), String(m.connectionsOpening))]
+        }
+        family("queued", "gauge", "Notifications waiting for a stream or a retry.") { _, m, label in [(label(""), String(m.queued))] }
+        family("in_flight", "gauge", "Notifications written and not yet answered.") { _, m, label in [(label(""), String(m.inFlight))] }
+        family("unpolled", "gauge", "Results not yet polled.") { _, m, label in [(label(""), String(m.unpolled))] }
+        family("answer_latency_seconds", "histogram", "Time from send to APNs's answer.") { _, m, label in
+            var buckets: [(String, String)] = latencyBounds.map { le in
+                ("_bucket" + label("le=\"\(le)\""), String(m.latency.count(atMostMicros: Int64(le * 1_000_000))))
+            }
+            buckets.append(("_bucket" + label("le=\"+Inf\""), String(m.latency.total)))
+            buckets.append(("_sum" + label(""), String(Double(m.latency.sumMicros) / 1_000_000)))
+            buckets.append(("_count" + label(""), String(m.latency.total)))
+            return buckets
+        }
         return out
     }
 }

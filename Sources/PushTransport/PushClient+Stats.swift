@@ -39,7 +39,7 @@ extension PushClient {
     }
 
     /// The figures `push_client_metrics_text` shows (PushClientGroup adds its threads').
-    func metrics() -> ClientMetrics {
+    public func metrics() -> ClientMetrics {
         var m = ClientMetrics()
         lock.withLock {
             m.outcomes = outcomeCounts.byKey()

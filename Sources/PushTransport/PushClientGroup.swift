@@ -145,9 +145,15 @@ public final class PushClientGroup: @unchecked Sendable {
     /// The client's figures in Prometheus text format (`ClientMetrics`), its I/O threads added
     /// together; `labels` (e.g. `app="news"`) are put on every sample.
     public func metricsText(labels: String = "") -> String {
+        metrics().prometheusText(labels: labels)
+    }
+
+    /// The client's figures, its I/O threads added together (`ClientMetrics.prometheusText`
+    /// renders several clients' on one page).
+    public func metrics() -> ClientMetrics {
         var m = ClientMetrics()
         for shard in shards { m.add(shard.metrics()) }
-        return m.prometheusText(labels: labels)
+        return m
     }
 
     /// A descriptor that is readable while results are waiting (`ResultReadiness`), for event

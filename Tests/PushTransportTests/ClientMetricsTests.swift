@@ -58,6 +58,17 @@ struct ClientMetricsTests {
         }
     }
 
+    @Test("Several labelled clients on one page: each family's HELP and TYPE once, every client's samples under it")
+    func severalClients() {
+        var a = ClientMetrics(), b = ClientMetrics()
+        a.counters.sent = 3
+        b.counters.sent = 4
+        let text = ClientMetrics.prometheusText([("app=\"a\"", a), ("app=\"b\"", b)])
+        #expect(text.components(separatedBy: "# TYPE swiftpush_writes_total counter").count == 2, "one TYPE line")
+        #expect(text.contains("swiftpush_writes_total{app=\"a\"} 3\nswiftpush_writes_total{app=\"b\"} 4\n"))
+        #expect(text.contains("swiftpush_answer_latency_seconds_count{app=\"b\"} 0\n"))
+    }
+
     @Test("Adding two threads' figures sums counters, gauges and histograms")
     func add() {
         var a = ClientMetrics(), b = ClientMetrics()
