@@ -5,6 +5,7 @@
 #   nghttp2-client                         h2load (benchmark baseline), nghttp (mock tests)
 #   openssl                                test keys and certificates
 #   valgrind, strace                       memcheck, the "connects only where configured" check
+#   redis-server, libhiredis-dev           the queue-fed worker (build: hiredis; tests: a real Redis)
 set -euo pipefail
 need=()
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev)
@@ -18,6 +19,8 @@ command -v python3 >/dev/null || need+=(python3)
 command -v taskset >/dev/null || need+=(util-linux)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v strace >/dev/null || need+=(strace)
+pkg-config --exists hiredis 2>/dev/null || need+=(libhiredis-dev)
+command -v redis-server >/dev/null || need+=(redis-server)
 for extra in "$@"; do
   case "$extra" in
     go) command -v go >/dev/null || need+=(golang-go) ;;
