@@ -1,7 +1,8 @@
 # swiftpush: the two commands a newcomer needs are `make demo` and `make test`.
 #   make demo       build (release), start the mock APNs server, send 100,000 notifications
 #                   through libswiftpush.so from C, print throughput and outcomes
-#   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests
+#   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests,
+#                   the Redis Streams worker end to end (make test-worker)
 #   make bench      the library against h2load on the same mock server (see README)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
 #   make header     regenerate Include/swiftpush.h from the Swift exports
@@ -18,7 +19,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-worker test-bindings test-alloc test-install test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling clean
 
 all: build
 
@@ -44,7 +45,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-worker test-bindings test-alloc test-install test-asan memcheck test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -57,6 +58,11 @@ test-c:
 
 test-cli:
 	bash Tests/cli/run.sh $(DEBUG_DIR)
+
+# The queue-fed worker against a real redis-server and the mock: 100,000 entries end to end,
+# SIGKILL/restart, SIGTERM drain, bad entries (Tests/worker/run.sh BUILD_DIR COUNT).
+test-worker: build pki
+	bash Tests/worker/run.sh $(DEBUG_DIR) 100000
 
 # Sanitizers: the end-to-end Swift suites under ASan (+UBSan for C) in make test; TSan on demand.
 test-asan:
