@@ -250,6 +250,47 @@ PY
 else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard))"; fi
 
 # ---------------------------------------------------------------------------------------------
+name="a 429 goes to the delayed set and comes back when due: one ACCEPTED outcome once the device calms down"
+shard=delay
+busy=00000000000000000000000000000000000000000000000000000000000000b1
+mock_start busy "$cli" "$pki" --too-many-requests "$busy" --control-port-file "$out/busy.port" --lenient-initial-limit
+busy_port=$MOCK_PORT
+wait_until 10 test -s "$out/busy.port"
+config "$out/$shard.json" $shard "$busy_port" ', "delayed_retry_ms": 300, "max_delayed_retries": 3'
+printf '{"id":"calm","app":"demo","token":"%s","payload":{"aps":{"alert":"later"}}}\n' "$busy" > "$out/$shard.jsonl"
+printf '{"id":"other","app":"demo","token":"%s","payload":{"aps":{"alert":"now"}}}\n' "$good" >> "$out/$shard.jsonl"
+"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+start_worker delay-a "$out/$shard.json"; a=$WORKER_PID
+# The first 429 parks the entry (acknowledged, in delayed:{delay}); the device then calms down.
+if wait_until 60 sh -c "[ \$(redis-cli -p $redis_port XLEN 'push:{$shard}') -ge 3 ]" \
+   && curl -s -d '{}' "http://127.0.0.1:$(cat "$out/busy.port")/faults" > /dev/null \
+   && wait_until 60 has_outcomes $shard 2 && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ] \
+   && [ "$(rcli ZCARD "delayed:{$shard}")" -eq 0 ] && check $shard none \
+   && grep -q "delayed=[1-9]" "$out/delay-a.err" && grep -q "promoted=[1-9]" "$out/delay-a.err"
+then ok "$name ($(rcli XLEN "push:{$shard}") stream entries for 2 notifications)"
+else bad "$name (outcomes $(outcome_count $shard), stream $(rcli XLEN "push:{$shard}"))"; fi
+
+# ---------------------------------------------------------------------------------------------
+name="Redis killed mid-run and restarted from its AOF: the worker reconnects by itself; every id exactly one outcome"
+shard=restart
+n=$((count / 5))
+notifications $shard "$n" > "$out/$shard.jsonl"
+config "$out/$shard.json" $shard "$mock_port"
+"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+start_worker restart-a "$out/$shard.json"; a=$WORKER_PID
+if wait_until 60 has_outcomes $shard $((n / 5)); then
+  kill -9 "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true
+  redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$out/redis" --appendonly yes --appendfsync always \
+    --save "" --protected-mode yes >> "$out/redis.log" 2>&1 &
+  REDIS_PID=$!
+  if wait_until 30 sh -c "redis-cli -p $redis_port ping 2>/dev/null | grep -q PONG" \
+     && wait_until 120 has_outcomes $shard "$n" && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ] && check $shard \
+     && grep -q "redis_reconnects=[1-9]" "$out/restart-a.err"
+  then ok "$name ($(sed -n 's/.* redis_reconnects=\([0-9]*\).*/\1/p' "$out/restart-a.err" | tail -n 1) reconnect(s))"
+  else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard))"; fi
+else bad "$name (no progress before the kill)"; fi
+
+# ---------------------------------------------------------------------------------------------
 name="configuration errors exit 2 with the reason (unreadable key, min-idle not above the longest delivery)"
 config "$out/cfg.json" cfg "$mock_port"
 sed "s|AuthKey_TESTKEY001.p8|missing.p8|" "$out/cfg.json" > "$out/cfg-missing.json"
