@@ -307,5 +307,10 @@ if "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard bad --count 3 > "$out
    && "$cli" worker --help | grep -q -- "--config FILE"
 then ok "$name"; else bad "$name"; cat "$out/text.out"; fi
 
+name="libswiftpush.so links neither hiredis nor anything of the worker's (only the CLI does)"
+if ! ldd "$build/libswiftpush.so" | grep -q hiredis && ldd "$cli" | grep -q hiredis \
+   && ! nm -D "$build/libswiftpush.so" | grep -qi -e redis -e SwiftPushWorker
+then ok "$name"; else bad "$name"; fi
+
 echo "worker: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
