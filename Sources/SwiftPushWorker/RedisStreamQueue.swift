@@ -162,6 +162,19 @@ public final class RedisStreamQueue: WorkQueue {
         return Int(reply.integer ?? 0)
     }
 
+    public func backlog() throws(QueueError) -> (pending: Int, lag: Int?) {
+        // XINFO GROUPS: one flat field/value array per group (RESP2); "lag" exists since 7.0.
+        for group in try run(["XINFO", "GROUPS", options.keys.stream].map { Array($0.utf8) }).elements {
+            var fields: [String: RedisReply] = [:]
+            let flat = group.elements
+            var i = 0
+            while i + 1 < flat.count { fields[flat[i].text ?? ""] = flat[i + 1]; i += 2 }
+            guard fields["name"]?.text == options.group else { continue }
+            return (Int(fields["pending"]?.integer ?? 0), fields["lag"]?.integer.map { Int($0) })
+        }
+        return (0, nil)
+    }
+
     /// Runs one command; an error reply becomes a QueueError (not a lost connection).
     private func run(_ args: [[UInt8]]) throws(QueueError) -> RedisReply {
         guard let c = connection else { throw QueueError("not connected to Redis", connectionLost: true) }

@@ -66,4 +66,7 @@ public protocol WorkQueue: AnyObject {
     func reclaim(max: Int) throws(QueueError) -> [QueueEntry]
     /// Moves delayed entries due by `nowMillis` back into the stream; returns how many.
     func promoteDue(nowMillis: Int64, max: Int) throws(QueueError) -> Int
+    /// Entries delivered and not yet acknowledged (every consumer), and entries not yet
+    /// delivered (nil when the queue cannot tell): for metrics.
+    func backlog() throws(QueueError) -> (pending: Int, lag: Int?)
 }

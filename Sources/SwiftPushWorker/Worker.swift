@@ -52,6 +52,10 @@ public final class Worker {
     var redisBackoff = Backoff(baseMillis: 100, capMillis: 5000)
     /// What happened so far.
     public internal(set) var counters = Counters()
+    /// What `/metrics` shows (published by the loop a few times a second).
+    public let metrics = WorkerMetrics()
+    var nextPublishNanos: UInt64 = 0
+    var backlog: (pending: Int, lag: Int?) = (0, nil)
 
     /// A worker on `queue` with the clients of `configuration`'s apps (opened here).
     public init(configuration: WorkerConfiguration, queue: WorkQueue, log: WorkerLog = WorkerLog()) throws(ConfigurationError) {
@@ -85,6 +89,7 @@ public final class Worker {
                 handle(inbox.take(waitMillis: 0))
                 resendDue()
                 settleAll()
+                publishMetrics()
                 if stopping && (held.isEmpty || MonotonicTime.nanos() >= drainDeadline) && unsettled.isEmpty { break }
                 if !stopping { maintain() }
                 let took = stopping ? 0 : readBatch()
@@ -107,6 +112,8 @@ public final class Worker {
         handle(inbox.take(waitMillis: 0))
         settleAll()
         counters.leftPending = heldEntries.count
+        nextPublishNanos = 0
+        publishMetrics()
         log.info("stopped", counterFields())
     }
 
@@ -129,6 +136,7 @@ public final class Worker {
         guard now >= nextReclaimNanos else { return }
         nextReclaimNanos = now + UInt64(configuration.reclaimIntervalMillis) * 1_000_000
         do throws(QueueError) {
+            backlog = try queue.backlog()
             let moved = try queue.promoteDue(nowMillis: wallMillis(), max: 1000)
             counters.promoted += moved
             guard room > 0 else { return }
@@ -176,7 +184,10 @@ public final class Worker {
                 continue
             }
             unsettled.removeFirst(chunk.count)
-            for s in chunk { heldEntries.remove(s.entryID) }
+            for s in chunk {
+                heldEntries.remove(s.entryID)
+                if case .record(let o) = s { metrics.outcome(o) }
+            }
         }
     }
 
@@ -219,6 +230,24 @@ public final class Worker {
         while MonotonicTime.nanos() < until {
             handle(inbox.take(waitMillis: min(50, ms)))
         }
+    }
+
+    /// Hands the counters and gauges to the metrics (at most five times a second).
+    func publishMetrics() {
+        let now = MonotonicTime.nanos()
+        guard now >= nextPublishNanos else { return }
+        nextPublishNanos = now + 200_000_000
+        let c = counters
+        var open = 0
+        for (_, client) in clients.clients { open += Int(client.stats().connections_open) }
+        var gauges: [String: Double] = ["in_flight": Double(held.count), "held_entries": Double(heldEntries.count),
+                                        "unsettled": Double(unsettled.count), "connections_open": Double(open),
+                                        "pending": Double(backlog.pending), "stopping": stopping ? 1 : 0]
+        if let lag = backlog.lag { gauges["lag"] = Double(lag) }
+        metrics.publish(counters: ["read": c.read, "sent": c.sent, "resent": c.resent, "acknowledged_only": c.acknowledgedOnly,
+                                   "duplicates": c.duplicates, "reclaimed": c.reclaimed, "dead_lettered": c.deadLettered,
+                                   "delayed": c.delayed, "promoted": c.promoted, "redis_reconnects": c.redisReconnects],
+                        gauges: gauges)
     }
 
     func wallMillis() -> Int64 {

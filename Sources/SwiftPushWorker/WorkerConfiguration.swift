@@ -80,6 +80,10 @@ public struct WorkerConfiguration: Decodable, Sendable {
     public var maxDelayedRetries = 5
     /// How long SIGTERM waits for in-flight notifications.
     public var drainMillis = 10_000
+    /// `/metrics` and `/healthz` on this port (0: any free one); nil (absent): not served.
+    public var metricsPort: Int?
+    /// The address they listen on (default 127.0.0.1: metrics are not for the world).
+    public var metricsHost = "127.0.0.1"
     /// The credential sets, by name.
     public var apps: [String: App] = [:]
 
@@ -88,6 +92,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
         case minIdleMillis = "min_idle_ms", reclaimIntervalMillis = "reclaim_interval_ms", maxDeliveries = "max_deliveries"
         case unknownResults = "unknown_results", maxSends = "max_sends", guardTTLSeconds = "guard_ttl_s"
         case delayedRetryMillis = "delayed_retry_ms", maxDelayedRetries = "max_delayed_retries", drainMillis = "drain_ms", apps
+        case metricsPort = "metrics_port", metricsHost = "metrics_host"
     }
 
     public init(from d: Decoder) throws {
@@ -108,6 +113,8 @@ public struct WorkerConfiguration: Decodable, Sendable {
         delayedRetryMillis = try c.decodeIfPresent(Int.self, forKey: .delayedRetryMillis) ?? delayedRetryMillis
         maxDelayedRetries = try c.decodeIfPresent(Int.self, forKey: .maxDelayedRetries) ?? maxDelayedRetries
         drainMillis = try c.decodeIfPresent(Int.self, forKey: .drainMillis) ?? drainMillis
+        metricsPort = try c.decodeIfPresent(Int.self, forKey: .metricsPort)
+        metricsHost = try c.decodeIfPresent(String.self, forKey: .metricsHost) ?? metricsHost
         apps = try c.decode([String: App].self, forKey: .apps)
     }
 

@@ -55,6 +55,14 @@ enum WorkerCommand {
         } catch {
             throw UsageError(error.description)
         }
+        if let port = config.metricsPort {
+            do throws(ConfigurationError) {
+                let server = try MetricsServer(metrics: worker.metrics, host: config.metricsHost, port: port)
+                Console.err("swiftpush worker: metrics on http://\(config.metricsHost):\(server.port)/metrics (and /healthz)")
+            } catch {
+                throw UsageError(error.description)
+            }
+        }
         let box = Unmanaged.passRetained(StopTarget(worker: worker, signals: stopSignals)).toOpaque()
         var thread = pthread_t()
         pthread_create(&thread, nil, { arg in

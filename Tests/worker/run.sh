@@ -187,7 +187,7 @@ else bad "$name (no outcome)"; fi
 # ---------------------------------------------------------------------------------------------
 name="bad entries each get a REJECTED outcome with the reason, are acknowledged, and the worker keeps sending"
 shard=bad
-config "$out/$shard.json" $shard "$mock_port"
+config "$out/$shard.json" $shard "$mock_port" ', "metrics_port": 0'
 big=$(python3 -c 'print("x" * 5000)')
 good=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
 cat > "$out/$shard.in" <<JSONL
@@ -209,7 +209,22 @@ JSONL
 "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.in" > /dev/null
 rcli XADD "push:{$shard}" '*' id twice id twice app demo token "$good" payload '{"aps":{}}' > /dev/null
 start_worker bad-a "$out/$shard.json"; a=$WORKER_PID
-if wait_until 60 has_outcomes $shard 15 && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ]; then
+metrics_ok=no
+if wait_until 60 has_outcomes $shard 15 && wait_until 10 grep -q "metrics on http://" "$out/bad-a.err"; then
+  metrics=$(sed -n 's|.*metrics on \(http://[0-9.:]*\)/metrics.*|\1|p' "$out/bad-a.err")
+  # Published a few times a second: wait for the last outcome to show, then check the rest.
+  if wait_until 10 sh -c "curl -sf $metrics/metrics | grep -q 'outcome=\"ACCEPTED\",reason=\"\"} 2'" \
+     && wait_until 10 sh -c "curl -sf $metrics/metrics | grep -q '^swiftpush_worker_read_total 15$'" \
+     && curl -sf "$metrics/metrics" > "$out/metrics.txt" && [ "$(curl -sf "$metrics/healthz")" = ok ] \
+     && grep -q '^swiftpush_worker_outcomes_total{app="nope",outcome="REJECTED",reason="UnknownApp"} 1$' "$out/metrics.txt" \
+     && grep -q '^swiftpush_worker_outcomes_total{app="demo",outcome="REJECTED",reason="BadDeviceToken"} 1$' "$out/metrics.txt" \
+     && grep -q '^swiftpush_worker_duplicates_total 1$' "$out/metrics.txt" \
+     && grep -q '^swiftpush_worker_latency_seconds_count [1-9]' "$out/metrics.txt" \
+     && grep -q '^swiftpush_worker_in_flight 0$' "$out/metrics.txt" \
+     && grep -q '^swiftpush_worker_connections_open [1-9]' "$out/metrics.txt" \
+     && [ "$(curl -s -o /dev/null -w '%{http_code}' "$metrics/nothing")" = 404 ]; then metrics_ok=yes; fi
+fi
+if [ "$metrics_ok" = yes ] && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ]; then
   "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
   if python3 - "$out/$shard.outcomes" <<'PY'
 import json, sys
@@ -245,9 +260,9 @@ for p in problems:
     print("   ", p)
 sys.exit(1 if problems else 0)
 PY
-  then ok "$name (15 entries: 13 kinds of bad entry incl. unknown app and a refused key, a duplicate, a good one)"
+  then ok "$name (15 entries: 13 kinds of bad entry incl. unknown app and a refused key, a duplicate, a good one; /metrics counts them, /healthz ok)"
   else bad "$name"; fi
-else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard))"; fi
+else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard), metrics $metrics_ok)"; cat "$out/metrics.txt" 2>/dev/null | grep -v "^#" | head -40; fi
 
 # ---------------------------------------------------------------------------------------------
 name="a 429 goes to the delayed set and comes back when due: one ACCEPTED outcome once the device calms down"
