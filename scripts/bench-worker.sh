@@ -57,7 +57,7 @@ JSON
   start_ms=$(redis-cli -p "$redis_port" TIME | python3 -c 'import sys; s, us = sys.stdin.read().split(); print(int(s) * 1000 + int(us) // 1000)')
   WORKERS=""
   for w in $(seq 1 "$workers"); do
-    "$cli" worker --config "$out/$shard.json" --consumer "w$w" --quiet 2> "$out/w$w.err" &
+    ${WORKER_RUNNER:-} "$cli" worker --config "$out/$shard.json" --consumer "w$w" --quiet 2> "$out/w$w.err" &
     WORKERS="$WORKERS $!"
   done
   until [ "$(redis-cli -p "$redis_port" XLEN "outcomes:{$shard}")" -ge "$count" ]; do

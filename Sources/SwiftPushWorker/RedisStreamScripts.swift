@@ -34,13 +34,13 @@ enum RedisStreamScripts {
       local n1, n2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
       local f = i + 5
       if kind == 'o' then
-        local g = redis.call('GET', guard)
+        -- One SET ... GET in the common case (the guard is ours); a duplicate's write is undone.
+        local g = redis.call('SET', guard, entry .. '!', 'GET', 'EX', ttl)
         local fresh = false
         if g == entry .. '!' then fresh = false
-        elseif not g or g == entry then
-          redis.call('SET', guard, entry .. '!', 'EX', ttl)
-          fresh = true
+        elseif not g or g == entry then fresh = true
         else
+          redis.call('SET', guard, g, 'KEEPTTL')
           fresh = redis.call('SET', guard .. '#' .. entry, '1', 'NX', 'EX', ttl) ~= false
         end
         if fresh then
