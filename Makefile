@@ -4,6 +4,7 @@
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests,
 #                   the Redis Streams worker end to end (make test-worker)
 #   make bench      the library against h2load on the same mock server (see README)
+#   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
 #   make bench-worker   the Redis Streams worker against the raw library rate (docs/worker.md)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
 #   make header     regenerate Include/swiftpush.h from the Swift exports
@@ -20,7 +21,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-worker test-bindings test-alloc test-install test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-worker clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-worker test-bindings test-alloc test-install test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-worker demo-worker clean
 
 all: build
 
@@ -102,6 +103,10 @@ bench: release pki
 
 bench-scaling: release pki
 	bash scripts/bench-scaling.sh $(RELEASE_DIR) $(PKI)
+
+# Redis + mock + two workers: 100,000 notifications through the queue, outcomes summed.
+demo-worker: release pki
+	bash scripts/demo-worker.sh $(RELEASE_DIR) $(PKI)
 
 # The Redis Streams worker (1, then 2 workers) against the raw library rate on the same mock.
 bench-worker: release pki

@@ -40,7 +40,7 @@ python3 - "$count" > "$out/entries.jsonl" <<'PY'
 import json, sys
 pad = "x" * 120
 for i in range(int(sys.argv[1])):
-    print(json.dumps({"id": f"b-{i}", "app": "bench", "token": "%064x" % (i % 10007 + 1),
+    print(json.dumps({"id": f"b-{i}", "app": "bench", "token": "ff%062x" % (i % 10007 + 1),
                       "payload": {"aps": {"alert": "Hello from swiftpush"}, "pad": pad}}))
 PY
 
