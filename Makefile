@@ -62,9 +62,11 @@ test-cli:
 	bash Tests/cli/run.sh $(DEBUG_DIR)
 
 # The queue-fed worker against a real redis-server and the mock: 100,000 entries end to end,
-# SIGKILL/restart, SIGTERM drain, bad entries (Tests/worker/run.sh BUILD_DIR COUNT).
+# SIGKILL/restart, SIGTERM drain, bad entries, Redis restart (Tests/worker/run.sh BUILD_DIR COUNT);
+# then Redis, the mock and two workers in separate network namespaces (skipped without root).
 test-worker: build pki
 	bash Tests/worker/run.sh $(DEBUG_DIR) 100000
+	bash Tests/worker/netns.sh $(DEBUG_DIR) 20000
 
 # Sanitizers: the end-to-end Swift suites under ASan (+UBSan for C) in make test; TSan on demand.
 test-asan:

@@ -201,6 +201,10 @@ public final class Worker {
         }
         log.error("lost Redis", ["error": error.description])
         connectQueue()
+        // A batch read just before the loss may be pending with us without having been taken in
+        // (the claim's reply never came): re-read our own pending entries, as at start, instead
+        // of waiting min-idle for a reclaim. Entries held in memory are skipped by intake.
+        ownPendingCursor = "0"
     }
 
     /// Connects (again), backing off between attempts; gives up only when stopping and the
