@@ -71,8 +71,8 @@ public struct EntryParser: Sendable {
             throw EntryRejection("UnsupportedVersion", "entry format version '\(String(decoding: v, as: UTF8.self))' is not one this worker reads (1)")
         }
         let id = try notificationID(entry)
-        for name in ["app", "token", "topic", "push_type", "priority", "expiration", "collapse_id", "payload", "not_after"]
-        where entry.count(name) > 1 {
+        let once: [StaticString] = ["app", "token", "topic", "push_type", "priority", "expiration", "collapse_id", "payload", "not_after"]
+        for name in once where entry.count(name) > 1 {
             throw EntryRejection("BadField", "field '\(name)' appears more than once")
         }
         guard let appBytes = entry.value("app") else { throw EntryRejection("UnknownApp", "the entry names no app (field 'app')") }

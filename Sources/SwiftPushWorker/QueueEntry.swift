@@ -21,16 +21,17 @@ public struct QueueEntry: Sendable, Equatable {
         self.init(entryID: entryID, fields: fields.map { (Array($0.0.utf8), Array($0.1.utf8)) }, deliveries: deliveries)
     }
 
-    /// The value of the first field called `name`.
-    public func value(_ name: String) -> [UInt8]? {
-        let key = Array(name.utf8)
-        return fields.first { $0.name == key }?.value
+    /// The value of the first field called `name`. (Compared in place: the parser asks for a
+    /// dozen names per entry, and building a key array each time showed in the profile.)
+    public func value(_ name: StaticString) -> [UInt8]? {
+        let key = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        return fields.first { $0.name.elementsEqual(key) }?.value
     }
 
     /// How many fields are called `name`.
-    func count(_ name: String) -> Int {
-        let key = Array(name.utf8)
-        return fields.reduce(0) { $0 + ($1.name == key ? 1 : 0) }
+    func count(_ name: StaticString) -> Int {
+        let key = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        return fields.reduce(0) { $0 + ($1.name.elementsEqual(key) ? 1 : 0) }
     }
 
     public static func == (a: QueueEntry, b: QueueEntry) -> Bool {

@@ -104,8 +104,8 @@ extension Worker {
             arena.append(contentsOf: bytes)
             return start..<arena.count
         }
-        for tag in tags {
-            let n = held[tag]!.note
+        let notes = tags.map { held[$0]!.note }
+        for n in notes {
             spans.append((put(n.token), put(n.topic), put(n.payload), n.collapseID.map(put), put(Array(n.apnsID.utf8))))
         }
         var start = 0
@@ -113,7 +113,7 @@ extension Worker {
             let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
             var batch = [push_notification](repeating: push_notification(), count: tags.count)
             for (i, tag) in tags.enumerated() {
-                let n = held[tag]!.note
+                let n = notes[i]
                 let s = spans[i]
                 var p = push_notification()
                 p.struct_size = UInt32(MemoryLayout<push_notification>.size)
@@ -133,7 +133,7 @@ extension Worker {
             }
             while start < tags.count {
                 let r = batch.withUnsafeBufferPointer { client.send($0.baseAddress! + start, count: tags.count - start, timeoutMillis: 0) }
-                for t in tags[start..<(start + r.accepted)] { held[t]!.sends += 1 }
+                for t in tags[start..<(start + r.accepted)] { held[t]?.sends += 1 }
                 counters.sent += r.accepted
                 start += r.accepted
                 guard let error = r.error else { break }
@@ -156,7 +156,7 @@ extension Worker {
 
     /// Marks a held notification to be sent again after `afterMillis`.
     func scheduleResend(_ tag: UInt64, afterMillis: Int) {
-        held[tag]!.resendAtNanos = MonotonicTime.nanos() + UInt64(afterMillis) * 1_000_000
+        held[tag]?.resendAtNanos = MonotonicTime.nanos() + UInt64(afterMillis) * 1_000_000
         waitingResend.append(tag)
     }
 }

@@ -8,7 +8,7 @@ extension Worker {
         if results.isEmpty { return }
         let nowMillis = wallMillis()
         for var r in results {
-            guard var h = held[r.tag] else { continue }
+            guard let h = held[r.tag] else { continue }
             h.attempts += Int(r.attempts)
             let kind: OutcomeRecord.Kind
             switch UInt32(bitPattern: r.outcome) {
@@ -36,7 +36,6 @@ extension Worker {
                 o.maybeDelivered = kind == .failed && reason.retryClass == .unknown
                 record(o)
             case .resend(let afterMillis):
-                held[r.tag] = h
                 counters.resent += 1
                 scheduleResend(r.tag, afterMillis: afterMillis)
             case .delay(let due):

@@ -19,14 +19,21 @@ public final class Worker {
         public var redisReconnects = 0, leftPending = 0
     }
 
-    /// One entry held in memory: sent and waiting for a result, or waiting to be resent.
-    struct Held {
-        var entry: QueueEntry
-        var note: QueuedNotification
+    /// One entry held in memory: sent and waiting for a result, or waiting to be resent. A
+    /// class, so that looking one up by tag does not copy its arrays (it did, in the profile).
+    final class Held {
+        let entry: QueueEntry
+        let note: QueuedNotification
         var sends = 0
         var attempts = 0
-        var firstSendNanos: UInt64 = 0
+        let firstSendNanos: UInt64
         var resendAtNanos: UInt64 = 0
+
+        init(entry: QueueEntry, note: QueuedNotification, firstSendNanos: UInt64) {
+            self.entry = entry
+            self.note = note
+            self.firstSendNanos = firstSendNanos
+        }
     }
 
     let configuration: WorkerConfiguration
