@@ -288,6 +288,39 @@ then ok "$name ($(rcli XLEN "push:{$shard}") stream entries for 2 notifications)
 else bad "$name (outcomes $(outcome_count $shard), stream $(rcli XLEN "push:{$shard}"))"; fi
 
 # ---------------------------------------------------------------------------------------------
+name="unknown results (the mock never answers every 10th request): resent by default, or recorded FAILED maybe_delivered"
+mock_start stall "$cli" "$pki" --stall-every 10 --lenient-initial-limit
+stall_port=$MOCK_PORT
+unknown_ok=yes
+for policy in resend record; do
+  shard=unknown-$policy
+  notifications $shard 2000 | grep -v '"token": "0000' > "$out/$shard.jsonl"
+  config "$out/$shard.json" $shard "$stall_port" ", \"deadline_ms\": 1000, \"unknown_results\": \"$policy\", \"max_sends\": 5"
+  "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+  total=$(wc -l < "$out/$shard.jsonl")
+  start_worker "$shard" "$out/$shard.json"; a=$WORKER_PID
+  if wait_until 120 has_outcomes $shard "$total" && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ]; then
+    "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
+    if ! python3 - "$out/$shard.outcomes" "$total" "$policy" <<'PY'
+import collections, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+total, policy = int(sys.argv[2]), sys.argv[3]
+ids = collections.Counter(r["id"] for r in rows)
+kinds = collections.Counter((r["outcome"], r["reason"], r.get("maybe_delivered", "")) for r in rows)
+resent = sum(1 for r in rows if r["attempts"] > 1)
+print(f"    {policy}: {dict(kinds)}, {resent} sent more than once")
+assert len(ids) == total and max(ids.values()) == 1, "not exactly one outcome per id"
+if policy == "resend":
+    assert kinds[("ACCEPTED", "", "")] == total and resent > 0, kinds
+else:
+    assert kinds[("FAILED", "Timeout", "1")] > 0 and kinds[("ACCEPTED", "", "")] + kinds[("FAILED", "Timeout", "1")] == total, kinds
+PY
+    then unknown_ok=no; fi
+  else unknown_ok=no; fi
+done
+if [ "$unknown_ok" = yes ]; then ok "$name"; else bad "$name"; fi
+
+# ---------------------------------------------------------------------------------------------
 name="Redis killed mid-run and restarted from its AOF: the worker reconnects by itself; every id exactly one outcome"
 shard=restart
 n=$((count / 5))
