@@ -45,6 +45,7 @@ extension Worker {
             case .leavePending:
                 held.removeValue(forKey: r.tag)
                 heldEntries.remove(h.entry.entryID)
+                counters.leftPending += 1
             }
         }
     }

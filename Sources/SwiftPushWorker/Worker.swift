@@ -16,7 +16,9 @@ public final class Worker {
     public struct Counters: Sendable, Equatable {
         public var read = 0, sent = 0, resent = 0, accepted = 0, rejected = 0, failed = 0
         public var acknowledgedOnly = 0, duplicates = 0, reclaimed = 0, deadLettered = 0, delayed = 0, promoted = 0
-        public var redisReconnects = 0, leftPending = 0
+        public var redisReconnects = 0
+        /// Entries left pending in the queue at exit (cancelled by the stop, or unsettled).
+        public var leftPending = 0
     }
 
     /// One entry held in memory: sent and waiting for a result, or waiting to be resent. A
@@ -82,7 +84,7 @@ public final class Worker {
     public func requestStop() { inbox.requestStop() }
 
     /// Runs until a stop is requested and everything in flight is settled (or the drain time is
-    /// over). Returns true when nothing it took was left unsettled.
+    /// over). Returns true when nothing it took was left pending (every entry it read was settled).
     public func run() -> Bool {
         withExtendedLifetime(inbox) {
             connectQueue()
@@ -109,7 +111,7 @@ public final class Worker {
             }
             finish()
         }
-        return held.isEmpty && unsettled.isEmpty
+        return counters.leftPending == 0 && unsettled.isEmpty
     }
 
     /// Closes the clients: anything still in flight is cancelled and stays pending in the
@@ -118,7 +120,8 @@ public final class Worker {
         clients.close(drainMillis: 0)
         handle(inbox.take(waitMillis: 0))
         settleAll()
-        counters.leftPending = heldEntries.count
+        // Whatever is still held (not settled, not already counted as left) stays pending too.
+        counters.leftPending += heldEntries.count
         nextPublishNanos = 0
         publishMetrics()
         log.info("stopped", counterFields())

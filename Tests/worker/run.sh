@@ -187,6 +187,25 @@ if wait_until 60 has_outcomes $shard 1; then
 else bad "$name (no outcome)"; fi
 
 # ---------------------------------------------------------------------------------------------
+name="SIGTERM with a drain too short for what is in flight: exit 1, the rest left pending (not acknowledged), a restart under the same name finishes it exactly once"
+shard=short
+n=3000
+notifications $shard $n > "$out/$shard.jsonl"
+config "$out/$shard.json" $shard "$slow_port" ', "max_in_flight": 1000, "drain_ms": 100'
+"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+start_worker short-a "$out/$shard.json"; a=$WORKER_PID
+if wait_until 60 has_outcomes $shard 1; then
+  st=0; stop_worker "$a" || st=$?
+  left=$(sed -n 's/.* left_pending=\([0-9]*\).*/\1/p' "$out/short-a.err" | tail -n 1)
+  pending=$(pending_count $shard)
+  start_worker short-a "$out/$shard.json"; b=$WORKER_PID
+  if [ "$st" -eq 1 ] && [ "${left:-0}" -gt 0 ] && [ "$pending" -eq "$left" ] \
+     && wait_until 120 has_outcomes $shard $n && stop_worker "$b" && [ "$(pending_count $shard)" -eq 0 ] && check $shard none; then
+    ok "$name ($left left pending, re-read at restart)"
+  else bad "$name (exit $st, left ${left:-?}, pending $pending)"; fi
+else bad "$name (no outcome)"; fi
+
+# ---------------------------------------------------------------------------------------------
 name="bad entries each get a REJECTED outcome with the reason, are acknowledged, and the worker keeps sending"
 shard=bad
 config "$out/$shard.json" $shard "$mock_port" ', "metrics_port": 0'
