@@ -86,7 +86,19 @@ public final class RedisStreamQueue: WorkQueue {
     public func readOwnPending(after cursor: String, max: Int) throws(QueueError) -> [QueueEntry] {
         let reply = try run(["XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(max),
                              "STREAMS", options.keys.stream, cursor].map { Array($0.utf8) })
-        return Self.entries(fromRead: reply)
+        var entries = Self.entries(fromRead: reply)
+        guard let first = entries.first?.entryID, let last = entries.last?.entryID else { return entries }
+        // The delivery counts (re-reading counts as a delivery), so that an entry that keeps
+        // coming back to a crash-looping worker is dead-lettered like a reclaimed one.
+        let pending = try run(["XPENDING", options.keys.stream, options.group, first, last, String(entries.count),
+                               options.consumer].map { Array($0.utf8) })
+        var counts: [String: Int] = [:]
+        for p in pending.elements {
+            let f = p.elements
+            if f.count == 4, let id = f[0].text, let n = f[3].integer { counts[id] = Int(n) }
+        }
+        for i in entries.indices { entries[i].deliveries = counts[entries[i].entryID] ?? 1 }
+        return entries
     }
 
     public func readNew(max: Int, blockMillis: Int) throws(QueueError) -> [QueueEntry] {

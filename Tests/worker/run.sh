@@ -102,6 +102,7 @@ for i in range(n):
 PY
 }
 gone_tokens="$gone1,$gone2,$gone3"
+good=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
 check() {
   "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard "$1" --json > "$out/$1.outcomes"
   "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard "$1" --unregistered --json > "$out/$1.unregistered"
@@ -206,11 +207,36 @@ if wait_until 60 has_outcomes $shard 1; then
 else bad "$name (no outcome)"; fi
 
 # ---------------------------------------------------------------------------------------------
+name="an entry delivered more than max_deliveries times is dead-lettered, whether reclaimed or re-read as our own"
+shard=dead
+config "$out/$shard.json" $shard "$mock_port" ', "deadline_ms": 1000, "max_sends": 1, "min_idle_ms": 2000, "max_deliveries": 5'
+rcli XGROUP CREATE "push:{$shard}" senders 0 MKSTREAM > /dev/null
+ghost=$(rcli XADD "push:{$shard}" '*' id ghost app demo token "$good" payload '{"aps":{}}')
+mine=$(rcli XADD "push:{$shard}" '*' id mine app demo token "$good" payload '{"aps":{}}')
+fine=$(rcli XADD "push:{$shard}" '*' id fine app demo token "$good" payload '{"aps":{}}')
+# Pending with a dead consumer for long, and with this worker's own name, each delivered 9 times.
+rcli XCLAIM "push:{$shard}" senders ghost 0 "$ghost" IDLE 600000 RETRYCOUNT 9 FORCE > /dev/null
+rcli XCLAIM "push:{$shard}" senders dead-a 0 "$mine" IDLE 0 RETRYCOUNT 9 FORCE > /dev/null
+start_worker dead-a "$out/$shard.json"; a=$WORKER_PID
+if wait_until 60 has_outcomes $shard 3 && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ]; then
+  "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
+  if python3 - "$out/$shard.outcomes" <<'PY'
+import json, sys
+rows = {r["id"]: r for r in map(json.loads, open(sys.argv[1]))}
+assert len(rows) == 3, rows
+for nid in ("ghost", "mine"):
+    r = rows[nid]
+    assert (r["outcome"], r["reason"]) == ("FAILED", "DeadLetter") and r["deliveries"] >= 10 and "apns_id" not in r, r
+assert rows["fine"]["outcome"] == "ACCEPTED", rows["fine"]
+PY
+  then ok "$name"; else bad "$name"; fi
+else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard))"; fi
+
+# ---------------------------------------------------------------------------------------------
 name="bad entries each get a REJECTED outcome with the reason, are acknowledged, and the worker keeps sending"
 shard=bad
 config "$out/$shard.json" $shard "$mock_port" ', "metrics_port": 0'
 big=$(python3 -c 'print("x" * 5000)')
-good=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
 cat > "$out/$shard.in" <<JSONL
 {"app":"demo","token":"$good","payload":{"aps":{"alert":"no id"}}}
 {"id":"dup","app":"demo","token":"$good","payload":{"aps":{"alert":"first"}}}
