@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushTransport
 
 /// A minimal HTTP/1.0 responder for `/metrics` (Prometheus text) and `/healthz`, on a thread
 /// of its own, one request per connection. Hand-written on purpose: two fixed GET routes do not
@@ -50,6 +51,8 @@ public final class MetricsServer: @unchecked Sendable {
     }
 
     private func serve() {
+        // A scraper that hangs up before reading its answer must not kill the worker.
+        IOThread.blockSIGPIPE()
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {

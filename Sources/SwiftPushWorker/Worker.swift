@@ -86,6 +86,9 @@ public final class Worker {
     /// Runs until a stop is requested and everything in flight is settled (or the drain time is
     /// over). Returns true when nothing it took was left pending (every entry it read was settled).
     public func run() -> Bool {
+        // hiredis writes on this thread: a Redis that vanishes must give EPIPE (a lost
+        // connection, reconnected), not SIGPIPE's default action of killing the process.
+        IOThread.blockSIGPIPE()
         withExtendedLifetime(inbox) {
             connectQueue()
             while true {

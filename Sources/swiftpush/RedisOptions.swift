@@ -1,3 +1,4 @@
+import PushTransport
 import SwiftPushWorker
 
 /// `--redis HOST:PORT` and `--shard S`, shared by enqueue and outcomes.
@@ -13,6 +14,8 @@ enum RedisOptions {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
             throw UsageError("--redis needs HOST:PORT, got '\(text)'")
         }
+        // A Redis that goes away mid-write: an error message, not a silent death by SIGPIPE.
+        IOThread.blockSIGPIPE()
         do throws(RedisError) {
             let c = try RedisConnection(host: String(text[..<colon]), port: port)
             return (c, StreamKeys(shard: args.value("shard") ?? "0"))
