@@ -110,10 +110,11 @@ public final class RedisStreamQueue: WorkQueue {
 
     public func claim(_ entries: [(id: String?, entryID: String)]) throws(QueueError) -> [ClaimState] {
         if entries.isEmpty { return [] }
-        var args: [[UInt8]] = ["EVAL", RedisStreamScripts.claim, "0", String(options.guardTTLSeconds)].map { Array($0.utf8) }
+        var args = RedisArguments(reservingBytes: entries.count * 60)
+        for a in ["EVAL", RedisStreamScripts.claim, "0", String(options.guardTTLSeconds)] { args.append(a) }
         for e in entries {
-            args.append(Array(options.keys.guardKey(id: e.id, entryID: e.entryID).utf8))
-            args.append(Array(e.entryID.utf8))
+            args.append(options.keys.guardKey(id: e.id, entryID: e.entryID))
+            args.append(e.entryID)
         }
         let states = try run(args).elements
         guard states.count == entries.count else { throw QueueError("claim script returned \(states.count) states for \(entries.count) entries", connectionLost: false) }
@@ -129,23 +130,30 @@ public final class RedisStreamQueue: WorkQueue {
     public func settle(_ settlements: [Settlement]) throws(QueueError) {
         if settlements.isEmpty { return }
         let k = options.keys
-        var args: [[UInt8]] = ["EVAL", RedisStreamScripts.settle, "4", k.stream, k.outcomes, k.unregistered, k.delayed,
-                               options.group, String(options.guardTTLSeconds), k.delayedEntryPrefix].map { Array($0.utf8) }
+        var args = RedisArguments(reservingBytes: settlements.count * 400)
+        for a in ["EVAL", RedisStreamScripts.settle, "4", k.stream, k.outcomes, k.unregistered, k.delayed,
+                  options.group, String(options.guardTTLSeconds), k.delayedEntryPrefix] { args.append(a) }
         for s in settlements {
             switch s {
             case .record(let o):
                 let fields = o.fields(worker: options.consumer)
                 let unregistered = o.tokenIsGone ? o.unregisteredFields() : []
-                let guardKey = k.guardKey(id: o.id.isEmpty ? nil : o.id, entryID: o.entryID)
-                args += ["o", guardKey, o.entryID, String(fields.count), String(unregistered.count)].map { Array($0.utf8) }
-                args += (fields + unregistered).map { Array($0.utf8) }
+                args.append("o")
+                args.append(k.guardKey(id: o.id.isEmpty ? nil : o.id, entryID: o.entryID))
+                args.append(o.entryID)
+                args.append(String(fields.count))
+                args.append(String(unregistered.count))
+                for f in fields { args.append(f) }
+                for f in unregistered { args.append(f) }
             case .acknowledge(let entryID):
-                args += ["a", "-", entryID, "0", "0"].map { Array($0.utf8) }
+                for a in ["a", "-", entryID, "0", "0"] { args.append(a) }
             case .delay(let entry, let id, let due):
                 var fields = entry.fields.filter { $0.name != Array("retries".utf8) }
                 let retries = entry.value("retries").flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
                 fields.append((Array("retries".utf8), Array(String(retries + 1).utf8)))
-                args += ["d", k.guardKey(id: id, entryID: entry.entryID), entry.entryID, String(fields.count * 2), String(due)].map { Array($0.utf8) }
+                for a in ["d", k.guardKey(id: id, entryID: entry.entryID), entry.entryID, String(fields.count * 2), String(due)] {
+                    args.append(a)
+                }
                 for f in fields { args.append(f.name); args.append(f.value) }
             }
         }
@@ -189,6 +197,13 @@ public final class RedisStreamQueue: WorkQueue {
 
     /// Runs one command; an error reply becomes a QueueError (not a lost connection).
     private func run(_ args: [[UInt8]]) throws(QueueError) -> RedisReply {
+        var packed = RedisArguments()
+        for a in args { packed.append(a) }
+        return try run(packed)
+    }
+
+    /// Runs one command given packed; an error reply becomes a QueueError.
+    private func run(_ args: RedisArguments) throws(QueueError) -> RedisReply {
         guard let c = connection else { throw QueueError("not connected to Redis", connectionLost: true) }
         let reply: RedisReply
         do throws(RedisError) {
