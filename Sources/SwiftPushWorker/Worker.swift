@@ -92,17 +92,14 @@ public final class Worker {
         withExtendedLifetime(inbox) {
             connectQueue()
             while true {
-                if inbox.isStopRequested && !stopping {
-                    stopping = true
-                    inbox.noteStopSeen()
-                    drainDeadline = MonotonicTime.nanos() + UInt64(configuration.drainMillis) * 1_000_000
-                    log.info("stopping: no more reads, draining", ["in_flight": String(held.count)])
-                }
+                beginStopIfRequested()
                 handle(inbox.take(waitMillis: 0))
                 resendDue()
                 settleAll()
                 publishMetrics()
-                if stopping && (held.isEmpty || MonotonicTime.nanos() >= drainDeadline) && unsettled.isEmpty { break }
+                // Done when everything is settled; or, past the drain time, whatever is left
+                // stays pending in the queue (never acknowledged without its outcome).
+                if stopping && ((held.isEmpty && unsettled.isEmpty) || MonotonicTime.nanos() >= drainDeadline) { break }
                 if !stopping { maintain() }
                 let took = stopping ? 0 : readBatch()
                 if took == 0 && !held.isEmpty {
@@ -115,6 +112,16 @@ public final class Worker {
             finish()
         }
         return counters.leftPending == 0 && unsettled.isEmpty
+    }
+
+    /// Acts on a stop request once: no more reads, and the drain time starts. Also called while
+    /// waiting for Redis, so that SIGTERM during an outage still ends the worker in `drain_ms`.
+    func beginStopIfRequested() {
+        guard inbox.isStopRequested, !stopping else { return }
+        stopping = true
+        inbox.noteStopSeen()
+        drainDeadline = MonotonicTime.nanos() + UInt64(configuration.drainMillis) * 1_000_000
+        log.info("stopping: no more reads, draining", ["in_flight": String(held.count)])
     }
 
     /// Closes the clients: anything still in flight is cancelled and stays pending in the
@@ -236,7 +243,8 @@ public final class Worker {
                 let wait = redisBackoff.nextDelayMillis()
                 log.error("cannot reach Redis; retrying", ["error": error.description, "retry_ms": String(wait)])
                 sleepMillis(wait)
-                if inbox.isStopRequested && MonotonicTime.nanos() >= drainDeadline && drainDeadline != 0 { return }
+                beginStopIfRequested()
+                if stopping && MonotonicTime.nanos() >= drainDeadline { return }
             }
         }
     }
@@ -245,7 +253,10 @@ public final class Worker {
     func sleepMillis(_ ms: Int) {
         let until = MonotonicTime.nanos() + UInt64(ms) * 1_000_000
         while MonotonicTime.nanos() < until {
+            let before = MonotonicTime.nanos()
             handle(inbox.take(waitMillis: min(50, ms)))
+            // take returns at once on a stop request the loop has not acted on yet: don't spin.
+            if MonotonicTime.nanos() - before < 1_000_000 { usleep(10_000) }
         }
     }
 

@@ -386,6 +386,17 @@ if wait_until 60 has_outcomes $shard $((n / 5)); then
 else bad "$name (no progress before the kill)"; fi
 
 # ---------------------------------------------------------------------------------------------
+name="SIGTERM while Redis is unreachable: the worker stops retrying and exits within the drain time"
+nowhere=$(free_port)
+sed "s/\"port\": $redis_port}/\"port\": $nowhere}/" "$out/e2e.json" | sed 's/"reclaim_interval_ms": 500/"reclaim_interval_ms": 500, "drain_ms": 1000/' > "$out/nowhere.json"
+start_worker nowhere "$out/nowhere.json"; a=$WORKER_PID
+if wait_until 20 grep -q "cannot reach Redis" "$out/nowhere.err"; then
+  t0=$SECONDS
+  st=0; stop_worker "$a" || st=$?
+  if [ "$st" -eq 0 ] && [ $((SECONDS - t0)) -le 10 ]; then ok "$name ($((SECONDS - t0)) s)"; else bad "$name (exit $st after $((SECONDS - t0)) s)"; fi
+else bad "$name (no retry logged)"; fi
+
+# ---------------------------------------------------------------------------------------------
 name="configuration errors exit 2 with the reason (unreadable key, min-idle not above the longest delivery)"
 config "$out/cfg.json" cfg "$mock_port"
 sed "s|AuthKey_TESTKEY001.p8|missing.p8|" "$out/cfg.json" > "$out/cfg-missing.json"
