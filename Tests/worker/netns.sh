@@ -74,6 +74,11 @@ PIDS+=($!)
 fail=0
 wait_until 20 sh -c "ip netns exec $prefix-w1 redis-cli -h ${addr[redis]} ping 2>/dev/null | grep -q PONG" || { cat "$out/redis.log"; fail=1; }
 wait_until 20 grep -q "listening on" "$out/mock.log" || { cat "$out/mock.log"; fail=1; }
+# Both worker hosts reach the mock and Redis across the bridge before anything is timed.
+for h in w1 w2; do
+  wait_until 20 ip netns exec "$prefix-$h" bash -c "</dev/tcp/${addr[mock]}/2197 && </dev/tcp/${addr[redis]}/6379" 2>/dev/null \
+    || { echo "host $h cannot reach the mock or Redis"; fail=1; }
+done
 
 cat > "$out/worker.json" <<JSON
 {"redis": {"host": "${addr[redis]}", "port": 6379}, "shard": "ns",
@@ -93,6 +98,8 @@ if [ "$fail" -eq 0 ] && in_ns w1 "$cli" enqueue --redis "${addr[redis]}:6379" --
   ip netns exec "$prefix-w2" "$cli" worker --config "$out/worker.json" --consumer ns-w2 2> "$out/w2.err" & w2=$!; PIDS+=($w2)
   if wait_until 300 sh -c "[ \$(ip netns exec $prefix-w1 redis-cli -h ${addr[redis]} XLEN 'outcomes:{ns}') -ge $count ]"; then
     kill -TERM "$w1" "$w2"
+    # Bounded: a worker that does not drain within 30 s is killed and the test fails.
+    wait_until 30 sh -c "! kill -0 $w1 2>/dev/null && ! kill -0 $w2 2>/dev/null" || kill -9 "$w1" "$w2" 2>/dev/null || true
     s1=0; wait "$w1" || s1=$?
     s2=0; wait "$w2" || s2=$?
     in_ns w1 "$cli" outcomes --redis "${addr[redis]}:6379" --shard ns --json > "$out/ns.outcomes"
@@ -108,8 +115,8 @@ if [ "$ok" -eq 1 ]; then
   echo "ok: $name ($count entries over veth + bridge)"
   echo "worker-netns: 1 passed, 0 failed"
 else
-  echo "FAILED: $name"
-  tail -n 5 "$out"/*.err "$out/mock.log" "$out/redis.log" 2>/dev/null | sed 's/^/    /'
+  echo "FAILED: $name (outcomes: $(rcli XLEN 'outcomes:{ns}' 2>/dev/null || echo ?))"
+  tail -n 5 "$out"/*.err "$out/mock.log" 2>/dev/null | sed 's/^/    /'
   echo "worker-netns: 0 passed, 1 failed"
   exit 1
 fi
