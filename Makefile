@@ -1,10 +1,13 @@
 # swiftpush: the two commands a newcomer needs are `make demo` and `make test`.
 #   make demo       build (release), start the mock APNs server, send 100,000 notifications
 #                   through libswiftpush.so from C, print throughput and outcomes
-#   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests
+#   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests,
+#                   the Redis Streams worker end to end (make test-worker)
 #   make bench      the library against h2load on the same mock server (see README)
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
 #                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run)
+#   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
+#   make bench-worker   the Redis Streams worker against the raw library rate (docs/worker.md)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
 #   make wheel      dist/swiftpush-<version>-py3-none-linux_x86_64.whl (the library inside)
 #   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page)
@@ -23,7 +26,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-worker test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
 
 all: build
 
@@ -59,7 +62,7 @@ pki:
 
 test: build pki
 	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-worker test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -72,6 +75,13 @@ test-c:
 
 test-cli:
 	bash Tests/cli/run.sh $(DEBUG_DIR)
+
+# The queue-fed worker against a real redis-server and the mock: 100,000 entries end to end,
+# SIGKILL/restart, SIGTERM drain, bad entries, Redis restart (Tests/worker/run.sh BUILD_DIR COUNT);
+# then Redis, the mock and two workers in separate network namespaces (skipped without root).
+test-worker: build pki
+	bash Tests/worker/run.sh $(DEBUG_DIR) 100000
+	bash Tests/worker/netns.sh $(DEBUG_DIR) 20000
 
 # Sanitizers: the end-to-end Swift suites under ASan (+UBSan for C) in make test; TSan on demand.
 test-asan:
@@ -114,6 +124,14 @@ bench-scaling: release pki
 # Not part of make test: minutes long, and a timing is never a test assertion.
 bench-latency: release pki
 	bash scripts/bench-latency.sh $(RELEASE_DIR) $(PKI)
+
+# Redis + mock + two workers: 100,000 notifications through the queue, outcomes summed.
+demo-worker: release pki
+	bash scripts/demo-worker.sh $(RELEASE_DIR) $(PKI)
+
+# The Redis Streams worker (1, then 2 workers) against the raw library rate on the same mock.
+bench-worker: release pki
+	bash scripts/bench-worker.sh $(RELEASE_DIR) $(PKI)
 
 # Installs the self-contained library (Swift runtime linked in), the header, swiftpush.pc, the
 # command (bin/swiftpush) and its man page:

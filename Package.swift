@@ -24,6 +24,9 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"])]),
+        // hiredis, for the worker and the CLI only (libswiftpush.so links OpenSSL and nghttp2 alone).
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis",
+                       providers: [.apt(["libhiredis-dev"])]),
         // Linux interfaces missing from Swift's Glibc module (epoll, eventfd, TCP options).
         .target(name: "CPushSystem"),
         // The C types of the public ABI (structs, enums, constants); merged into Include/swiftpush.h.
@@ -37,11 +40,15 @@ let package = Package(
                 exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
         // The mock APNs server (a library, used by the CLI and the tests).
         .target(name: "APNsMock", dependencies: ["PushCore", "PushTransport", "COpenSSL", "CNGHTTP2"]),
-        // The command-line tool: mock, jwt (and later send, bench).
-        .executableTarget(name: "swiftpush", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
+        // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
+        // per notification. Not part of libswiftpush.so.
+        .target(name: "SwiftPushWorker", dependencies: ["PushTransport", "PushCore", "CSwiftPushABI", "CHiredis", "COpenSSL"]),
+        // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes.
+        .executableTarget(name: "swiftpush", dependencies: ["APNsMock", "PushCore", "PushTransport", "SwiftPushWorker"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
+        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "PushCore"]),
         // Fuzzing (issue #8): one libFuzzer harness per executable target. Tests/fuzz/run.sh builds
         // them with ASan, coverage and -DFUZZING; a plain build makes them corpus replayers.
         .target(name: "FuzzSupport", dependencies: ["PushCore", "PushTransport"]),

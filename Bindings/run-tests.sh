@@ -2,7 +2,7 @@
 # Tests of the Python and Go bindings against BUILD_DIR's libswiftpush.so and swiftpush-cli
 # (the mock APNs server): pytest, then go vet + go test. Prints each one's summary; exits non-zero
 # if either fails. Installs what is missing (pytest with pip, golang-go with apt through
-# scripts/install-deps.sh); Go's caches stay under .build-go/ in the repository.
+# scripts/install-deps.sh; redis-py with pip for swiftpush.queue); Go's caches stay under .build-go/ in the repository.
 # usage: Bindings/run-tests.sh BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +17,8 @@ bash scripts/install-deps.sh go
 python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest
 # The optional Prometheus collector is tested too.
 python3 -c 'import prometheus_client' 2>/dev/null || python3 -m pip install -q prometheus_client
+# swiftpush.queue's optional extra (redis-py), and redis-server for its test.
+python3 -c 'import redis' 2>/dev/null || python3 -m pip install -q redis
 
 export SWIFTPUSH_LIBRARY=$build/libswiftpush.so SWIFTPUSH_CLI=$build/swiftpush-cli SWIFTPUSH_PKI=$pki
 status=0

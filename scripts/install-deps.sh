@@ -6,6 +6,7 @@
 #   openssl                                test keys and certificates
 #   valgrind, strace                       memcheck, the "connects only where configured" check
 #   python3-venv                           the wheel test's fresh venv
+#   redis-server, libhiredis-dev           the queue-fed worker (build: hiredis; tests: a real Redis)
 set -euo pipefail
 need=()
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev)
@@ -20,6 +21,8 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
 command -v taskset >/dev/null || need+=(util-linux)
 command -v valgrind >/dev/null || need+=(valgrind)
 command -v strace >/dev/null || need+=(strace)
+pkg-config --exists hiredis 2>/dev/null || need+=(libhiredis-dev)
+command -v redis-server >/dev/null || need+=(redis-server)
 for extra in "$@"; do
   case "$extra" in
     go) command -v go >/dev/null || need+=(golang-go) ;;

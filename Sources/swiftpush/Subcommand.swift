@@ -17,7 +17,8 @@ struct Subcommand: Sendable {
     let run: @Sendable (ParsedArguments) throws(UsageError) -> Int32
 
     /// Every subcommand, in the order `--help` lists them.
-    static let all: [Subcommand] = [SendCommand.subcommand, BenchCommand.subcommand, MockCommand.subcommand, JWTCommand.subcommand]
+    static let all: [Subcommand] = [SendCommand.subcommand, BenchCommand.subcommand, MockCommand.subcommand, JWTCommand.subcommand,
+                                   WorkerCommand.subcommand, EnqueueCommand.subcommand, OutcomesCommand.subcommand]
 
     /// The usage text for this subcommand.
     var usage: String {

@@ -1,0 +1,107 @@
+"""swiftpush.queue against a real redis-server and a real `swiftpush worker` sending to the mock."""
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from conftest import TOKEN, Mock
+
+redis = pytest.importorskip("redis", reason="swiftpush.queue needs redis-py (pip install 'swiftpush[queue]')")
+from swiftpush import queue  # noqa: E402  (after the importorskip)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("redis-server is not installed (scripts/install-deps.sh installs it)")
+    port, workdir = free_port(), tmp_path_factory.mktemp("redis")
+    process = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(workdir),
+                                "--appendonly", "yes", "--save", ""], stdout=subprocess.DEVNULL)
+    client = redis.Redis(port=port)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    process.terminate()
+    process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def worker(redis_url: str, cli: str, pki: Path, mock: Mock, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
+    config = tmp_path_factory.mktemp("worker") / "worker.json"
+    config.write_text(json.dumps({
+        "redis": {"host": "127.0.0.1", "port": port}, "shard": "py",
+        "apps": {"demo": {"key_file": str(pki / "AuthKey_TESTKEY001.p8"), "key_id": "TESTKEY001",
+                          "team_id": "TEAM123456", "host": "localhost", "port": mock.port,
+                          "ca_file": str(pki / "ca.pem"), "topics": ["com.example.app"]}}}))
+    process = subprocess.Popen([cli, "worker", "--config", str(config), "--consumer", "py-1", "--quiet"])
+    yield "py"
+    process.terminate()
+    assert process.wait(30) == 0, "the worker did not drain and exit 0 on SIGTERM"
+
+
+def test_entry_fields_payload_as_compact_json_options_checked_and_none_left_out() -> None:
+    f = queue.entry_fields("n-1", TOKEN, {"aps": {"alert": "café"}}, app="demo", priority=5, collapse_id=None)
+    assert f == {"v": "1", "id": "n-1", "token": TOKEN, "payload": '{"aps":{"alert":"café"}}',
+                 "app": "demo", "priority": "5"}
+    with pytest.raises(TypeError, match="unknown notification fields"):
+        queue.entry_fields("n-1", TOKEN, "{}", colour="blue")
+
+
+def test_apns_id_is_the_name_based_uuid_of_the_id() -> None:
+    assert queue.apns_id("n-1") == queue.apns_id("n-1") != queue.apns_id("n-2")
+    assert queue.apns_id("n-1")[14] == "5"
+
+
+def test_send_many_then_outcomes_every_id_accepted_once_with_the_derived_apns_id(redis_url: str, worker: str) -> None:
+    producer = queue.Producer(redis_url, shard=worker)
+    ids = producer.send_many(({"id": f"py-{i}", "token": TOKEN, "app": "demo",
+                               "payload": {"aps": {"alert": f"notification {i}"}}} for i in range(500)), batch=128)
+    assert len(ids) == 500 and len(set(ids)) == 500
+    assert producer.send("py-single", TOKEN, '{"aps":{"alert":"one"}}', app="demo", push_type="alert")
+    seen: dict = {}
+    deadline = time.monotonic() + 120
+    for o in producer.outcomes(block_ms=500):
+        seen.setdefault(o.id, []).append(o)
+        if len(seen) == 501 or time.monotonic() > deadline:
+            break
+    assert len(seen) == 501
+    for nid, outcomes in seen.items():
+        assert len(outcomes) == 1, nid
+        o = outcomes[0]
+        assert (o.outcome, o.status, o.reason) == ("ACCEPTED", 200, ""), o
+        assert o.apns_id == queue.apns_id(nid) and o.attempts >= 1 and o.worker == "py-1" and o.app == "demo"
+    # Without follow, the iterator ends after the last outcome.
+    assert len(list(producer.outcomes(follow=False))) == 501
+    assert list(producer.unregistered()) == []
+
+
+def test_a_bad_entry_gets_a_rejected_outcome_with_the_reason(redis_url: str, worker: str) -> None:
+    producer = queue.Producer(redis_url, shard=worker)
+    last = next(iter(reversed(list(producer.outcomes(follow=False)))), None)
+    producer.send("py-bad", "12345", {"aps": {}}, app="demo")
+    o = next(producer.outcomes(after=last.stream_id if last else "0", block_ms=500))
+    assert (o.id, o.outcome, o.reason) == ("py-bad", "REJECTED", "BadDeviceToken")
+    assert "odd number of hex digits" in o.detail

@@ -1,0 +1,65 @@
+import CSwiftPushABI
+import PushCore
+import PushTransport
+
+/// One PushClient per credential set (APNs binds a connection to one team), opened from the
+/// configuration, all delivering results to one inbox.
+final class AppClients {
+    private(set) var clients: [String: PushClient] = [:]
+    /// What the entry parser needs to know of each app.
+    let policies: [String: AppPolicy]
+
+    /// Opens every app's client; fails on the first credential set that cannot be used (the
+    /// message names the app, never the secret).
+    init(configuration: WorkerConfiguration, inbox: ResultInbox) throws(ConfigurationError) {
+        var policies: [String: AppPolicy] = [:]
+        let userData = Unmanaged.passUnretained(inbox).toOpaque()
+        for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {
+            var c = ClientConfiguration()
+            if let host = app.host {
+                c.host = host
+            } else {
+                c.host = app.environment == "sandbox" ? "api.sandbox.push.apple.com" : "api.push.apple.com"
+            }
+            c.port = app.port ?? 443
+            c.caFile = app.caFile
+            c.connections = app.connections ?? 2
+            c.deadlineMillis = configuration.deadlineMillis
+            // Room for everything in flight plus results on their way to the callback.
+            c.queueCapacity = configuration.maxInFlight + 1024
+            c.resultCallback = ResultCallback(function: ResultInbox.callback, userData: userData)
+            if let keyFile = app.keyFile {
+                do throws(FileBytes.ReadError) {
+                    c.tokenKey = try FileBytes.readSecret(path: keyFile, limit: 64 * 1024)
+                } catch {
+                    throw ConfigurationError("app \"\(name)\": cannot read key_file: \(error.description)")
+                }
+                c.keyID = app.keyID ?? ""
+                c.teamID = app.teamID ?? ""
+            } else if let p12 = app.p12File {
+                do throws(FileBytes.ReadError) {
+                    c.clientCertificate = .pkcs12(bytes: try FileBytes.readSecret(path: p12, limit: 1 << 20),
+                                                  password: SecretBytes(copying: app.p12Password ?? ""))
+                } catch {
+                    throw ConfigurationError("app \"\(name)\": cannot read p12_file: \(error.description)")
+                }
+            } else if let cert = app.certFile {
+                c.clientCertificate = .pem(certificateFile: cert, keyFile: app.certKeyFile ?? cert)
+            }
+            do throws(ClientError) {
+                clients[name] = try PushClient(configuration: c)
+            } catch {
+                for (_, opened) in clients { opened.close(drainMillis: 0) }
+                throw ConfigurationError("app \"\(name)\": \(error.description)")
+            }
+            policies[name] = AppPolicy(topics: app.topics ?? [])
+        }
+        self.policies = policies
+    }
+
+    /// Closes every client: in-flight notifications get up to `drainMillis`, the rest are
+    /// cancelled (their results still reach the inbox).
+    func close(drainMillis: Int32 = 0) {
+        for (_, client) in clients { client.close(drainMillis: drainMillis) }
+    }
+}

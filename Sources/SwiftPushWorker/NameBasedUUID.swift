@@ -1,0 +1,58 @@
+import COpenSSL
+
+/// Name-based (version 5, SHA-1) UUIDs, RFC 9562 section 5.5: the apns-id of a queued
+/// notification is derived from its `id`, so every resend of the same notification (after a
+/// crash, a reclaim, an unknown result) carries the same apns-id and APNs's and the mock's
+/// records can tie them together.
+public enum NameBasedUUID {
+    /// The namespace of swiftpush notification ids (a random UUID fixed once for the project;
+    /// documented in docs/worker.md so other languages can derive the same apns-ids).
+    public static let notificationNamespace: [UInt8] = parse("5b0f3f1e-8c53-4b8e-9d6a-2f1c7a4e9b30")!
+
+    /// The DNS namespace of RFC 9562 (for the standard test vectors).
+    public static let dnsNamespace: [UInt8] = parse("6ba7b810-9dad-11d1-80b4-00c04fd430c8")!
+
+    /// The version-5 UUID of `name` in `namespace` (16 bytes), as lowercase canonical text.
+    public static func make(namespace: [UInt8] = notificationNamespace, name: some Collection<UInt8>) -> String {
+        precondition(namespace.count == 16)
+        var digest = [UInt8](repeating: 0, count: 20)
+        let input = namespace + Array(name)
+        input.withUnsafeBufferPointer { b in
+            _ = SHA1(b.baseAddress, b.count, &digest)
+        }
+        digest[6] = (digest[6] & 0x0F) | 0x50   // version 5
+        digest[8] = (digest[8] & 0x3F) | 0x80   // RFC 4122 variant
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for i in 0..<16 {
+            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(hex[Int(digest[i] >> 4)])
+            out.append(hex[Int(digest[i] & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The 16 bytes of a canonical UUID text, or nil when it is not one.
+    public static func parse(_ text: String) -> [UInt8]? {
+        let digits = text.utf8.filter { $0 != UInt8(ascii: "-") }
+        guard text.utf8.count == 36, digits.count == 32 else { return nil }
+        var bytes: [UInt8] = []
+        var i = digits.startIndex
+        while i < digits.endIndex {
+            guard let hi = hexValue(digits[i]), let lo = hexValue(digits[i + 1]) else { return nil }
+            bytes.append(hi << 4 | lo)
+            i += 2
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x61...0x66: return c - 0x61 + 10
+        case 0x41...0x46: return c - 0x41 + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// Why a queue operation failed.
+public struct QueueError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
+    public let description: String
+    /// True when the queue's connection is gone: reconnect (with back-off) and try again. The
+    /// operations are idempotent, so retrying one whose reply was lost is safe.
+    public let connectionLost: Bool
+
+    /// An error with `description`.
+    public init(_ description: String, connectionLost: Bool) {
+        self.description = description
+        self.connectionLost = connectionLost
+    }
+}
+
+/// Where a read entry stands, decided atomically by the queue when the worker takes it.
+public enum ClaimState: Sendable, Equatable {
+    /// Nobody recorded an outcome for its id: send it.
+    case send
+    /// Its outcome is already recorded (the acknowledgement was lost, e.g. a crash between the
+    /// two): acknowledge without sending or recording again.
+    case recorded
+    /// Another entry (this stream id) owns the same notification id: this one is a duplicate.
+    case duplicate(of: String)
+}
+
+/// What to do with one entry once its fate is known. Each is applied atomically with the
+/// acknowledgement of the entry (never an acknowledgement without it).
+public enum Settlement: Sendable {
+    /// Record this outcome (unless one is recorded for its id already) and acknowledge.
+    case record(OutcomeRecord)
+    /// Acknowledge only (its outcome was recorded earlier).
+    case acknowledge(entryID: String)
+    /// Park the entry's fields in the delayed-retry set until `dueMillis` (UNIX ms) and
+    /// acknowledge; it comes back as a new entry with the same `id` and `retries` + 1.
+    case delay(entry: QueueEntry, id: String, dueMillis: Int64)
+
+    /// The stream entry this settles.
+    public var entryID: String {
+        switch self {
+        case .record(let o): return o.entryID
+        case .acknowledge(let e): return e
+        case .delay(let e, _, _): return e.entryID
+        }
+    }
+}
+
+/// The queue a worker consumes: read a batch, claim it, settle outcomes with their
+/// acknowledgements, reclaim what dead consumers left. Redis Streams implements it
+/// (`RedisStreamQueue`); NATS JetStream or Kafka could later.
+public protocol WorkQueue: AnyObject {
+    /// (Re)connects and makes sure the stream and the consumer group exist.
+    func open() throws(QueueError)
+    /// Up to `max` entries delivered to this consumer earlier and never acknowledged (a previous
+    /// life of this worker), after `cursor` ("0" at first); empty when there are no more.
+    func readOwnPending(after cursor: String, max: Int) throws(QueueError) -> [QueueEntry]
+    /// Up to `max` new entries, waiting up to `blockMillis` for the first (0: no wait).
+    func readNew(max: Int, blockMillis: Int) throws(QueueError) -> [QueueEntry]
+    /// Takes ownership of the notification ids of `entries` (pairs of id, stream id; an entry
+    /// without a valid id passes nil), atomically; one state per entry.
+    func claim(_ entries: [(id: String?, entryID: String)]) throws(QueueError) -> [ClaimState]
+    /// Applies the settlements atomically, in one step for the batch.
+    func settle(_ settlements: [Settlement]) throws(QueueError)
+    /// Entries of any consumer idle longer than the queue's minimum idle time, now this
+    /// consumer's, with their delivery counts.
+    func reclaim(max: Int) throws(QueueError) -> [QueueEntry]
+    /// Moves delayed entries due by `nowMillis` back into the stream; returns how many.
+    func promoteDue(nowMillis: Int64, max: Int) throws(QueueError) -> Int
+    /// Entries delivered and not yet acknowledged (every consumer), and entries not yet
+    /// delivered (nil when the queue cannot tell): for metrics.
+    func backlog() throws(QueueError) -> (pending: Int, lag: Int?)
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+/// The worker's configuration file (JSON; format and example in docs/worker.md). Decoded with
+/// Foundation's JSONDecoder: the worker needs no package beyond the toolchain's. Durations are
+/// milliseconds unless the name says seconds.
+public struct WorkerConfiguration: Decodable, Sendable {
+    /// Where Redis is.
+    public struct Redis: Decodable, Sendable {
+        /// Host (default 127.0.0.1).
+        public var host: String = "127.0.0.1"
+        /// Port (default 6379).
+        public var port: Int = 6379
+        enum CodingKeys: String, CodingKey { case host, port }
+        public init(from d: Decoder) throws {
+            let c = try d.container(keyedBy: CodingKeys.self)
+            host = try c.decodeIfPresent(String.self, forKey: .host) ?? host
+            port = try c.decodeIfPresent(Int.self, forKey: .port) ?? port
+        }
+        init() {}
+    }
+
+    /// One named credential set: one PushClient (APNs binds a connection to one team).
+    public struct App: Decodable, Sendable {
+        /// Token auth: the .p8 key file, its key id and team id.
+        public var keyFile: String?
+        public var keyID: String?
+        public var teamID: String?
+        /// Certificate auth: a PEM certificate (and key, unless `certKeyFile`), or a .p12.
+        public var certFile: String?
+        public var certKeyFile: String?
+        public var p12File: String?
+        public var p12Password: String?
+        /// "production" (default) or "sandbox"; ignored when `host` is given.
+        public var environment: String?
+        /// Another APNs host (a mock, a proxy) and port.
+        public var host: String?
+        public var port: Int?
+        /// CA certificates to trust instead of the system's.
+        public var caFile: String?
+        /// Topics this app may send to; the first is the default. Empty: any (entries name it).
+        public var topics: [String]?
+        /// Connections in this app's pool (default 2).
+        public var connections: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case keyFile = "key_file", keyID = "key_id", teamID = "team_id", certFile = "cert_file"
+            case certKeyFile = "cert_key_file", p12File = "p12_file", p12Password = "p12_password"
+            case environment, host, port, caFile = "ca_file", topics, connections
+        }
+    }
+
+    /// Redis.
+    public var redis = Redis()
+    /// The shard whose keys this worker serves (`push:{shard}`...).
+    public var shard = "0"
+    /// The consumer group.
+    public var group = "senders"
+    /// This consumer's name; stable across restarts (default: host name and a fixed suffix).
+    public var consumer: String?
+    /// Notifications in flight (sent, no outcome yet) at most: the back-pressure bound.
+    public var maxInFlight = 5000
+    /// Entries read per XREADGROUP at most.
+    public var batch = 500
+    /// A notification's deadline inside the client (from send to outcome).
+    public var deadlineMillis = 30_000
+    /// XAUTOCLAIM's min-idle: longer than the longest send (deadline x sends + back-off).
+    public var minIdleMillis: Int?
+    /// How often the reclaimer runs.
+    public var reclaimIntervalMillis = 5000
+    /// Deliveries after which an entry is dead-lettered instead of sent again.
+    public var maxDeliveries = 5
+    /// "resend" (default) or "record".
+    public var unknownResults = "resend"
+    /// Sends per delivery before a transport failure is final.
+    public var maxSends = 3
+    /// Guard lifetime: the duplicate-detection window.
+    public var guardTTLSeconds = 86_400
+    /// First delayed-retry wait after a 429 (doubled per trip) and the most trips.
+    public var delayedRetryMillis = 60_000
+    public var maxDelayedRetries = 5
+    /// How long SIGTERM waits for in-flight notifications.
+    public var drainMillis = 10_000
+    /// `/metrics` and `/healthz` on this port (0: any free one); nil (absent): not served.
+    public var metricsPort: Int?
+    /// The address they listen on (default 127.0.0.1: metrics are not for the world).
+    public var metricsHost = "127.0.0.1"
+    /// The credential sets, by name.
+    public var apps: [String: App] = [:]
+
+    enum CodingKeys: String, CodingKey {
+        case redis, shard, group, consumer, maxInFlight = "max_in_flight", batch, deadlineMillis = "deadline_ms"
+        case minIdleMillis = "min_idle_ms", reclaimIntervalMillis = "reclaim_interval_ms", maxDeliveries = "max_deliveries"
+        case unknownResults = "unknown_results", maxSends = "max_sends", guardTTLSeconds = "guard_ttl_s"
+        case delayedRetryMillis = "delayed_retry_ms", maxDelayedRetries = "max_delayed_retries", drainMillis = "drain_ms", apps
+        case metricsPort = "metrics_port", metricsHost = "metrics_host"
+    }
+
+    public init(from d: Decoder) throws {
+        let c = try d.container(keyedBy: CodingKeys.self)
+        redis = try c.decodeIfPresent(Redis.self, forKey: .redis) ?? redis
+        shard = try c.decodeIfPresent(String.self, forKey: .shard) ?? shard
+        group = try c.decodeIfPresent(String.self, forKey: .group) ?? group
+        consumer = try c.decodeIfPresent(String.self, forKey: .consumer)
+        maxInFlight = try c.decodeIfPresent(Int.self, forKey: .maxInFlight) ?? maxInFlight
+        batch = try c.decodeIfPresent(Int.self, forKey: .batch) ?? batch
+        deadlineMillis = try c.decodeIfPresent(Int.self, forKey: .deadlineMillis) ?? deadlineMillis
+        minIdleMillis = try c.decodeIfPresent(Int.self, forKey: .minIdleMillis)
+        reclaimIntervalMillis = try c.decodeIfPresent(Int.self, forKey: .reclaimIntervalMillis) ?? reclaimIntervalMillis
+        maxDeliveries = try c.decodeIfPresent(Int.self, forKey: .maxDeliveries) ?? maxDeliveries
+        unknownResults = try c.decodeIfPresent(String.self, forKey: .unknownResults) ?? unknownResults
+        maxSends = try c.decodeIfPresent(Int.self, forKey: .maxSends) ?? maxSends
+        guardTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .guardTTLSeconds) ?? guardTTLSeconds
+        delayedRetryMillis = try c.decodeIfPresent(Int.self, forKey: .delayedRetryMillis) ?? delayedRetryMillis
+        maxDelayedRetries = try c.decodeIfPresent(Int.self, forKey: .maxDelayedRetries) ?? maxDelayedRetries
+        drainMillis = try c.decodeIfPresent(Int.self, forKey: .drainMillis) ?? drainMillis
+        metricsPort = try c.decodeIfPresent(Int.self, forKey: .metricsPort)
+        metricsHost = try c.decodeIfPresent(String.self, forKey: .metricsHost) ?? metricsHost
+        apps = try c.decode([String: App].self, forKey: .apps)
+    }
+
+    /// The longest one delivery can stay in flight here: every send up to its deadline, plus
+    /// the back-off between sends. XAUTOCLAIM's min-idle must exceed it.
+    public var longestDeliveryMillis: Int {
+        let policy = ResultPolicy()
+        var backoff = 0
+        for s in 1..<max(maxSends, 1) { backoff += policy.resendDelayMillis << min(s - 1, 10) }
+        return deadlineMillis * max(maxSends, 1) + backoff
+    }
+
+    /// min-idle in force: the configured one, or twice the longest delivery.
+    public var effectiveMinIdleMillis: Int { minIdleMillis ?? 2 * longestDeliveryMillis }
+
+    /// Reads and checks a configuration file; the error says what is wrong, never a secret.
+    public static func load(path: String) throws(ConfigurationError) -> WorkerConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("cannot read the configuration file \(path)")
+        }
+        let config: WorkerConfiguration
+        do {
+            config = try JSONDecoder().decode(WorkerConfiguration.self, from: data)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw ConfigurationError("\(path): missing \"\(key.stringValue)\"")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw ConfigurationError("\(path): wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+        } catch {
+            throw ConfigurationError("\(path): not valid JSON")
+        }
+        try config.check()
+        return config
+    }
+
+    /// The rules a configuration must follow.
+    public func check() throws(ConfigurationError) {
+        if apps.isEmpty { throw ConfigurationError("\"apps\" lists no credential set") }
+        if !(1...1_000_000).contains(maxInFlight) { throw ConfigurationError("max_in_flight must be 1...1000000") }
+        if !(1...10_000).contains(batch) { throw ConfigurationError("batch must be 1...10000") }
+        if deadlineMillis < 100 { throw ConfigurationError("deadline_ms must be at least 100") }
+        if maxDeliveries < 1 { throw ConfigurationError("max_deliveries must be at least 1") }
+        if maxSends < 1 { throw ConfigurationError("max_sends must be at least 1") }
+        if ResultPolicy.UnknownResults(rawValue: unknownResults) == nil {
+            throw ConfigurationError("unknown_results must be \"resend\" or \"record\"")
+        }
+        if effectiveMinIdleMillis <= longestDeliveryMillis {
+            throw ConfigurationError("min_idle_ms (\(effectiveMinIdleMillis)) must exceed the longest delivery (\(longestDeliveryMillis) ms: deadline_ms x max_sends + back-off), or entries still in flight are reclaimed and sent twice")
+        }
+        for (name, app) in apps.sorted(by: { $0.key < $1.key }) {
+            let token = app.keyFile != nil, cert = app.certFile != nil || app.p12File != nil
+            if token == cert { throw ConfigurationError("app \"\(name)\": give either key_file (token auth) or cert_file/p12_file (certificate auth)") }
+            if token && (app.keyID == nil || app.teamID == nil) { throw ConfigurationError("app \"\(name)\": token auth needs key_id and team_id") }
+            if let e = app.environment, e != "production" && e != "sandbox" {
+                throw ConfigurationError("app \"\(name)\": environment must be \"production\" or \"sandbox\"")
+            }
+        }
+    }
+}
+
+/// A configuration file that cannot be used, with the reason.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong.
+    public let description: String
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
+}

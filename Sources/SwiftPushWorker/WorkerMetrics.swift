@@ -1,0 +1,95 @@
+import PushCore
+
+/// The worker's metrics, rendered in the Prometheus text format (version 0.0.4) for
+/// `/metrics`. The loop updates them; the metrics thread renders them; one lock guards both
+/// (an update is a few additions, a scrape a few hundred lines).
+public final class WorkerMetrics: @unchecked Sendable {
+    private let lock = PThreadMutex()
+    private var outcomes: [OutcomeKey: Int] = [:]
+    private var counters: [String: Int] = [:]
+    private var gauges: [String: Double] = [:]
+    /// Latency buckets' upper bounds, in seconds (send to outcome).
+    static let bounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+    private var buckets = [Int](repeating: 0, count: bounds.count)
+    private var latencyCount = 0
+    private var latencySum = 0.0
+    private var lastLoopNanos: UInt64 = MonotonicTime.nanos()
+
+    private struct OutcomeKey: Hashable { let app: String, outcome: String, reason: String }
+
+    /// Empty metrics.
+    public init() {}
+
+    /// Counts a recorded outcome and its latency.
+    func outcome(_ o: OutcomeRecord) {
+        lock.withLock {
+            outcomes[OutcomeKey(app: o.app, outcome: o.kind.rawValue, reason: o.reason), default: 0] += 1
+            if o.latencyUs > 0 {
+                let seconds = Double(o.latencyUs) / 1e6
+                if let i = Self.bounds.firstIndex(where: { seconds <= $0 }) { buckets[i] += 1 }
+                latencyCount += 1
+                latencySum += seconds
+            }
+        }
+    }
+
+    /// Publishes the loop's counters and gauges (names without the `swiftpush_worker_` prefix).
+    func publish(counters c: [String: Int], gauges g: [String: Double]) {
+        lock.withLock {
+            counters = c
+            gauges = g
+            lastLoopNanos = MonotonicTime.nanos()
+        }
+    }
+
+    /// Whether the loop has published within `millis`: a hung loop fails `/healthz`.
+    public func isLive(withinMillis millis: UInt64) -> Bool {
+        lock.withLock { MonotonicTime.nanos() - lastLoopNanos < millis * 1_000_000 }
+    }
+
+    /// The Prometheus text exposition.
+    public func render() -> String {
+        lock.withLock {
+            var s = "# HELP swiftpush_worker_outcomes_total Outcomes recorded, by app, outcome and reason.\n"
+            s += "# TYPE swiftpush_worker_outcomes_total counter\n"
+            for (k, n) in outcomes.sorted(by: { ($0.key.app, $0.key.outcome, $0.key.reason) < ($1.key.app, $1.key.outcome, $1.key.reason) }) {
+                s += "swiftpush_worker_outcomes_total{app=\"\(Self.escape(k.app))\",outcome=\"\(k.outcome)\",reason=\"\(Self.escape(k.reason))\"} \(n)\n"
+            }
+            for (name, n) in counters.sorted(by: { $0.key < $1.key }) {
+                s += "# TYPE swiftpush_worker_\(name)_total counter\nswiftpush_worker_\(name)_total \(n)\n"
+            }
+            for (name, v) in gauges.sorted(by: { $0.key < $1.key }) {
+                s += "# TYPE swiftpush_worker_\(name) gauge\nswiftpush_worker_\(name) \(Self.number(v))\n"
+            }
+            s += "# HELP swiftpush_worker_latency_seconds From the first send to the recorded outcome.\n"
+            s += "# TYPE swiftpush_worker_latency_seconds histogram\n"
+            var cumulative = 0
+            for (i, b) in Self.bounds.enumerated() {
+                cumulative += buckets[i]
+                s += "swiftpush_worker_latency_seconds_bucket{le=\"\(Self.number(b))\"} \(cumulative)\n"
+            }
+            s += "swiftpush_worker_latency_seconds_bucket{le=\"+Inf\"} \(latencyCount)\n"
+            s += "swiftpush_worker_latency_seconds_sum \(Self.number(latencySum))\n"
+            s += "swiftpush_worker_latency_seconds_count \(latencyCount)\n"
+            return s
+        }
+    }
+
+    private static func number(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+    }
+
+    /// Label values escape backslash, quote and newline (the exposition format's rule).
+    private static func escape(_ s: String) -> String {
+        var out = ""
+        for c in s {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import SwiftPushWorker
+
+/// `swiftpush outcomes`: prints the outcomes stream (or the unregistered-token stream), and
+/// with --follow waits for new entries.
+enum OutcomesCommand {
+    static let subcommand = Subcommand(
+        name: "outcomes",
+        summary: "Print the outcomes the workers recorded (or the 410 token stream).",
+        options: RedisOptions.specs + [
+            OptionSpec("json", help: "one JSON object per line (every field of the entry, plus stream_id)"),
+            OptionSpec("follow", help: "keep waiting for new outcomes (until interrupted or --count)"),
+            OptionSpec("from", value: "ID", help: "start after this stream id (default 0: from the start; $: only new)"),
+            OptionSpec("count", value: "N", help: "stop after N entries"),
+            OptionSpec("unregistered", help: "read unregistered:{S} (tokens APNs reported gone) instead"),
+        ],
+        notes: "Text lines: ID OUTCOME STATUS REASON apns-id=UUID entry=STREAM-ID [detail]",
+        run: run)
+
+    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
+        let (redis, keys) = try RedisOptions.connect(args)
+        let stream = args.has("unregistered") ? keys.unregistered : keys.outcomes
+        let limit = try args.integer("count", default: Int.max, in: 1...Int.max)
+        var cursor = args.value("from") ?? "0"
+        if cursor == "$" {
+            // Resolve "$" once, so that a later read does not skip entries added in between.
+            let last = (try? redis.command("XREVRANGE", stream, "+", "-", "COUNT", "1"))?.elements.first?.elements.first?.text
+            cursor = last ?? "0"
+        }
+        var printed = 0
+        while printed < limit {
+            var request = ["XREAD", "COUNT", String(min(1000, limit - printed))]
+            if args.has("follow") { request += ["BLOCK", "1000"] }
+            request += ["STREAMS", stream, cursor]
+            let reply: RedisReply
+            do throws(RedisError) {
+                reply = try redis.command(request.map { Array($0.utf8) })
+            } catch {
+                Console.err("swiftpush outcomes: \(error.description)")
+                return 1
+            }
+            if case .error(let e) = reply { Console.err("swiftpush outcomes: \(e)"); return 1 }
+            let entries = reply.elements.first?.elements.last?.elements ?? []
+            if entries.isEmpty {
+                if args.has("follow") { continue }
+                break
+            }
+            for e in entries {
+                guard let id = e.elements.first?.text else { continue }
+                cursor = id
+                let flat = e.elements.count > 1 ? e.elements[1].elements.map { $0.text ?? "" } : []
+                var fields: [(String, String)] = []
+                var i = 0
+                while i + 1 < flat.count { fields.append((flat[i], flat[i + 1])); i += 2 }
+                Console.out(args.has("json") ? json(id: id, fields) : text(fields, id: id, unregistered: args.has("unregistered")))
+                printed += 1
+            }
+        }
+        return 0
+    }
+
+    static func json(id: String, _ fields: [(String, String)]) -> String {
+        var object: [String: Any] = ["stream_id": id]
+        let numeric: Set<String> = ["status", "attempts", "deliveries", "latency_us", "timestamp_ms"]
+        for (k, v) in fields { object[k] = numeric.contains(k) ? (Int64(v).map { $0 as Any } ?? v) : v }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func text(_ fields: [(String, String)], id streamID: String, unregistered: Bool) -> String {
+        let f = Dictionary(fields, uniquingKeysWith: { a, _ in a })
+        if unregistered {
+            return "\(f["token"] ?? "-") \(f["reason"] ?? "-") timestamp_ms=\(f["timestamp_ms"] ?? "0") id=\(f["id"] ?? "-") app=\(f["app"] ?? "-")"
+        }
+        var line = "\(f["id"].map { $0.isEmpty ? "-" : $0 } ?? "-") \(f["outcome"] ?? "?") \(f["status"] ?? "0") \((f["reason"] ?? "").isEmpty ? "-" : f["reason"]!)"
+        line += " apns-id=\(f["apns_id"] ?? "-") entry=\(f["entry"] ?? "-")"
+        if let d = f["detail"], !d.isEmpty { line += " (\(d))" }
+        return line
+    }
+}

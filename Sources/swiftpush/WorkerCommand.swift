@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SwiftPushWorker
+
+/// `swiftpush worker`: runs a queue-fed sender until SIGTERM or SIGINT, then drains and exits.
+enum WorkerCommand {
+    static let subcommand = Subcommand(
+        name: "worker",
+        summary: "Send notifications from a Redis stream; record one outcome per notification.",
+        options: [
+            OptionSpec("config", value: "FILE", help: "the worker's JSON configuration (docs/worker.md), required"),
+            OptionSpec("consumer", value: "NAME", help: "this worker's consumer name (overrides the file; keep it stable across restarts)"),
+            OptionSpec("quiet", help: "log errors only"),
+        ],
+        notes: """
+        Reads push:{shard} with the consumer group, sends through one client per app, records each
+        outcome in outcomes:{shard} (410 tokens also in unregistered:{shard}) and acknowledges it in
+        the same Lua script. SIGTERM/SIGINT: stop reading, drain (drain_ms), settle, exit 0.
+        Exit status: 0 stopped with nothing left unsettled, 1 something stayed pending, 2 usage or
+        configuration error.
+        """,
+        run: run)
+
+    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
+        var config: WorkerConfiguration
+        let path = try args.required("config")
+        do throws(ConfigurationError) {
+            config = try WorkerConfiguration.load(path: path)
+        } catch {
+            throw UsageError(error.description)
+        }
+        if let name = args.value("consumer") { config.consumer = name }
+        var options = RedisStreamQueue.Options()
+        options.host = config.redis.host
+        options.port = config.redis.port
+        options.keys = StreamKeys(shard: config.shard)
+        options.group = config.group
+        options.consumer = config.consumer ?? defaultConsumerName()
+        options.minIdleMillis = config.effectiveMinIdleMillis
+        options.guardTTLSeconds = config.guardTTLSeconds
+
+        // Block the stop signals before any client thread exists, so that every thread inherits
+        // the mask and only the sigwait thread below sees them: no async signal handler.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
+        let worker: Worker
+        do throws(ConfigurationError) {
+            worker = try Worker(configuration: config, queue: RedisStreamQueue(options: options),
+                                log: WorkerLog(verbose: !args.has("quiet")))
+        } catch {
+            throw UsageError(error.description)
+        }
+        if let port = config.metricsPort {
+            do throws(ConfigurationError) {
+                let server = try MetricsServer(metrics: worker.metrics, host: config.metricsHost, port: port)
+                Console.err("swiftpush worker: metrics on http://\(config.metricsHost):\(server.port)/metrics (and /healthz)")
+            } catch {
+                throw UsageError(error.description)
+            }
+        }
+        let box = Unmanaged.passRetained(StopTarget(worker: worker, signals: stopSignals)).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { arg in
+            let target = Unmanaged<StopTarget>.fromOpaque(arg!).takeRetainedValue()
+            var set = target.signals
+            var signal: Int32 = 0
+            sigwait(&set, &signal)
+            target.worker.requestStop()
+            return nil
+        }, box)
+        pthread_detach(thread)
+        Console.err("swiftpush worker: consumer \(options.consumer) on \(options.keys.stream) at \(config.redis.host):\(config.redis.port), min-idle \(options.minIdleMillis) ms")
+        return worker.run() ? 0 : 1
+    }
+
+    /// Host name plus "-1": stable across restarts on the same machine.
+    static func defaultConsumerName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, 255)
+        return String(cString: buffer) + "-1"
+    }
+}
+
+/// What the signal thread needs (passed to it through pthread_create's argument).
+private final class StopTarget {
+    let worker: Worker
+    let signals: sigset_t
+    init(worker: Worker, signals: sigset_t) {
+        self.worker = worker
+        self.signals = signals
+    }
+}
