@@ -72,6 +72,7 @@ public final class Worker {
         self.queue = queue
         self.log = log
         clients = try AppClients(configuration: configuration, inbox: inbox)
+        metrics.showClients(clients.clients)
         parser = EntryParser(apps: clients.policies)
         policy.unknownResults = ResultPolicy.UnknownResults(rawValue: configuration.unknownResults) ?? .resend
         policy.maxSends = configuration.maxSends

@@ -1,4 +1,5 @@
 import PushCore
+import PushTransport
 
 /// The worker's metrics, rendered in the Prometheus text format (version 0.0.4) for
 /// `/metrics`. The loop updates them; the metrics thread renders them; one lock guards both
@@ -19,6 +20,16 @@ public final class WorkerMetrics: @unchecked Sendable {
 
     /// Empty metrics.
     public init() {}
+
+    /// The apps' clients, whose own figures (`push_client_metrics_text`: connections, retries,
+    /// GOAWAYs, answer latency...) follow the worker's on the page, labelled by app. Set once
+    /// by the worker before serving.
+    private var appClients: [(app: String, client: PushClient)] = []
+
+    /// Adds the apps' clients to what `render` shows.
+    func showClients(_ clients: [String: PushClient]) {
+        lock.withLock { appClients = clients.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    }
 
     /// Counts a recorded outcome and its latency.
     func outcome(_ o: OutcomeRecord) {
@@ -71,6 +82,8 @@ public final class WorkerMetrics: @unchecked Sendable {
             s += "swiftpush_worker_latency_seconds_bucket{le=\"+Inf\"} \(latencyCount)\n"
             s += "swiftpush_worker_latency_seconds_sum \(Self.number(latencySum))\n"
             s += "swiftpush_worker_latency_seconds_count \(latencyCount)\n"
+            // The library's own metrics, one family each with a sample per app.
+            s += ClientMetrics.prometheusText(appClients.map { ("app=\"\(Self.escape($0.app))\"", $0.client.metrics()) })
             return s
         }
     }

@@ -269,6 +269,8 @@ if wait_until 60 has_outcomes $shard 15 && wait_until 10 grep -q "metrics on htt
      && grep -q '^swiftpush_worker_latency_seconds_count [1-9]' "$out/metrics.txt" \
      && grep -q '^swiftpush_worker_in_flight 0$' "$out/metrics.txt" \
      && grep -q '^swiftpush_worker_connections_open [1-9]' "$out/metrics.txt" \
+     && grep -q '^swiftpush_notifications_total{app="demo",outcome="accepted",reason="None"} [1-9]' "$out/metrics.txt" \
+     && [ "$(grep -c '^# TYPE swiftpush_writes_total counter$' "$out/metrics.txt")" = 1 ] \
      && [ "$(curl -s -o /dev/null -w '%{http_code}' "$metrics/nothing")" = 404 ]; then metrics_ok=yes; fi
 fi
 if [ "$metrics_ok" = yes ] && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ]; then
