@@ -37,14 +37,7 @@ mock_workspace
 bench_cpus
 [ -x /usr/bin/time ] || bash scripts/install-deps.sh time
 
-build_load "$build" "$out/load"
-token=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
-python3 - "$out/payload.json" <<'PY'
-import sys
-head = '{"aps":{"alert":"Hello from swiftpush"},"pad":"'
-open(sys.argv[1], "w").write(head + "x" * (200 - len(head) - 2) + '"}')
-PY
-jwt=$("$build/swiftpush-cli" jwt --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456)
+bench_workload "$build" "$pki"
 
 # How system calls are counted: perf's tracepoints (cheap, every thread) when the kernel lets
 # us, strace -c -f otherwise.

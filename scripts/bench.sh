@@ -18,14 +18,7 @@ mock_workspace
 
 bench_cpus
 
-build_load "$build" "$out/load"
-token=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
-python3 - "$out/payload.json" <<'PY'
-import sys
-head = '{"aps":{"alert":"Hello from swiftpush"},"pad":"'
-open(sys.argv[1], "w").write(head + "x" * (200 - len(head) - 2) + '"}')
-PY
-jwt=$("$build/swiftpush-cli" jwt --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456)
+bench_workload "$build" "$pki"
 
 # The server, pinned to its core. --lenient-initial-limit: h2load may open streams before it
 # has read the first SETTINGS (limit 1), which a strict mock answers with GOAWAY as APNs would.

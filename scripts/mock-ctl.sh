@@ -54,3 +54,17 @@ build_c() {
   gcc -std=c11 -O2 -g -Wall -Wextra -Werror -IInclude "$src" -L"$build" -lswiftpush -Wl,-rpath,"$build" "$@" -o "$output"
 }
 build_load() { build_c "$1" Bindings/c/examples/load.c "$2"; }
+
+# bench_workload BUILD PKI: what the benchmarks send, the same for the library and h2load: sets
+# $token, $jwt and writes $out/load (load.c built against BUILD) and $out/payload.json (200 bytes).
+bench_workload() {
+  local build=$1 pki=$2
+  build_load "$build" "$out/load"
+  token=00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
+  python3 - "$out/payload.json" <<'PY'
+import sys
+head = '{"aps":{"alert":"Hello from swiftpush"},"pad":"'
+open(sys.argv[1], "w").write(head + "x" * (200 - len(head) - 2) + '"}')
+PY
+  jwt=$("$build/swiftpush-cli" jwt --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456)
+}
