@@ -284,9 +284,16 @@ extension PushClient {
         while n < max {
             let index = completions.popFirst(in: slots)
             if index < 0 { break }
-            var record = makeResult(slots[index])
-            withUnsafeBytes(of: &record) { (out + n * recordSize).copyMemory(from: $0.baseAddress!, byteCount: copySize) }
-            (out + n * recordSize).storeBytes(of: UInt32(copySize), as: UInt32.self)
+            let target = out + n * recordSize
+            if recordSize >= MemoryLayout<push_result>.size && Int(bitPattern: target) % MemoryLayout<push_result>.alignment == 0 {
+                fillResult(target.assumingMemoryBound(to: push_result.self), from: slots[index])
+            } else {
+                // A smaller (older) or unaligned record: build it aside, copy what fits.
+                var record = push_result()
+                fillResult(&record, from: slots[index])
+                withUnsafeBytes(of: &record) { target.copyMemory(from: $0.baseAddress!, byteCount: copySize) }
+            }
+            target.storeBytes(of: UInt32(copySize), as: UInt32.self)
             released.append(index, in: slots)
             n += 1
         }
@@ -301,7 +308,7 @@ extension PushClient {
         var index = list.head
         var n = 0
         while index >= 0 {
-            buffer[n] = makeResult(slots[index])
+            fillResult(buffer + n, from: slots[index])
             n += 1
             index = slots[index].pointee.next
             if n == PushClient.callbackBatch || index < 0 {
@@ -320,32 +327,35 @@ extension PushClient {
         lock.unlock()
     }
 
-    private func makeResult(_ slot: UnsafeMutablePointer<Slot>) -> push_result {
-        var r = push_result()
-        let s = slot.pointee
-        r.struct_size = UInt32(MemoryLayout<push_result>.size)
-        r.outcome = s.outcome
-        r.status = s.status
-        r.reason = s.reason
-        r.tag = s.tag
-        r.timestamp_ms = s.timestampMs
-        r.latency_us = s.latencyUs
+    /// Writes slot's result into `r` (whole: zeroed first), straight from the slot: no copy of
+    /// the slot or of the record on the way (results are copied per notification, it shows).
+    private func fillResult(_ r: UnsafeMutablePointer<push_result>, from slot: UnsafeMutablePointer<Slot>) {
+        r.initialize(to: push_result())
+        r.pointee.struct_size = UInt32(MemoryLayout<push_result>.size)
+        r.pointee.outcome = slot.pointee.outcome
+        r.pointee.status = slot.pointee.status
+        r.pointee.reason = slot.pointee.reason
+        r.pointee.tag = slot.pointee.tag
+        r.pointee.timestamp_ms = slot.pointee.timestampMs
+        r.pointee.latency_us = slot.pointee.latencyUs
         // Writes the server said it never processed are not attempts that may have reached APNs.
-        r.attempts = s.attempts - min(s.unprocessedWrites, s.attempts)
-        guard let buffer = s.buffer else { return r }
-        withUnsafeMutableBytes(of: &r.apns_id) { d in
+        let attempts = slot.pointee.attempts
+        r.pointee.attempts = attempts - min(slot.pointee.unprocessedWrites, attempts)
+        guard let buffer = slot.pointee.buffer else { return }
+        let uniqueLength = Int(slot.pointee.uniqueIdLength), textLength = Int(slot.pointee.reasonTextLength)
+        withUnsafeMutableBytes(of: &r.pointee.apns_id) { d in
             d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.apnsId, count: 36))
-            d[36] = 0
         }
-        withUnsafeMutableBytes(of: &r.unique_id) { d in
-            d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.uniqueId, count: Int(s.uniqueIdLength)))
-            d[Int(s.uniqueIdLength)] = 0
+        if uniqueLength > 0 {
+            withUnsafeMutableBytes(of: &r.pointee.unique_id) { d in
+                d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.uniqueId, count: uniqueLength))
+            }
         }
-        withUnsafeMutableBytes(of: &r.reason_text) { d in
-            d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.reasonText, count: Int(s.reasonTextLength)))
-            d[Int(s.reasonTextLength)] = 0
+        if textLength > 0 {
+            withUnsafeMutableBytes(of: &r.pointee.reason_text) { d in
+                d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.reasonText, count: textLength))
+            }
         }
-        return r
     }
 
     // MARK: - Connection readiness
