@@ -16,7 +16,7 @@ let package = Package(
     name: "swiftpush",
     products: [
         .library(name: "swiftpush", type: .dynamic, targets: ["SwiftPush"]),
-        .executable(name: "swiftpush-cli", targets: ["swiftpush"]),
+        .executable(name: "swiftpush-cli", targets: ["SwiftPushCLI"]),
     ],
     targets: [
         // System libraries; each umbrella header has a unique name (see docs/toolchain.md).
@@ -44,7 +44,7 @@ let package = Package(
         // per notification. Not part of libswiftpush.so.
         .target(name: "SwiftPushWorker", dependencies: ["PushTransport", "PushCore", "CSwiftPushABI", "CHiredis", "COpenSSL"]),
         // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes.
-        .executableTarget(name: "swiftpush", dependencies: ["APNsMock", "PushCore", "PushTransport", "SwiftPushWorker"]),
+        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "SwiftPushWorker"]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
