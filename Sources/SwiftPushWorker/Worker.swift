@@ -58,7 +58,9 @@ public final class Worker {
     var stopping = false
     var drainDeadline: UInt64 = 0
     var nextReclaimNanos: UInt64 = 0
-    var redisBackoff = Backoff(baseMillis: 100, capMillis: 5000)
+    /// Losing Redis backs off by the same rule as refused APNs connections (`ReconnectBackoff`):
+    /// [d/2, d), d doubling from 100 ms to at most 5 s, reset by a successful connect.
+    var redisBackoff = ReconnectBackoff(firstDelayMillis: 100, maxDelayMillis: 5000)
     /// What happened so far.
     public internal(set) var counters = Counters()
     /// What `/metrics` shows (published by the loop a few times a second).
@@ -217,7 +219,7 @@ public final class Worker {
     func queueFailed(_ error: QueueError) {
         if !error.connectionLost {
             log.error("queue operation failed", ["error": error.description])
-            sleepMillis(redisBackoff.nextDelayMillis())
+            sleepMillis(nextRedisDelayMillis())
             return
         }
         log.error("lost Redis", ["error": error.description])
@@ -230,6 +232,13 @@ public final class Worker {
 
     /// Connects (again), backing off between attempts; gives up only when stopping and the
     /// drain time is over.
+    /// Counts a Redis failure and returns how long to wait before the next attempt (ms).
+    func nextRedisDelayMillis() -> Int {
+        let now = MonotonicTime.nanos()
+        let delay = redisBackoff.failed(now: now, attemptStartedNanos: now, unit: Double.random(in: 0..<1)) ?? redisBackoff.firstDelayNanos
+        return Int(delay / 1_000_000)
+    }
+
     func connectQueue() {
         while true {
             do throws(QueueError) {
@@ -238,10 +247,10 @@ public final class Worker {
                     counters.redisReconnects += 1
                     log.info("connected to Redis again", [:])
                 }
-                redisBackoff.reset()
+                redisBackoff.succeeded()
                 return
             } catch {
-                let wait = redisBackoff.nextDelayMillis()
+                let wait = nextRedisDelayMillis()
                 log.error("cannot reach Redis; retrying", ["error": error.description, "retry_ms": String(wait)])
                 sleepMillis(wait)
                 beginStopIfRequested()
