@@ -40,6 +40,9 @@ final class APNsConnection: TLSH2Socket {
     var sentAny = false
     /// A credential refusal on it was counted as a failed attempt (once per connection).
     var refusalCounted = false
+    /// It was started as the back-off's probe (`ReconnectSchedule.beginAttempt`): its end
+    /// without failure lets the next attempt go.
+    var isProbe = false
     /// We retired it (not a GOAWAY): its end is not a connection error.
     var retiredByClient = false
     /// Addresses of the same resolution still to try if this one's TCP connect fails.

@@ -34,13 +34,17 @@ extension PushClient {
         }
         // One answer serves every position opened in this round; the next round resolves anew.
         resolvedAddresses = nil
+        let hasUse = !pending.isEmpty || !delayed.isEmpty || lock.withLock { waiters > 0 }
         for i in 0..<pool.count where pool[i] == nil {
-            guard reconnect.beginAttempt(now: now) else {
+            let attempt = reconnect.beginAttempt(now: now, mayProbe: hasUse)
+            if attempt == .denied {
                 mayBeBackingOff = true
                 return
             }
             do throws(TransportError) {
-                pool[i] = try startConnection(poolIndex: i, addresses: addresses, rotate: true)
+                let conn = try startConnection(poolIndex: i, addresses: addresses, rotate: true)
+                conn.isProbe = attempt == .probe
+                pool[i] = conn
             } catch {
                 connectionAttemptFailed(startedNanos: now, error: error, now: now)
             }
@@ -151,6 +155,12 @@ extension PushClient {
 
     /// A connection finished its handshake: wakes callers of waitUntilConnected.
     func connectionEstablished(_ conn: APNsConnection) {
+        if conn.isProbe && pending.isEmpty && delayed.isEmpty {
+            // A probe with nothing to send would hold the back-off's one attempt indefinitely
+            // (only an answer ends it): let a thread with work probe instead.
+            conn.isProbe = false
+            reconnect.probeEnded()
+        }
         log(.info, .ready, "connection to \(configuration.host):\(configuration.port) ready (pool position \(conn.poolIndex), "
             + "server allows \(conn.state.remoteMaxStreams) concurrent streams)")
         lock.withLock {
@@ -189,6 +199,7 @@ extension PushClient {
                 // The TCP connect to this address failed: the same answer's next address first,
                 // before counting a failure.
                 if let next = try? startConnection(poolIndex: conn.poolIndex, addresses: conn.fallbackAddresses, rotate: false) {
+                    next.isProbe = conn.isProbe // the same attempt, at its next address
                     pool[conn.poolIndex] = next
                     return
                 }
@@ -202,7 +213,7 @@ extension PushClient {
             connectionAttemptFailed(startedNanos: conn.startedNanos,
                                     error: error ?? TransportError(.closed, "the server closed the connection before answering"),
                                     now: now)
-        } else {
+        } else if conn.isProbe {
             // An ordinary end (idle close, GOAWAY after answers): not a refusal.
             reconnect.probeEnded()
         }

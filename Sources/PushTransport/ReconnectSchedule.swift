@@ -19,13 +19,20 @@ final class ReconnectSchedule: @unchecked Sendable {
         lock.withLock { backoff.mayAttempt(now: now) }
     }
 
-    /// Whether a connection may start now; if so it is counted as started (the probe, while
-    /// backing off).
-    func beginAttempt(now: UInt64) -> Bool {
+    /// What `beginAttempt` allows.
+    enum Attempt { case denied, ordinary, probe }
+
+    /// Whether a connection may start now; if so it is counted as started. While backing off
+    /// the one attempt allowed is the probe, and only a thread with a use for it (`mayProbe`:
+    /// notifications waiting, or a caller in waitUntilConnected) takes it: an idle thread's
+    /// probe would never be answered and would hold back the threads that have work.
+    func beginAttempt(now: UInt64, mayProbe: Bool) -> Attempt {
         lock.withLock {
-            guard backoff.mayAttempt(now: now) else { return false }
+            guard backoff.mayAttempt(now: now) else { return .denied }
+            if !backoff.isBackingOff { return .ordinary }
+            guard mayProbe else { return .denied }
             backoff.attemptStarted()
-            return true
+            return .probe
         }
     }
 
@@ -37,7 +44,8 @@ final class ReconnectSchedule: @unchecked Sendable {
         return lock.withLock { backoff.failed(now: now, attemptStartedNanos: startedNanos, unit: unit) }
     }
 
-    /// A connection ended without failing and without an accepted notification.
+    /// The probe ended, or became ready with nothing to send, without failing and without an
+    /// accepted notification: another attempt may go.
     func probeEnded() {
         lock.withLock { backoff.probeEnded() }
     }

@@ -61,7 +61,9 @@ struct RefusalBackoffTests {
         #expect(error.contains("check this host's clock") && error.contains("iat="), "last_connection_error: \(error)")
 
         // The fault has lifted: the next probe is accepted and the pool refills.
-        while MonotonicTime.nanos() < start + window { usleep(10_000) } // the last few ms of the window
+        // The fault ends at a set time (the mock's clock, not an event a test can wait on): the
+        // remaining few milliseconds of the window are slept through.
+        while MonotonicTime.nanos() < start + window { usleep(10_000) }
         let lifted = MonotonicTime.nanos()
         let probeAt = max(client.reconnect.nextAttemptNanos, lifted)
         let results = early + support.collect(client, count: 20, idleMillis: 70_000)
@@ -98,6 +100,20 @@ struct RefusalBackoffTests {
         // 4 positions open together, then probes no sooner than 0.5, 1.5 and 3.5 s in.
         #expect(server.stats().connections <= bound(poolSize: 4, seconds: 4))
         #expect(client.token?.generation == 2, "the first token, and one re-signed after the first expiry")
+    }
+
+    @Test("Two I/O threads share one back-off: the thread with notifications waiting probes, an idle one does not hold the probe")
+    func sharedBackoffProbesWhereTheWorkIs() throws {
+        var faults = MockFaults()
+        faults.expireTokensUntil = MonotonicTime.nanos() + 3_000_000_000
+        let server = try support.startMock { $0.faults = faults }
+        defer { server.stop() }
+        let group = try support.makeGroup(port: server.port, ioThreads: 2, connections: 2) { $0.deadlineMillis = 60_000 }
+        defer { group.close(drainMillis: 0) }
+        #expect(support.send(group, count: 10).accepted == 10, "one batch: one thread's work")
+        let results = support.collect(group, count: 10, idleMillis: 40_000)
+        #expect(results.count == 10 && results.allSatisfy { $0.outcome == 1 },
+                "\(results.count) results; \(results.first { $0.outcome != 1 }?.reasonText ?? "")")
     }
 
     @Test("A server that closes right after the TLS handshake (a refused client certificate): wait_connected fails with PUSH_E_TLS, results FAILED naming it, reconnects bounded")
@@ -137,7 +153,8 @@ struct RefusalBackoffTests {
         let client = try support.makeClient(port: server.port, connections: 3) { $0.deadlineMillis = 60_000 }
         defer { client.close(drainMillis: 0) }
         #expect(support.send(client, count: 10).accepted == 10)
-        // Counting attempts over the window needs the window to pass.
+        // What is measured is a count over a fixed window of real time (the client's I/O thread
+        // reads the monotonic clock, not an injected one), so the window must pass.
         while MonotonicTime.nanos() < start + window { usleep(50_000) }
         let refused = server.stats().refusedConnections
         #expect(refused <= bound(poolSize: 3, seconds: 8), "\(refused) attempts in 8 s")

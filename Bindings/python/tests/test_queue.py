@@ -41,7 +41,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             if time.monotonic() > deadline or process.poll() is not None:
                 process.kill()
                 raise RuntimeError("redis-server did not start")
-            time.sleep(0.05)
+            time.sleep(0.05)  # between pings: redis-server announces readiness to nobody
     yield f"redis://127.0.0.1:{port}/0"
     process.terminate()
     process.wait(10)

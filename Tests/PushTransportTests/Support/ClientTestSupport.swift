@@ -159,7 +159,7 @@ func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
     let until = MonotonicTime.nanos() + UInt64(seconds * 1e9)
     while !condition() {
         if MonotonicTime.nanos() >= until { return false }
-        usleep(2_000)
+        usleep(2_000) // between two looks at a condition that signals no one (see above)
     }
     return true
 }
