@@ -115,13 +115,13 @@ extension MockConnection {
         }
     }
 
-    /// A delayed answer is due: write it as a TLS record of its own unless its stream or
-    /// connection went away meanwhile. The record may wait in the write buffer: true when the
-    /// caller must `flush()` this connection once the tick's other answers are written.
-    func answerLater(_ stream: MockStream, serial: UInt64) -> Bool {
+    /// A delayed answer is due: submit it unless its stream or connection went away meanwhile.
+    /// Nothing is written yet: true when the caller must `flush(recordPerAnswer: true)` this
+    /// connection once the tick's other answers are submitted (each then becomes a TLS record
+    /// of its own).
+    func submitLater(_ stream: MockStream, serial: UInt64) -> Bool {
         guard phase == .open, !sessionFinished, !killPending, stream.serial == serial, stream.decided, !stream.answered else { return false }
         answer(stream)
-        flush(toSocket: false)
         return phase == .open
     }
 

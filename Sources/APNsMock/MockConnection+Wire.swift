@@ -197,25 +197,40 @@ extension MockConnection {
 
     /// Gathers frames from nghttp2 and writes them; call after submitting work. Closes when
     /// the session is done, or when `closeAfterFlush` and everything is written.
-    /// `toSocket: false` stops once the frames are TLS records in the write buffer: the caller
-    /// writes several records, then calls `flush()` once.
-    func flush(toSocket: Bool = true) {
+    /// `recordPerAnswer`: each answer (a HEADERS frame and what follows it up to the next
+    /// HEADERS) becomes a TLS record of its own, as APNs's answers do when they arrive spread
+    /// out in time; otherwise the whole batch goes in as few records as TLS makes of it.
+    func flush(recordPerAnswer: Bool = false) {
         guard phase == .open else { return }
+        // SSL_get_error reads the thread's error queue, which only failures add to: clear it
+        // before the first write and after each gather (callbacks verify JWTs), not per write.
+        OpenSSLError.clear()
         while true {
             if outStart == outEnd {
                 outStart = 0
                 outEnd = 0
+                recordEnd = 0
                 if !sessionFinished {
                     guard gather() else { return }
+                    OpenSSLError.clear()
                 }
                 if outEnd == 0 { break }
             }
-            OpenSSLError.clear()
-            let w = SSL_write(ssl, outBuf + outStart, Int32(outEnd - outStart))
+            let length: Int
+            if recordPerAnswer {
+                if outStart >= recordEnd { recordEnd = answerRecordEnd(from: outStart) }
+                length = recordEnd - outStart
+            } else {
+                length = outEnd - outStart
+            }
+            let w = SSL_write(ssl, outBuf + outStart, Int32(length))
             if w > 0 {
                 outStart += Int(w)
                 continue
             }
+            // OpenSSL wants a retried SSL_write to be no shorter than the one that had to wait:
+            // whichever flush comes next writes at least up to here.
+            recordEnd = outStart + length
             switch SSL_get_error(ssl, w) {
             case SSL_ERROR_WANT_WRITE:
                 // While closing, input is no longer read: wait for writability only, or a
@@ -231,7 +246,7 @@ extension MockConnection {
                 return
             }
         }
-        guard toSocket, flushSocket() else { return }
+        guard flushSocket() else { return }
         if closeAfterFlush {
             close()
             return
@@ -240,6 +255,20 @@ extension MockConnection {
         if let session, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
             close()
         }
+    }
+
+    /// The end of the record that starts at `start` (a frame boundary) when each answer is a
+    /// record of its own: the first frame and the frames after it up to the next HEADERS frame
+    /// (an error answer's DATA, a WINDOW_UPDATE or GOAWAY ride with the answer before them).
+    /// A frame that `gather` cut at the end of the buffer goes with the record it is part of.
+    private func answerRecordEnd(from start: Int) -> Int {
+        var p = start
+        while outEnd - p >= 9 {
+            let h = (outBuf + p).assumingMemoryBound(to: UInt8.self)
+            if p > start && h[3] == 1 /* HEADERS */ { return p }
+            p += 9 + (Int(h[0]) << 16 | Int(h[1]) << 8 | Int(h[2]))
+        }
+        return outEnd
     }
 
     /// Appends nghttp2's pending frames to the output buffer, up to a batch. False when the

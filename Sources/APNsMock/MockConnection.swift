@@ -71,9 +71,13 @@ final class MockConnection: EventHandler {
     var closeAfterFlush = false
     /// nghttp2 has nothing more to say: after the violation GOAWAY, its output is not wanted.
     var sessionFinished = false
-    /// Delayed answers were written as TLS records that still wait in the write buffer: the
-    /// timers flush this connection once the tick's batch is written (`MockTimers.fireDue`).
+    /// Delayed answers were submitted and wait to be written: the timers flush this connection
+    /// once the tick's batch is submitted (`MockTimers.fireDue`).
     var flushPending = false
+    /// While answers are written one TLS record each: where the record being written ends in
+    /// `outBuf` (a partial `SSL_write` leaves the rest of it for the next call). Also where a
+    /// write that had to wait ends, in either mode: its retry must not be shorter.
+    var recordEnd = 0
     /// The size of the buffer between TLS and the socket (see `bufferWrites`).
     static let socketWriteBuffer = 64 * 1024
 

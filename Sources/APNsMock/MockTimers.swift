@@ -6,9 +6,11 @@ import PushCore
 /// Scheduling is batched: answers are kept per millisecond tick in a `TickQueue`, and each tick
 /// that comes due is sent as a batch. Every delayed answer still goes out in its own TLS record
 /// (APNs's answers, spread out in time, arrive one per record, and a client's cost at real-world
-/// latency depends on that), but a connection's records of one tick reach the socket in one
-/// write (`MockConnection.answerLater`, then `flush`), instead of one `write` per answer: with one
-/// write per answer the mock, not the client, was the ceiling of a latency benchmark.
+/// latency depends on that), but a connection's answers of one tick are submitted together,
+/// gathered from nghttp2 together, cut into one record per answer and reach the socket in one
+/// write (`MockConnection.submitLater`, then `flush(recordPerAnswer:)`), instead of one
+/// gather, `SSL_write` flush and `write` per answer: with those the mock, not the client, was
+/// the ceiling of a latency benchmark.
 final class MockTimers {
     struct Entry {
         let connection: MockConnection
@@ -45,12 +47,12 @@ final class MockTimers {
         return Int32(min((dueNanos - now + 999_999) / 1_000_000, 60_000))
     }
 
-    /// Sends every answer that is due: one TLS record each, then one socket flush per
-    /// connection that got any.
+    /// Sends every answer that is due: submitted connection by connection, then one flush per
+    /// connection that got any (one TLS record per answer, one socket write).
     func fireDue() {
         let now = MonotonicTime.nanos() / Self.nanosPerTick
         guard queue.takeDue(atOrBefore: now, into: &due) > 0 else { return }
-        for e in due where e.connection.answerLater(e.stream.takeUnretainedValue(), serial: e.serial) {
+        for e in due where e.connection.submitLater(e.stream.takeUnretainedValue(), serial: e.serial) {
             if !e.connection.flushPending {
                 e.connection.flushPending = true
                 touched.append(e.connection)
@@ -59,7 +61,7 @@ final class MockTimers {
         due.removeAll(keepingCapacity: true)
         for c in touched {
             c.flushPending = false
-            c.flush()
+            c.flush(recordPerAnswer: true)
         }
         touched.removeAll(keepingCapacity: true)
     }

@@ -165,6 +165,28 @@ extension MockTests {
             #expect(elapsed < 8, "delays must overlap: \(elapsed) s")
         }
 
+        @Test("Delayed answers arrive one TLS record each, as APNs's spread-out answers do; undelayed ones share records")
+        func delayedAnswersOneRecordEach() throws {
+            // The latency benchmark measures what a client pays per record: the batching of a
+            // tick's answers into one socket write must not merge their records.
+            for delay in [0, 30] {
+                var faults = MockFaults()
+                faults.responseDelayMillis = delay
+                let server = try pki.startServer { $0.faults = faults }
+                defer { server.stop() }
+                let r = try burst(server, count: 40, then: .wait(answers: 41, timeout: 10))
+                #expect(r.responses.count == 41, "\(r)")
+                let records = r.recordsRead
+                try #require(records.count == 2, "\(r)")
+                let burstRecords = records[1] - records[0]
+                if delay > 0 {
+                    #expect(burstRecords >= 40, "\(burstRecords) records for 40 delayed answers")
+                } else {
+                    #expect(burstRecords <= 10, "\(burstRecords) records for 40 answers at once")
+                }
+            }
+        }
+
         @Test("A connection is killed abruptly after N answered requests")
         func killAfterRequests() throws {
             var faults = MockFaults()

@@ -48,6 +48,8 @@ enum H2Probe {
         var error_code: Int?
         var debug: String?
         var max_concurrent_streams: Int?
+        /// "records": TLS records read so far.
+        var read: Int?
 
         var description: String {
             switch type {
@@ -55,6 +57,7 @@ enum H2Probe {
             case "reset": return "reset(\(stream ?? 0), \(code ?? 0))"
             case "goaway": return "goaway(\(last_stream_id ?? 0), \(error_code ?? 0), \(debug ?? ""))"
             case "settings": return "settings(\(max_concurrent_streams.map(String.init) ?? "-"))"
+            case "records": return "records(\(read ?? 0))"
             default: return type
             }
         }
@@ -71,6 +74,8 @@ enum H2Probe {
         var closed: Bool { events.contains { $0.type == "closed" } }
         /// MAX_CONCURRENT_STREAMS of each SETTINGS frame that carried it, in order.
         var streamLimits: [Int] { events.compactMap { $0.type == "settings" ? $0.max_concurrent_streams : nil } }
+        /// TLS records read by the end of each `.wait` step, in order.
+        var recordsRead: [Int] { events.compactMap { $0.type == "records" ? $0.read : nil } }
         var description: String { events.isEmpty ? output : events.map(\.description).joined(separator: ", ") }
     }
 

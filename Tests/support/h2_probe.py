@@ -19,7 +19,9 @@ Scenario: {"port": N, "cert": FILE?, "key": FILE?, "steps": [STEP, ...]}
 Events: {"type": "settings", "max_concurrent_streams": N}, {"type": "response", "stream": N,
   "status": N, "headers": {...}, "body": TEXT}, {"type": "reset", "stream": N, "code": N},
   {"type": "goaway", "last_stream_id": N, "error_code": N, "debug": TEXT},
-  {"type": "ping_ack"}, {"type": "closed"}
+  {"type": "ping_ack"}, {"type": "closed"},
+  {"type": "records", "read": N} at the end of each await: TLS records read so far (application
+  data and, in TLS 1.3, the encrypted handshake), to tell one record per answer from a batch
 """
 import json
 import os
@@ -45,6 +47,8 @@ class Probe:
         ctx.set_alpn_protocols(["h2"])
         if scenario.get("cert"):
             ctx.load_cert_chain(scenario["cert"], scenario.get("key"))
+        self.records_read = 0
+        ctx._msg_callback = self.on_tls_message
         raw = socket.create_connection(("127.0.0.1", scenario["port"]), timeout=10)
         self.sock = ctx.wrap_socket(raw, server_hostname="localhost")
         self.sock.setblocking(False)
@@ -62,6 +66,12 @@ class Probe:
         self.goaway = False
         self.closed = False
         self.flush()
+
+    def on_tls_message(self, conn, direction, version, content_type, msg_type, data):
+        # OpenSSL reports the 5-byte header of every record; 23 is application_data (the outer
+        # type of every TLS 1.3 record after the ServerHello).
+        if direction == "read" and content_type == ssl._TLSContentType.HEADER and data[:1] == b"\x17":
+            self.records_read += 1
 
     def flush(self):
         data = self.conn.data_to_send()
@@ -139,6 +149,7 @@ class Probe:
             for e in events:
                 self.handle(e)
             self.flush()
+        self.events.append({"type": "records", "read": self.records_read})
 
     def handle(self, e):
         if isinstance(e, h2.events.RemoteSettingsChanged):
