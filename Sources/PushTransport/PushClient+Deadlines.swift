@@ -30,26 +30,33 @@ extension PushClient {
     /// the last answer), in flight (reset, Timeout); closes connection attempts that take too long.
     func scanDeadlines(now: UInt64) {
         // Queued notifications whose deadline passed: never sent, or waiting to be resent.
-        var kept = SlotList()
-        while true {
-            let index = pending.popFirst(in: slots)
-            if index < 0 { break }
-            if now >= slots[index].pointee.deadlineNanos {
-                expireQueued(index)
-            } else {
-                kept.append(index, in: slots)
+        // Walked only when one may have (the list's lower bound); rebuilding it makes the
+        // bound exact again.
+        if now >= pending.earliestDeadline {
+            var kept = SlotList()
+            while true {
+                let index = pending.popFirst(in: slots)
+                if index < 0 { break }
+                if now >= slots[index].pointee.deadlineNanos {
+                    expireQueued(index)
+                } else {
+                    kept.append(index, in: slots)
+                }
             }
+            pending = kept
         }
-        pending = kept
         // (Delayed retries need no scan: one is delayed only when it is due before its deadline.)
         // In-flight streams with no answer in time: reset them; the result is unknown.
         for conn in pool.compactMap({ $0 }) + retiring {
-            var index = conn.inFlightHead
+            var index = now >= conn.inFlightEarliestDeadline ? conn.inFlightHead : -1
+            if index >= 0 { conn.inFlightEarliestDeadline = .max }
             var expired = false
             while index >= 0 {
                 let slot = slots[index]
                 let next = slot.pointee.next
-                if now >= slot.pointee.deadlineNanos {
+                if now < slot.pointee.deadlineNanos {
+                    conn.inFlightEarliestDeadline = min(conn.inFlightEarliestDeadline, slot.pointee.deadlineNanos)
+                } else {
                     conn.unlinkInFlight(index, slot)
                     inFlightTotal -= 1
                     conn.cancel(streamID: slot.pointee.streamID)

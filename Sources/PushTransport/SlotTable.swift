@@ -151,10 +151,16 @@ struct SlotList {
     var head: Int32 = -1
     var tail: Int32 = -1
     var count = 0
+    /// No slot added since the list was made has an earlier deadline (`Slot.deadlineNanos`):
+    /// exact while slots are only added, a lower bound after removals. The deadline scan skips
+    /// the whole queue while `now` is below it, instead of walking thousands of queued slots
+    /// every scan interval (5% of the client's CPU at 50 ms answers, before).
+    private(set) var earliestDeadline: UInt64 = .max
 
     var isEmpty: Bool { head < 0 }
 
     mutating func append(_ index: Int32, in table: SlotTable) {
+        earliestDeadline = min(earliestDeadline, table[index].pointee.deadlineNanos)
         table[index].pointee.next = -1
         if tail >= 0 { table[tail].pointee.next = index } else { head = index }
         tail = index
@@ -162,6 +168,7 @@ struct SlotList {
     }
 
     mutating func prepend(_ index: Int32, in table: SlotTable) {
+        earliestDeadline = min(earliestDeadline, table[index].pointee.deadlineNanos)
         table[index].pointee.next = head
         head = index
         if tail < 0 { tail = index }
@@ -183,6 +190,7 @@ struct SlotList {
         if tail >= 0 { table[tail].pointee.next = other.head } else { head = other.head }
         tail = other.tail
         count += other.count
+        earliestDeadline = min(earliestDeadline, other.earliestDeadline)
         other = SlotList()
     }
 }

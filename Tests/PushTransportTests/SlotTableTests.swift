@@ -63,4 +63,36 @@ struct SlotTableTests {
         c.prepend(7, in: table)
         #expect(contents(c, table) == [7] && c.tail == 7, "prepend onto an empty list sets its tail")
     }
+
+    @Test("A list's earliest deadline is exact while slots are added (append, prepend, splice) and a lower bound after removals")
+    func earliestDeadline() {
+        let table = SlotTable(capacity: 8)
+        for _ in 0..<6 { _ = table.create() }
+        for (i, d) in [UInt64(50), 20, 70, 10, 90, 30].enumerated() { table[Int32(i)].pointee.deadlineNanos = d }
+        var a = SlotList()
+        #expect(a.earliestDeadline == .max, "empty: nothing can be due")
+        a.append(0, in: table)
+        a.append(2, in: table)
+        #expect(a.earliestDeadline == 50)
+        a.prepend(1, in: table)
+        #expect(a.earliestDeadline == 20)
+        var b = SlotList()
+        b.append(3, in: table)
+        b.append(4, in: table)
+        a.splice(&b, in: table)
+        #expect(a.earliestDeadline == 10)
+        #expect(b.earliestDeadline == .max)
+        // Removing the earliest leaves the bound low (never above a deadline still queued)...
+        #expect(a.popFirst(in: table) == 1)
+        #expect(a.earliestDeadline <= 10)
+        // ...and rebuilding the list, as the deadline scan does, makes it exact again.
+        var kept = SlotList()
+        while true {
+            let i = a.popFirst(in: table)
+            if i < 0 { break }
+            if i != 3 { kept.append(i, in: table) }
+        }
+        #expect(contents(kept, table) == [0, 2, 4])
+        #expect(kept.earliestDeadline == 50)
+    }
 }
