@@ -20,6 +20,15 @@ final class APNsConnection: TLSH2Socket {
     var state: ConnectionState
     /// Head of the doubly linked list of in-flight slots.
     var inFlightHead: Int32 = -1
+    /// No stream linked in flight since the last deadline scan has an earlier deadline (a
+    /// lower bound: answered streams leave it low); the scan skips the list while `now` is below.
+    var inFlightEarliestDeadline: UInt64 = .max
+    /// The stream whose response headers are being read, and its slot: an answer's 2–3
+    /// header callbacks look the stream up in nghttp2's map once instead of each (a cache miss
+    /// each with a thousand streams open). Stream ids are never reused within a session; a
+    /// stream that is cancelled or closed is forgotten here (`cancel`, `onStreamClose`).
+    var headerStreamID: Int32 = 0
+    var headerSlotIndex: Int32 = -1
     /// Whether TLS and HTTP/2 came up (a failure before that is a failed connection attempt).
     var everEstablished = false
     /// When the connection was started (monotonic ns).
@@ -196,6 +205,7 @@ final class APNsConnection: TLSH2Socket {
     /// ignored.
     func cancel(streamID: Int32) {
         guard let session else { return }
+        if streamID == headerStreamID { headerStreamID = 0 }
         nghttp2_session_set_stream_user_data(session, streamID, nil)
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
     }
@@ -217,6 +227,7 @@ final class APNsConnection: TLSH2Socket {
     // MARK: - In-flight list
 
     func linkInFlight(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
+        inFlightEarliestDeadline = min(inFlightEarliestDeadline, slot.pointee.deadlineNanos)
         slot.pointee.prev = -1
         slot.pointee.next = inFlightHead
         if inFlightHead >= 0 { client.slots[inFlightHead].pointee.prev = index }
@@ -289,9 +300,14 @@ private let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length
 
 private let onHeader: nghttp2_on_header_callback = { session, frame, name, namelen, value, valuelen, _, userData in
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-    let index = slotIndex(session, frame.pointee.hd.stream_id)
-    guard index >= 0, let name, let value else { return 0 }
     let conn = connection(userData)
+    let streamID = frame.pointee.hd.stream_id
+    if streamID != conn.headerStreamID {
+        conn.headerStreamID = streamID
+        conn.headerSlotIndex = slotIndex(session, streamID)
+    }
+    let index = conn.headerSlotIndex
+    guard index >= 0, let name, let value else { return 0 }
     let slot = conn.client.slots[index]
     guard let buffer = slot.pointee.buffer else { return 0 }
     if namelen == 7 && name[0] == UInt8(ascii: ":") {            // ":status"
@@ -322,9 +338,11 @@ private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, str
 }
 
 private let onStreamClose: nghttp2_on_stream_close_callback = { session, streamID, errorCode, userData in
-    let index = slotIndex(session, streamID)
-    guard index >= 0 else { return 0 }
     let conn = connection(userData)
+    // Most streams close on the frame whose headers were just read: their slot is known.
+    let index = streamID == conn.headerStreamID ? conn.headerSlotIndex : slotIndex(session, streamID)
+    if streamID == conn.headerStreamID { conn.headerStreamID = 0 }
+    guard index >= 0 else { return 0 }
     conn.client.streamClosed(on: conn, slotIndex: index, errorCode: errorCode)
     return 0
 }
