@@ -36,6 +36,7 @@ extension PushClient {
             if now >= nextScanNanos {
                 scanDeadlines(now: now)
                 checkHealth(now: now)
+                resizePool(now: now)
                 refreshPublishedState()
                 nextScanNanos = now + Self.scanIntervalNanos
             }
@@ -58,7 +59,7 @@ extension PushClient {
     private func nextTimeoutMillis(now: UInt64) -> Int32 {
         var until = nextScanNanos
         if let due = delayed.firstDue, due < until { until = due }
-        if pool.contains(where: { $0 == nil }) {
+        if hasEmptyPosition {
             let next = reconnect.nextAttemptNanos
             if next > now && next < until { until = next }
         }

@@ -37,6 +37,7 @@ extension PushClient {
         case ready = "connection.ready"
         case closed = "connection.closed"
         case retired = "connection.retired"
+        case poolResized = "pool.resized"
         case reconnectScheduled = "reconnect.scheduled"
         case tokenSigned = "token.signed"
         case tlsFailure = "tls.failure"

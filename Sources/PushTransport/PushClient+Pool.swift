@@ -14,7 +14,7 @@ extension PushClient {
     /// timeout), the I/O thread does not.
     func maintainPool(now: UInt64) {
         takeResolutions(now: now)
-        guard pool.contains(where: { $0 == nil }) else { return }
+        guard hasEmptyPosition else { return }
         guard reconnect.mayAttempt(now: now) else {
             mayBeBackingOff = true
             return
@@ -35,7 +35,7 @@ extension PushClient {
         // One answer serves every position opened in this round; the next round resolves anew.
         resolvedAddresses = nil
         let hasUse = !pending.isEmpty || !delayed.isEmpty || lock.withLock { waiters > 0 }
-        for i in 0..<pool.count where pool[i] == nil {
+        for i in 0..<poolTarget where pool[i] == nil {
             let attempt = reconnect.beginAttempt(now: now, mayProbe: hasUse)
             if attempt == .denied {
                 mayBeBackingOff = true
@@ -48,6 +48,42 @@ extension PushClient {
             } catch {
                 connectionAttemptFailed(startedNanos: now, error: error, now: now)
             }
+        }
+    }
+
+    /// How many pool positions should hold a connection: all, unless the pool sizes itself.
+    var poolTarget: Int { sizing?.target ?? pool.count }
+
+    /// A position that should hold a connection has none (it is to be opened, or reopened).
+    var hasEmptyPosition: Bool { pool[..<poolTarget].contains { $0 == nil } }
+
+    /// A self-sizing pool (`PoolSizing`) looks at its connections' streams and the queue: it
+    /// may open one more connection (the next `maintainPool` does) or retire its last one.
+    func resizePool(now: UInt64) {
+        guard var sizing else { return }
+        var ready = 0, opening = 0, free = 0
+        var perConnection = configuration.maxStreamsPerConnection
+        for conn in pool[..<sizing.target] {
+            if let conn, conn.state.phase == .ready {
+                ready += 1
+                free += conn.state.availableStreams
+                perConnection = conn.state.streamLimit
+            } else {
+                opening += 1
+            }
+        }
+        let seen = PoolSizing.Observation(ready: ready, opening: opening, freeStreams: free, streamsPerConnection: perConnection,
+                                          queued: pending.count, inFlight: inFlightTotal)
+        let decision = sizing.observe(seen, now: now)
+        self.sizing = sizing
+        switch decision {
+        case .keep:
+            break
+        case .grow:
+            log(.info, .poolResized, "every stream is in use and \(pending.count) notification(s) wait: opening connection \(sizing.target) of at most \(sizing.maximum)")
+        case .shrink:
+            log(.info, .poolResized, "demand stayed below half of what \(sizing.target) connection(s) carry for \(configuration.poolShrinkWindowMillis) ms: closing connection \(sizing.target + 1)")
+            if let conn = pool[sizing.target] { retireByClient(conn) }
         }
     }
 

@@ -32,6 +32,13 @@ public struct ClientConfiguration: Sendable {
     /// connections carry ~1.5x what one does (the server works on both at once), more add
     /// little; APNs itself recommends several.
     public var connections = 2
+    /// With a value from 1 to `connections - 1`, the pool sizes itself (`PoolSizing`): it
+    /// starts with this many connections and opens more, up to `connections`, while every
+    /// stream is in use and notifications wait; extra connections go again when demand stays
+    /// low for `poolShrinkWindowMillis`. 0 (the default) or `connections`: a fixed pool.
+    public var minConnections = 0
+    /// How long demand must stay low before a self-sized pool closes one connection.
+    public var poolShrinkWindowMillis = 60_000
     /// I/O threads (PushClientGroup), 1...16; the connections are divided between them. One
     /// by default: on two cores the server is the limit long before one thread is.
     public var ioThreads = 1
@@ -135,6 +142,8 @@ public final class PushClient: @unchecked Sendable {
     var pending = SlotList()
     var finishedLocally = SlotList()
     var pool: [APNsConnection?]
+    /// Set when the pool sizes itself: how many of `pool`'s positions hold a connection.
+    var sizing: PoolSizing?
     var retiring: [APNsConnection] = []
     /// When connections may be opened (back-off after refusals), shared by a group's threads.
     let reconnect: ReconnectSchedule
@@ -245,6 +254,10 @@ public final class PushClient: @unchecked Sendable {
         deadlineNanos = UInt64(max(c.deadlineMillis, 1)) * 1_000_000
         retryPolicy = RetryPolicy(maxAnsweredAttempts: c.maxAttempts, baseDelayMillis: c.retryDelayMillis)
         pool = Array(repeating: nil, count: c.connections)
+        if c.minConnections > 0 && c.minConnections < c.connections {
+            sizing = PoolSizing(minimum: c.minConnections, maximum: c.connections,
+                                shrinkWindowNanos: UInt64(max(c.poolShrinkWindowMillis, 1)) * 1_000_000)
+        }
         reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.reconnectFirstDelayMillis,
                                                         maxDelayMillis: c.reconnectMaxDelayMillis)
         callbackBuffer = .allocate(capacity: Self.callbackBatch)

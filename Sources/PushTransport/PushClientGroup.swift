@@ -44,6 +44,7 @@ public final class PushClientGroup: @unchecked Sendable {
         }
         var c = configuration
         c.connections = (min(max(c.connections, 1), 64) + threads - 1) / threads
+        if c.minConnections > 0 { c.minConnections = (c.minConnections + threads - 1) / threads }
         c.queueCapacity = max(16, (min(max(c.queueCapacity, 16), 4_194_304) + threads - 1) / threads)
         let signal = ResultSignal()
         var serialized: SerializedCallback?

@@ -56,6 +56,30 @@ struct PushClientMockTests {
         #expect(server.stats().connections == 4)
     }
 
+    @Test("A self-sizing pool opens connections while every stream is busy, up to the maximum, and closes them when demand is gone")
+    func selfSizingPool() throws {
+        // 5 streams per connection and answers 100 ms late: one connection carries 50/s, so
+        // 300 notifications keep the pool the limit until it has grown to its maximum of 4.
+        let server = try support.startMock { $0.faults.responseDelayMillis = 100 }
+        defer { server.stop() }
+        let client = try support.makeClient(port: server.port, connections: 4) {
+            $0.maxStreamsPerConnection = 5
+            $0.minConnections = 1
+            $0.poolShrinkWindowMillis = 300
+        }
+        defer { client.close(drainMillis: 0) }
+        #expect(client.waitUntilConnected(timeoutMillis: 5000) == nil)
+        #expect(client.stats().connection_count == 1, "starts at the minimum")
+        let results = support.sendAll(client, count: 300)
+        #expect(results.count == 300)
+        #expect(results.allSatisfy { $0.outcome == 1 })
+        #expect(Set(results.map(\.tag)).count == 300, "one result per notification")
+        #expect(server.stats().connections == 4, "grew to the maximum, and no further")
+        // Idle now: one connection goes per quiet window (300 ms), down to the minimum.
+        #expect(waitUntil(seconds: 10) { client.stats().connections_open == 1 })
+        #expect(server.stats().connections == 4, "shrinking opens nothing")
+    }
+
     @Test("Connecting to a port where nothing listens times out with the connection error")
     func nothingListening() throws {
         let server = try support.startMock()
