@@ -13,7 +13,7 @@
 #   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page)
 #   make install PREFIX=...   library, header, swiftpush.pc, bin/swiftpush and its man page
 #   make header     regenerate Include/swiftpush.h from the Swift exports
-#   make generate   regenerate the enums from Tables/*.tsv
+#   make generate   regenerate the enums and the options (Tables/*.tsv) for C, Swift, Python, Go
 # Each target installs missing Debian packages itself (scripts/install-deps.sh).
 
 SWIFT        ?= swift

@@ -33,7 +33,9 @@ public final class PushClientGroup: @unchecked Sendable {
 
     /// Opens `configuration.ioThreads` clients (1...16).
     public init(configuration: ClientConfiguration) throws(ClientError) {
-        let threads = min(max(configuration.ioThreads, 1), 16)
+        // The certificate is opened once here, not once per thread.
+        let configuration = try configuration.resolvingCredentials()
+        let threads = PushOption.ioThreads.clamped(configuration.ioThreads)
         host = configuration.host
         port = configuration.port
         if threads == 1 {
@@ -43,8 +45,8 @@ public final class PushClientGroup: @unchecked Sendable {
             return
         }
         var c = configuration
-        c.connections = (min(max(c.connections, 1), 64) + threads - 1) / threads
-        c.queueCapacity = max(16, (min(max(c.queueCapacity, 16), 4_194_304) + threads - 1) / threads)
+        c.connections = (PushOption.connections.clamped(c.connections) + threads - 1) / threads
+        c.queueCapacity = PushOption.queueCapacity.clamped((PushOption.queueCapacity.clamped(c.queueCapacity) + threads - 1) / threads)
         let signal = ResultSignal()
         var serialized: SerializedCallback?
         if let callback = c.resultCallback {

@@ -361,14 +361,37 @@ static void test_corrupt_and_wrong_type_keys_and_certificates_fail_without_quoti
     free(big);
     CHECK_MSG(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_TOKEN_KEY_FILE, "/nonexistent/AuthKey.p8", 0, &err),
               "No such file");
-    /* .p12: wrong password, not a .p12, unreadable */
-    CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_PASSWORD, "wrong", 0, &err));
-    CHECK_MSG(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_P12_FILE, path("client.p12"), 0, &err), "wrong password");
-    CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_PASSWORD, "secret", 0, &err));
+    /* .p12: not a .p12, unreadable (reported at once; a wrong password at open, see below) */
     CHECK_MSG(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_P12_FILE, path("ca.pem"), 0, &err), "PKCS#12");
     CHECK(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_P12_FILE, "/nonexistent/cert.p12", 0, &err));
     CHECK(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_CERT_FILE, "/nonexistent/cert.pem", 0, &err));
     push_config_free(cfg);
+
+    /* The .p12 is opened with its password when the client opens: the two options may come in
+     * either order, and a wrong password fails the open, whichever came first. */
+    const char *passwords[] = {"wrong", "secret"};
+    for (int password_first = 0; password_first < 2; password_first++) {
+        for (size_t i = 0; i < 2; i++) {
+            cfg = push_config_new();
+            push_config_set_string(cfg, PUSH_OPT_HOST, "127.0.0.1", 0, NULL);
+            push_config_set_int(cfg, PUSH_OPT_PORT, 1, NULL);
+            if (password_first) CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_PASSWORD, passwords[i], 0, &err));
+            CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_FILE, path("client.p12"), 0, &err));
+            if (!password_first) CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_PASSWORD, passwords[i], 0, &err));
+            push_client_t opened = NULL;
+            if (i == 0) {
+                CHECK_MSG(PUSH_E_KEY, push_client_open(cfg, &opened, &err), "wrong password");
+                EXPECT(opened == NULL, "no client with a wrong .p12 password");
+            } else {
+                CHECK(PUSH_OK, push_client_open(cfg, &opened, &err));
+                EXPECT(opened != NULL, "a client with the right .p12 password (password set %s the file)",
+                       password_first ? "before" : "after");
+                push_client_close(opened, 0);
+                push_client_free(opened);
+            }
+            push_config_free(cfg);
+        }
+    }
 
     /* PEM certificate and key that do not belong together, or are not what they claim: at open */
     const char *pairs[][2] = {{"client.pem", "untrusted-client.key"}, {"client.pem", "AuthKey_TESTKEY001.pub.pem"},
