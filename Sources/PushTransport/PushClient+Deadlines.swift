@@ -29,12 +29,13 @@ extension PushClient {
     /// Ends what is past its deadline: queued (QueueTimeout), waiting to retry (REJECTED with
     /// the last answer), in flight (reset, Timeout); closes connection attempts that take too long.
     func scanDeadlines(now: UInt64) {
+        let timers = self.timers
         // Queued notifications whose deadline passed: never sent, or waiting to be resent.
         var kept = SlotList()
         while true {
             let index = pending.popFirst(in: slots)
             if index < 0 { break }
-            if now >= slots[index].pointee.deadlineNanos {
+            if ClientTimers.isDue(slots[index].pointee.deadlineNanos, now: now) {
                 expireQueued(index)
             } else {
                 kept.append(index, in: slots)
@@ -49,7 +50,7 @@ extension PushClient {
             while index >= 0 {
                 let slot = slots[index]
                 let next = slot.pointee.next
-                if now >= slot.pointee.deadlineNanos {
+                if ClientTimers.isDue(slot.pointee.deadlineNanos, now: now) {
                     conn.unlinkInFlight(index, slot)
                     inFlightTotal -= 1
                     conn.cancel(streamID: slot.pointee.streamID)
@@ -65,7 +66,7 @@ extension PushClient {
             }
             if expired { conn.flush() }
             // Connection attempts that take too long.
-            let late = now > conn.startedNanos && now - conn.startedNanos > UInt64(configuration.connectTimeoutMillis) * 1_000_000
+            let late = timers.connectTimedOut(now: now, startedNanos: conn.startedNanos)
             if late && (conn.phase == .connecting || conn.phase == .handshaking || conn.phase == .tunneling) {
                 conn.close(TransportError(.connect, "connecting to \(configuration.host):\(configuration.port) timed out"))
             } else if late && conn.state.phase == .awaitingSettings {

@@ -83,7 +83,11 @@ public struct ClientConfiguration: Sendable {
     public var logCallback: LogCallback?
     /// Resolves the host (or the proxy's) on the client's resolver thread; tests substitute one.
     public var resolver: any AddressResolver = SystemResolver()
-    /// Time source (tests substitute a ManualClock).
+    /// The time every decision of the client reads: notification deadlines and latencies,
+    /// retry delays, the reconnect back-off, PINGs, connect timeouts, the provider token's `iat`
+    /// (`ClientTimers`, `RetryPolicy`, `ReconnectBackoff`, `ProviderToken`). Tests substitute a
+    /// `ManualClock` to move time instead of waiting. (A caller's own blocking waits are real
+    /// time: `CallerDeadline`.)
     public var clock: any PushClock = SystemClock.shared
 
     public init() {}
