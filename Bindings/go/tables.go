@@ -571,6 +571,9 @@ func (v Option) IsString() bool {
 	return false
 }
 
+// allOptions lists every Option, in the table's order (Tables/options.tsv).
+var allOptions = []Option{OptionHost, OptionPort, OptionCAFile, OptionTokenKeyFile, OptionKeyID, OptionTeamID, OptionDefaultTopic, OptionConnections, OptionMaxStreams, OptionQueueCapacity, OptionDeadlineMs, OptionConnectTimeoutMs, OptionTokenKeyPEM, OptionEnvironment, OptionMaxAttempts, OptionRetryDelayMs, OptionIdlePingMs, OptionPingTimeoutMs, OptionRetireAfterTimeouts, OptionProxy, OptionProxyCredentials, OptionCertFile, OptionCertKeyFile, OptionP12File, OptionP12Password, OptionIoThreads, OptionReconnectMaxMs}
+
 // Range returns the lowest and highest value an integer option accepts (ok is false for a
 // string option, or a value that is not an option).
 func (v Option) Range() (lowest, highest int64, ok bool) {

@@ -69,13 +69,15 @@ public struct ClientConfiguration: Sendable {
     public var proxyCredentials: SecretBytes?
     /// Certificate authentication (instead of a token key).
     public var clientCertificate: ClientCertificate?
-    /// PEM certificate chain and key files (`PUSH_OPT_CERT_FILE`, `PUSH_OPT_CERT_KEY_FILE`),
-    /// made into `clientCertificate` when the client opens (`resolvingCredentials`).
+    /// PEM certificate chain file (`PUSH_OPT_CERT_FILE`), made into `clientCertificate` with
+    /// `certificateKeyFile` when the client opens (`resolvingCredentials`).
     public var certificateFile: String?
+    /// PEM private key of `certificateFile` (`PUSH_OPT_CERT_KEY_FILE`; nil: the same file).
     public var certificateKeyFile: String?
-    /// A .p12's path and bytes (`PUSH_OPT_P12_FILE`) and its password, opened together when the
-    /// client opens, whichever was set first (both cleared when freed).
+    /// A .p12's path and bytes (`PUSH_OPT_P12_FILE`; the bytes are cleared when freed), opened
+    /// with `p12Password` when the client opens, whichever of the two was set first.
     public var p12File: (path: String, bytes: SecretBytes)?
+    /// The password of `p12File` (`PUSH_OPT_P12_PASSWORD`; nil: none), cleared when freed.
     public var p12Password: SecretBytes?
     /// Results go to this callback (on the I/O thread) instead of to `poll`.
     public var resultCallback: ResultCallback?
