@@ -3,7 +3,8 @@
 #                   through libswiftpush.so from C, print throughput and outcomes
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests,
 #                   the Redis Streams worker end to end (make test-worker)
-#   make bench      the library against h2load on the same mock server (see README)
+#   make bench      the library against h2load on the same mock server (see README);
+#                   BENCH_BASELINE=<release dir of another build> adds that build, interleaved (A/B)
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
 #                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run)
 #   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
@@ -13,7 +14,7 @@
 #   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page)
 #   make install PREFIX=...   library, header, swiftpush.pc, bin/swiftpush and its man page
 #   make header     regenerate Include/swiftpush.h from the Swift exports
-#   make generate   regenerate the enums from Tables/*.tsv
+#   make generate   regenerate the enums and the options (Tables/*.tsv) for C, Swift, Python, Go
 # Each target installs missing Debian packages itself (scripts/install-deps.sh).
 
 SWIFT        ?= swift

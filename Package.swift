@@ -2,13 +2,17 @@
 // swiftpush: an embeddable APNs provider library (Swift core, C ABI, libswiftpush.so).
 import PackageDescription
 
+/// This package's directory: the version script's path must not depend on the directory a
+/// build starts in (FuzzTesting/ builds this package as a dependency).
+let packageDirectory = String(#filePath.dropLast("Package.swift".count))
+
 /// Linker flags for libswiftpush.so: a SONAME, `-z nodelete` (a dlclose'd Swift library
 /// crashes the host otherwise) and a version script that exports `push_*` only.
 let abiLinkerFlags: [LinkerSetting] = [
     .unsafeFlags([
         "-Xlinker", "-soname=libswiftpush.so",
         "-Xlinker", "-z", "-Xlinker", "nodelete",
-        "-Xlinker", "--version-script=Sources/SwiftPush/exports.map",
+        "-Xlinker", "--version-script=\(packageDirectory)Sources/SwiftPush/exports.map",
     ])
 ]
 
@@ -17,6 +21,9 @@ let package = Package(
     products: [
         .library(name: "swiftpush", type: .dynamic, targets: ["SwiftPush"]),
         .executable(name: "swiftpush-cli", targets: ["SwiftPushCLI"]),
+        // The modules under the C ABI, for the fuzz harnesses' own package (FuzzTesting/, which
+        // depends on this one by path). Not an API: linked statically into the harnesses.
+        .library(name: "SwiftPushFuzzable", targets: ["PushCore", "PushTransport", "SwiftPush", "CSwiftPushABI"]),
     ],
     targets: [
         // System libraries; each umbrella header has a unique name (see docs/toolchain.md).
@@ -49,14 +56,7 @@ let package = Package(
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
         .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "PushCore"]),
-        // Fuzzing (issue #8): one libFuzzer harness per executable target. Tests/fuzz/run.sh builds
-        // them with ASan, coverage and -DFUZZING; a plain build makes them corpus replayers.
-        .target(name: "FuzzSupport", dependencies: ["PushCore", "PushTransport"]),
-        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", "PushCore"]),
-        .executableTarget(name: "FuzzPayload", dependencies: ["FuzzSupport", "PushCore"]),
-        .executableTarget(name: "FuzzResponse", dependencies: ["FuzzSupport", "PushCore"]),
-        .executableTarget(name: "FuzzApnsFile", dependencies: ["FuzzSupport", "PushCore"]),
-        .executableTarget(name: "FuzzKeys", dependencies: ["FuzzSupport", "PushCore", "PushTransport", "COpenSSL"]),
-        .executableTarget(name: "FuzzCABI", dependencies: ["FuzzSupport", "SwiftPush", "PushCore", "CSwiftPushABI", "COpenSSL"]),
+        // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
+        // so that a build of this one does not build them.
     ]
 )

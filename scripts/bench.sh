@@ -6,6 +6,9 @@
 # The server runs on CPU 0 and each client on CPU 1 where the machine has two cores.
 # Last line (machine-readable):
 #   swiftpush-bench rate=<n> h2load_rate=<n> ratio=<r> cpu_us_per_notification=<x> peak_rss_mb=<m>
+# A/B: BENCH_BASELINE=DIR (the release directory of another build, e.g. the commit before a
+# change) runs that libswiftpush.so through the same workload in the same runs, interleaved, and
+# prints its medians beside the new one's (a hot-path change is measured this way, in one run).
 # usage: scripts/bench.sh RELEASE_DIR PKI_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +22,11 @@ mock_workspace
 bench_cpus
 
 bench_workload "$build" "$pki"
+baseline=""
+if [ -n "${BENCH_BASELINE:-}" ]; then
+  baseline=$(cd "$BENCH_BASELINE" && pwd)
+  build_load "$baseline" "$out/load-baseline"
+fi
 
 # The server, pinned to its core. --lenient-initial-limit: h2load may open streams before it
 # has read the first SETTINGS (limit 1), which a strict mock answers with GOAWAY as APNs would.
@@ -38,7 +46,7 @@ run_h2load() {
   echo "$rate"
 }
 run_library() {
-  $client_cpu "$out/load" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
+  $client_cpu "${1:-$out/load}" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
     --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --count "$count" --window 10000 \
     --token "$token" --quiet > "$out/load.txt" 2>&1 || { cat "$out/load.txt" >&2; }
   grep '^load-result' "$out/load.txt"
@@ -54,7 +62,8 @@ echo "workload: $count notifications, 200-byte payload, 1 connection x 1000 stre
 echo "server on ${server_cpu:-any CPU}, clients on ${client_cpu:-any CPU}; $runs runs each, interleaved"
 # Warm-up (page cache, CPU frequency, the server's allocator).
 count=20000 run_library >/dev/null
-: > "$out/lib"; : > "$out/h2"; : > "$out/server-lib"; : > "$out/server-h2"
+[ -z "$baseline" ] || count=20000 run_library "$out/load-baseline" >/dev/null
+: > "$out/lib"; : > "$out/h2"; : > "$out/server-lib"; : > "$out/server-h2"; : > "$out/base"
 for i in $(seq 1 "$runs"); do
   t0=$(server_ticks); h=$(run_h2load); echo "$h" >> "$out/h2"
   t1=$(server_ticks); l=$(run_library); echo "$l" >> "$out/lib"
@@ -63,6 +72,11 @@ for i in $(seq 1 "$runs"); do
   printf '  run %d: h2load %8.0f req/s | swiftpush %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted | server CPU-us/request: h2load %s, swiftpush %s\n' \
     "$i" "$h" "$(echo "$l" | field rate)" "$(echo "$l" | field cpu_us_per_notification)" \
     "$(echo "$l" | field peak_rss_mb)" "$(echo "$l" | field accepted)" "$(tail -1 "$out/server-h2")" "$(tail -1 "$out/server-lib")"
+  if [ -n "$baseline" ]; then
+    b=$(run_library "$out/load-baseline"); echo "$b" >> "$out/base"
+    printf '  run %d: baseline %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted\n' \
+      "$i" "$(echo "$b" | field rate)" "$(echo "$b" | field cpu_us_per_notification)" "$(echo "$b" | field peak_rss_mb)" "$(echo "$b" | field accepted)"
+  fi
 done
 h2=$(median < "$out/h2")
 rate=$(field rate < "$out/lib" | median)
@@ -72,4 +86,11 @@ ratio=$(awk -v a="$rate" -v b="$h2" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}'
 echo "medians: swiftpush $rate notifications/s, h2load $h2 req/s, ratio $ratio, $cpu CPU-us/notification, $rss MB peak RSS"
 echo "server CPU-us per request (medians): h2load $(median < "$out/server-h2"), swiftpush $(median < "$out/server-lib")" \
   "(unique :path and apns-id per notification, vs h2load's one indexed request)"
+if [ -n "$baseline" ]; then
+  brate=$(field rate < "$out/base" | median)
+  bcpu=$(field cpu_us_per_notification < "$out/base" | median)
+  brss=$(field peak_rss_mb < "$out/base" | median)
+  echo "A/B medians: new $rate notifications/s, $cpu CPU-us/notification, $rss MB | baseline ($baseline) $brate notifications/s," \
+    "$bcpu CPU-us/notification, $brss MB | rate new/baseline $(awk -v a="$rate" -v b="$brate" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}')"
+fi
 echo "swiftpush-bench rate=$rate h2load_rate=$h2 ratio=$ratio cpu_us_per_notification=$cpu peak_rss_mb=$rss"

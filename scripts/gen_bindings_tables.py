@@ -3,8 +3,8 @@
 
 Called by scripts/gen_tables.py (its `outputs()` hook); not meant to be run alone. Sources:
   Tables/reasons.tsv, Tables/status.tsv, Tables/push_types.tsv   (passed in by gen_tables.py)
+  Tables/options.tsv    the options (kind, range, default), also passed in by gen_tables.py
   Include/swiftpush.h   the enums that live in the C ABI rather than in a table: push_outcome,
-                        push_option (with its int/string kind from the doc comment),
                         push_notification_flags, and push_environment, push_connection_state and
                         push_payload_field (with its setter from the group comments) when the
                         header has them.
@@ -83,11 +83,9 @@ def strip_prefix(cname, prefix):
     return cname[len(prefix):]
 
 
-def option_kind(doc):
-    kind = doc.split(":", 1)[0].strip()
-    if kind not in ("int", "string"):
-        raise SystemExit(f"gen_bindings_tables: option doc must start with 'int:' or 'string:': {doc!r}")
-    return kind
+# The options, from Tables/options.tsv through gen_tables.py's `outputs()`: (name, value, doc,
+# kind, (lo, hi) or None, default or None).
+OPTIONS = []
 
 
 def abi_enums():
@@ -95,7 +93,7 @@ def abi_enums():
         header = f.read()
     out = {
         "outcome": [(strip_prefix(n, "PUSH_OUTCOME_"), v, d) for n, v, d in c_enum(header, "push_outcome")],
-        "option": [(strip_prefix(n, "PUSH_OPT_"), v, d) for n, v, d in c_enum(header, "push_option")],
+        "option": [(n, v, d) for n, v, d, *_ in OPTIONS],
         "flags": [(strip_prefix(n, "PUSH_NOTIFICATION_"), v, d) for n, v, d in c_enum(header, "push_notification_flags")],
     }
     env = c_enum(header, "push_environment")
@@ -125,12 +123,22 @@ def py_str(s):
     return repr(s)
 
 
+def info_properties(o, table, props):
+    """One read-only property per (name, type, doc), returning that column of `table`[self]."""
+    for idx, (prop, typ, doc) in enumerate(props):
+        o.append("    @property")
+        o.append(f"    def {prop}(self) -> {typ}:")
+        o.append(f'        """{doc}"""')
+        o.append(f"        return {table}[self][{idx}]")
+        o.append("")
+
+
 def python_tables(reasons, status, push_types, upper_snake, header):
     abi = abi_enums()
     o = [f'"""Enums of the C ABI ({header}).', "",
          "Sources: Tables/*.tsv and Include/swiftpush.h, through scripts/gen_bindings_tables.py.",
          '"""', "", "from __future__ import annotations", "", "import enum",
-         "from typing import Dict, FrozenSet, Tuple", "", ""]
+         "from typing import Dict, FrozenSet, Optional, Tuple, Union", "", ""]
 
     # Status
     o.append("class Status(enum.IntEnum):")
@@ -181,15 +189,11 @@ def python_tables(reasons, status, push_types, upper_snake, header):
     o.append("    #: A reason APNs sent that is not in the table.")
     o.append("    UNKNOWN = 1000")
     o.append("")
-    for prop, idx, typ, doc in [("text", 0, "str", 'The reason as APNs spells it ("BadDeviceToken"); "" for NONE.'),
-                                ("http_status", 1, "int", "The HTTP status APNs answers with (200 for NONE, 0 when decided locally)."),
-                                ("retry_class", 2, "str", "never, later, backoff, token, connection, unknown or local (see Tables/reasons.tsv)."),
-                                ("description", 3, "str", "One sentence describing the reason.")]:
-        o.append("    @property")
-        o.append(f"    def {prop}(self) -> {typ}:")
-        o.append(f'        """{doc}"""')
-        o.append(f"        return _REASON_INFO[self][{idx}]")
-        o.append("")
+    info_properties(o, "_REASON_INFO", [
+        ("text", "str", 'The reason as APNs spells it ("BadDeviceToken"); "" for NONE.'),
+        ("http_status", "int", "The HTTP status APNs answers with (200 for NONE, 0 when decided locally)."),
+        ("retry_class", "str", "never, later, backoff, token, connection, unknown or local (see Tables/reasons.tsv)."),
+        ("description", "str", "One sentence describing the reason.")])
     o.append("    @classmethod")
     o.append('    def from_text(cls, text: str) -> "Reason":')
     o.append('        """The member for an APNs reason text; UNKNOWN when the text is not in the table."""')
@@ -215,15 +219,11 @@ def python_tables(reasons, status, push_types, upper_snake, header):
         o.append(f"    #: {hdr}{sfx}, default priority {prio}, payload <= {limit} bytes")
         o.append(f"    {name} = {i}")
     o.append("")
-    for prop, idx, typ, doc in [("header", 0, "str", "The apns-push-type header value."),
-                                ("topic_suffix", 1, "str", 'The suffix the topic must end with ("" when any topic goes).'),
-                                ("default_priority", 2, "int", "The priority used when none is given."),
-                                ("payload_limit", 3, "int", "The largest payload APNs accepts, in bytes.")]:
-        o.append("    @property")
-        o.append(f"    def {prop}(self) -> {typ}:")
-        o.append(f'        """{doc}"""')
-        o.append(f"        return _PUSH_TYPE_INFO[self][{idx}]")
-        o.append("")
+    info_properties(o, "_PUSH_TYPE_INFO", [
+        ("header", "str", "The apns-push-type header value."),
+        ("topic_suffix", "str", 'The suffix the topic must end with ("" when any topic goes).'),
+        ("default_priority", "int", "The priority used when none is given."),
+        ("payload_limit", "int", "The largest payload APNs accepts, in bytes.")])
     o.append("    @classmethod")
     o.append('    def from_header(cls, value: str) -> "PushType":')
     o.append('        """The member for an apns-push-type value (ValueError when there is none)."""')
@@ -275,15 +275,14 @@ def python_tables(reasons, status, push_types, upper_snake, header):
         o.append(f"    #: {doc}")
         o.append(f"    {name} = {value}")
     o.append("")
-    o.append("    @property")
-    o.append("    def kind(self) -> str:")
-    o.append('        """"int" or "string": which setter takes it."""')
-    o.append("        return _OPTION_KIND[self]")
+    info_properties(o, "_OPTION_INFO", [
+        ("kind", "str", '"int" or "string": which setter takes it.'),
+        ("range", "Optional[Tuple[int, int]]", "(lowest, highest) value an int option accepts; None for a string option."),
+        ("default", "Optional[Union[int, str]]", "The library's default (None: none, or computed).")])
     o.append("")
-    o.append("")
-    o.append("_OPTION_KIND: Dict[int, str] = {")
-    for name, value, doc in abi["option"]:
-        o.append(f"    {value}: {py_str(option_kind(doc))},")
+    o.append("_OPTION_INFO: Dict[int, Tuple[str, Optional[Tuple[int, int]], Optional[Union[int, str]]]] = {")
+    for name, value, doc, kind, rng, default in OPTIONS:
+        o.append(f"    {value}: ({py_str(kind)}, {rng!r}, {default!r}),")
     o.append("}")
     o.append("")
     o.append("")
@@ -543,11 +542,26 @@ def go_tables(reasons, status, push_types, upper_snake, header):
     o.append("// IsString reports whether the option takes a string (otherwise an integer).")
     o.append("func (v Option) IsString() bool {")
     o.append("\tswitch v {")
-    strs = [f"Option{go_camel_from_snake(n)}" for n, _, d in abi["option"] if option_kind(d) == "string"]
+    strs = [f"Option{go_camel_from_snake(n)}" for n, _, _, kind, *_ in OPTIONS if kind == "string"]
     o.append("\tcase " + ", ".join(strs) + ":")
     o.append("\t\treturn true")
     o.append("\t}")
     o.append("\treturn false")
+    o.append("}")
+    o.append("")
+    o.append("// allOptions lists every Option, in the table's order (Tables/options.tsv).")
+    o.append("var allOptions = []Option{" + ", ".join(f"Option{go_camel_from_snake(n)}" for n, *_ in OPTIONS) + "}")
+    o.append("")
+    o.append("// Range returns the lowest and highest value an integer option accepts (ok is false for a")
+    o.append("// string option, or a value that is not an option).")
+    o.append("func (v Option) Range() (lowest, highest int64, ok bool) {")
+    o.append("\tswitch v {")
+    for n, _, _, kind, rng, _ in OPTIONS:
+        if rng is not None:
+            o.append(f"\tcase Option{go_camel_from_snake(n)}:")
+            o.append(f"\t\treturn {rng[0]}, {rng[1]}, true")
+    o.append("\t}")
+    o.append("\treturn 0, 0, false")
     o.append("}")
     o.append("")
     if abi["environment"]:
@@ -587,7 +601,8 @@ def go_tables(reasons, status, push_types, upper_snake, header):
     return "\n".join(o) + "\n"
 
 
-def outputs(reasons, status, push_types, upper_snake, header):
+def outputs(reasons, status, push_types, upper_snake, header, options):
+    OPTIONS[:] = options
     out = {}
     if os.path.isdir(os.path.join(ROOT, "Bindings", "python", "swiftpush")):
         out["Bindings/python/swiftpush/_tables.py"] = python_tables(reasons, status, push_types, upper_snake, header)

@@ -199,6 +199,30 @@ func TestOpenReportsConfigurationErrors(t *testing.T) {
 	}
 }
 
+// Options are applied by value, so OptionP12File (24) reaches the library before
+// OptionP12Password (25): the order that used to need re-sorting in the binding. The library
+// opens the .p12 with its password in Open, so a right password opens and a wrong one fails there.
+func TestAP12FileMayComeBeforeItsPassword(t *testing.T) {
+	if mockSkip != "" {
+		t.Skip(mockSkip)
+	}
+	for _, password := range []string{"secret", "wrong"} {
+		cfg := Config{Host: "127.0.0.1", Port: 1, Options: map[Option]interface{}{
+			OptionP12File: filepath.Join(pkiDir, "client.p12"), OptionP12Password: password}}
+		c, err := Open(cfg)
+		if password == "secret" {
+			if err != nil {
+				t.Fatalf("Open with the right .p12 password: %v", err)
+			}
+			if err := c.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		} else if !errors.Is(err, ErrKey) || !strings.Contains(err.Error(), "wrong password") {
+			t.Errorf("Open with a wrong .p12 password = %v, want ErrKey naming the wrong password", err)
+		}
+	}
+}
+
 func TestCloseTwiceThenPollReturnsWhatIsLeft(t *testing.T) {
 	c := open(t, testConfig(t))
 	ns := make([]Notification, 50)

@@ -26,6 +26,7 @@ import "C"
 import (
 	"runtime"
 	"runtime/cgo"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,23 +165,13 @@ func Open(cfg Config) (*Client, error) {
 			}
 		}
 	}
-	// A password must be set before the file it opens (OptionP12Password before OptionP12File).
+	// In a fixed order (by value), so that a configuration error is the same one every run. The
+	// order means nothing to the library: a .p12 is opened with its password by Open.
 	ordered := make([]Option, 0, len(cfg.Options))
 	for opt := range cfg.Options {
 		ordered = append(ordered, opt)
 	}
-	rank := func(o Option) int {
-		if strings.HasSuffix(o.String(), "PASSWORD") {
-			return 0
-		}
-		return 1
-	}
-	for i := 1; i < len(ordered); i++ { // insertion sort: by rank, then by value
-		for j := i; j > 0 && (rank(ordered[j]) < rank(ordered[j-1]) ||
-			rank(ordered[j]) == rank(ordered[j-1]) && ordered[j] < ordered[j-1]); j-- {
-			ordered[j], ordered[j-1] = ordered[j-1], ordered[j]
-		}
-	}
+	sort.Slice(ordered, func(i, j int) bool { return ordered[i] < ordered[j] })
 	for _, opt := range ordered {
 		var err error
 		switch v := cfg.Options[opt].(type) {

@@ -445,9 +445,9 @@ type Option int32
 
 // Option values (Include/swiftpush.h).
 const (
-	// OptionHost: string: APNs host name (default "api.push.apple.com"). Also the TLS server name.
+	// OptionHost: string: APNs host name, also the TLS server name that is verified. Default "api.push.apple.com".
 	OptionHost Option = 1
-	// OptionPort: int: TCP port (default 443; APNs also listens on 2197).
+	// OptionPort: int: TCP port (APNs also listens on 2197). Default 443; 1..65535.
 	OptionPort Option = 2
 	// OptionCAFile: string: PEM file of CA certificates to trust instead of the system trust store.
 	OptionCAFile Option = 3
@@ -459,29 +459,29 @@ const (
 	OptionTeamID Option = 6
 	// OptionDefaultTopic: string: topic used when a notification names none (usually the app's bundle id).
 	OptionDefaultTopic Option = 7
-	// OptionConnections: int: number of connections in the pool (default 2, 1..64; see README, Performance).
+	// OptionConnections: int: number of connections in the pool (see README, Performance). Default 2; 1..64.
 	OptionConnections Option = 8
-	// OptionMaxStreams: int: most concurrent streams per connection, whatever the server allows (default 1000).
+	// OptionMaxStreams: int: most concurrent streams per connection, whatever the server allows. Default 1000; 1..100000.
 	OptionMaxStreams Option = 9
-	// OptionQueueCapacity: int: notifications held at once: queued + in flight + results not yet polled (default 65536, 16..4194304). When all are used, send returns PUSH_E_QUEUE_FULL.
+	// OptionQueueCapacity: int: notifications held at once: queued + in flight + results not yet polled. When all are used, send returns PUSH_E_QUEUE_FULL. Default 65536; 16..4194304.
 	OptionQueueCapacity Option = 10
-	// OptionDeadlineMs: int: milliseconds a notification may wait for its outcome, from send (default 60000).
+	// OptionDeadlineMs: int: milliseconds a notification may wait for its outcome, from send. Default 60000; 1..86400000.
 	OptionDeadlineMs Option = 11
-	// OptionConnectTimeoutMs: int: milliseconds a connection attempt (TCP + TLS) may take (default 10000).
+	// OptionConnectTimeoutMs: int: milliseconds a connection attempt (TCP + TLS) may take. Default 10000; 1..600000.
 	OptionConnectTimeoutMs Option = 12
-	// OptionTokenKeyPEM: string: PEM file with the token key, given as file contents instead of a path.
+	// OptionTokenKeyPEM: string: PEM file with the token key, given as file contents instead of a path (at most 64 KiB, kept in memory that is cleared when freed).
 	OptionTokenKeyPEM Option = 13
-	// OptionEnvironment: int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host.
+	// OptionEnvironment: int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host. Range 0..1.
 	OptionEnvironment Option = 14
-	// OptionMaxAttempts: int: most answered attempts of a notification: a 429 or 5xx answer is retried with exponential back-off while its deadline allows, at most this many attempts in all (default 10, 1..100; 1 turns retries off). Resends of writes the server never processed (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only (see README, Reliability).
+	// OptionMaxAttempts: int: most answered attempts of a notification: a 429 or 5xx answer is retried with exponential back-off while its deadline allows, at most this many attempts in all (1 turns retries off). Resends of writes the server never processed (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only (see README, Reliability). Default 10; 1..100.
 	OptionMaxAttempts Option = 15
-	// OptionRetryDelayMs: int: first delay before retrying a 429/5xx answer, doubled each time, with jitter (default 1000 ms).
+	// OptionRetryDelayMs: int: first delay in milliseconds before retrying a 429/5xx answer, doubled each time, with jitter. Default 1000; 1..600000.
 	OptionRetryDelayMs Option = 16
-	// OptionIdlePingMs: int: send a PING after a connection has been idle this long (default 60000 ms; 0: never).
+	// OptionIdlePingMs: int: send a PING after a connection has been idle this many milliseconds (0: never). Default 60000; 0..86400000.
 	OptionIdlePingMs Option = 17
-	// OptionPingTimeoutMs: int: a PING not acknowledged within this time retires the connection (default 10000 ms).
+	// OptionPingTimeoutMs: int: a PING not acknowledged within this many milliseconds retires the connection. Default 10000; 1..600000.
 	OptionPingTimeoutMs Option = 18
-	// OptionRetireAfterTimeouts: int: consecutive stream timeouts after which a connection is retired (default 3).
+	// OptionRetireAfterTimeouts: int: consecutive stream timeouts after which a connection is retired. Default 3; 1..1000000.
 	OptionRetireAfterTimeouts Option = 19
 	// OptionProxy: string: HTTP CONNECT proxy as "host:port" (connections tunnel through it).
 	OptionProxy Option = 20
@@ -491,14 +491,18 @@ const (
 	OptionCertFile Option = 22
 	// OptionCertKeyFile: string: private key (PEM) of PUSH_OPT_CERT_FILE; may be the same file.
 	OptionCertKeyFile Option = 23
-	// OptionP12File: string: PKCS#12 (.p12) file holding the client certificate and key.
+	// OptionP12File: string: PKCS#12 (.p12) file holding the client certificate and key: read when set, opened with PUSH_OPT_P12_PASSWORD when the client opens (so the two may be set in either order; a wrong password fails push_client_open).
 	OptionP12File Option = 24
-	// OptionP12Password: string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none; copied into memory that is cleared when freed, like the .p12's bytes).
+	// OptionP12Password: string: password of PUSH_OPT_P12_FILE ("" for none; copied into memory that is cleared when freed, like the .p12's bytes).
 	OptionP12Password Option = 25
-	// OptionIoThreads: int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still called by one thread at a time. For hosts with cores to spare (see README, Performance).
+	// OptionIoThreads: int: I/O threads. Each owns a share of PUSH_OPT_CONNECTIONS and of PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still called by one thread at a time. For hosts with cores to spare (see README, Performance). Default 1; 1..16.
 	OptionIoThreads Option = 26
-	// OptionReconnectMaxMs: int: longest wait between connection attempts while APNs keeps refusing (expired or invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and doubles up to this, with jitter (default 60000 ms, 1000..3600000; see README, Reliability).
+	// OptionReconnectMaxMs: int: longest wait in milliseconds between connection attempts while APNs keeps refusing (expired or invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and doubles up to this, with jitter (see README, Reliability). Default 60000; 1000..3600000.
 	OptionReconnectMaxMs Option = 27
+	// OptionMinConnections: int: connections a self-sizing pool keeps: with a value from 1 to PUSH_OPT_CONNECTIONS - 1 the pool starts with this many and opens more, up to PUSH_OPT_CONNECTIONS, while every stream is in use and notifications wait; extra ones close when demand stays at or below half of what one fewer carries for PUSH_OPT_POOL_SHRINK_MS (see README, Sizing the pool). 0 (default): a fixed pool of PUSH_OPT_CONNECTIONS. Default 0; 0..64.
+	OptionMinConnections Option = 28
+	// OptionPoolShrinkMs: int: how long, in milliseconds, demand must stay low before a self-sizing pool (PUSH_OPT_MIN_CONNECTIONS) closes one of its extra connections. Default 60000; 100..3600000.
+	OptionPoolShrinkMs Option = 29
 )
 
 // String returns the C name of the value without its prefix ("HOST").
@@ -558,6 +562,10 @@ func (v Option) String() string {
 		return "IO_THREADS"
 	case OptionReconnectMaxMs:
 		return "RECONNECT_MAX_MS"
+	case OptionMinConnections:
+		return "MIN_CONNECTIONS"
+	case OptionPoolShrinkMs:
+		return "POOL_SHRINK_MS"
 	}
 	return "invalid"
 }
@@ -569,6 +577,49 @@ func (v Option) IsString() bool {
 		return true
 	}
 	return false
+}
+
+// allOptions lists every Option, in the table's order (Tables/options.tsv).
+var allOptions = []Option{OptionHost, OptionPort, OptionCAFile, OptionTokenKeyFile, OptionKeyID, OptionTeamID, OptionDefaultTopic, OptionConnections, OptionMaxStreams, OptionQueueCapacity, OptionDeadlineMs, OptionConnectTimeoutMs, OptionTokenKeyPEM, OptionEnvironment, OptionMaxAttempts, OptionRetryDelayMs, OptionIdlePingMs, OptionPingTimeoutMs, OptionRetireAfterTimeouts, OptionProxy, OptionProxyCredentials, OptionCertFile, OptionCertKeyFile, OptionP12File, OptionP12Password, OptionIoThreads, OptionReconnectMaxMs, OptionMinConnections, OptionPoolShrinkMs}
+
+// Range returns the lowest and highest value an integer option accepts (ok is false for a
+// string option, or a value that is not an option).
+func (v Option) Range() (lowest, highest int64, ok bool) {
+	switch v {
+	case OptionPort:
+		return 1, 65535, true
+	case OptionConnections:
+		return 1, 64, true
+	case OptionMaxStreams:
+		return 1, 100000, true
+	case OptionQueueCapacity:
+		return 16, 4194304, true
+	case OptionDeadlineMs:
+		return 1, 86400000, true
+	case OptionConnectTimeoutMs:
+		return 1, 600000, true
+	case OptionEnvironment:
+		return 0, 1, true
+	case OptionMaxAttempts:
+		return 1, 100, true
+	case OptionRetryDelayMs:
+		return 1, 600000, true
+	case OptionIdlePingMs:
+		return 0, 86400000, true
+	case OptionPingTimeoutMs:
+		return 1, 600000, true
+	case OptionRetireAfterTimeouts:
+		return 1, 1000000, true
+	case OptionIoThreads:
+		return 1, 16, true
+	case OptionReconnectMaxMs:
+		return 1000, 3600000, true
+	case OptionMinConnections:
+		return 0, 64, true
+	case OptionPoolShrinkMs:
+		return 100, 3600000, true
+	}
+	return 0, 0, false
 }
 
 // Environment is a value of OptionEnvironment.

@@ -35,26 +35,36 @@ public enum MonotonicTime {
     }
 }
 
-/// A clock that moves only when told to: for tests of the token refresh rules.
+/// A clock that moves only when told to: for tests of the time rules (token refresh,
+/// deadlines, back-off, PINGs) that move time instead of waiting for it. A client given one
+/// (`ClientConfiguration.clock`) decides by it alone; its I/O thread still wakes at least every
+/// `ClientTimers.scanIntervalNanos` of real time, so it notices a move within that.
 public final class ManualClock: PushClock, @unchecked Sendable {
     private let lock = PThreadMutex()
-    private var wall: Int64
+    private let wallStart: Int64
     private var mono: UInt64
 
     /// Starts at `wallSeconds` (UNIX seconds) with the monotonic clock at 0.
     public init(wallSeconds: Int64) {
-        self.wall = wallSeconds
+        self.wallStart = wallSeconds
         self.mono = 0
     }
 
     /// Moves both clocks forward.
     public func advance(seconds: Int64) {
-        lock.withLock {
-            wall += seconds
-            mono += UInt64(seconds) * 1_000_000_000
-        }
+        advance(nanos: UInt64(seconds) * 1_000_000_000)
     }
 
-    public func wallSeconds() -> Int64 { lock.withLock { wall } }
+    /// Moves both clocks forward (the wall clock by the whole seconds passed in all).
+    public func advance(millis: Int) {
+        advance(nanos: UInt64(millis) * 1_000_000)
+    }
+
+    /// Moves both clocks forward by `nanos`.
+    public func advance(nanos: UInt64) {
+        lock.withLock { mono += nanos }
+    }
+
+    public func wallSeconds() -> Int64 { lock.withLock { wallStart + Int64(mono / 1_000_000_000) } }
     public func monotonicNanos() -> UInt64 { lock.withLock { mono } }
 }

@@ -73,8 +73,11 @@ public struct ReconnectBackoff: Sendable, Equatable {
     /// failure belongs to an episode already counted.
     @discardableResult
     public mutating func failed(now: UInt64, attemptStartedNanos: UInt64, unit: Double) -> UInt64? {
-        // The probe always starts after the last failure, so this never drops the probe's.
-        if failures > 0 && attemptStartedNanos < lastFailureNanos { return nil }
+        // The probe always starts after the last failure (a delay after it), so this never
+        // drops the probe's. An attempt started at the very instant of the last failure is of
+        // the same episode: with a clock that stands still between events (a ManualClock), the
+        // pool's connections start and fail at one reading.
+        if failures > 0 && attemptStartedNanos <= lastFailureNanos { return nil }
         failures += 1
         probeInProgress = false
         lastFailureNanos = now

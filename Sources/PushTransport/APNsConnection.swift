@@ -31,7 +31,7 @@ final class APNsConnection: TLSH2Socket {
     var headerSlotIndex: Int32 = -1
     /// Whether TLS and HTTP/2 came up (a failure before that is a failed connection attempt).
     var everEstablished = false
-    /// When the connection was started (monotonic ns).
+    /// When the connection was started (the client clock's monotonic ns).
     let startedNanos: UInt64
     /// Memory for this connection's nghttp2 session (see pool_alloc.c).
     private let sessionPool: OpaquePointer? = swiftpush_pool_new()
@@ -71,10 +71,10 @@ final class APNsConnection: TLSH2Socket {
         self.client = client
         self.poolIndex = poolIndex
         self.state = ConnectionState(localMaxStreams: localMaxStreams, timeoutsBeforeRetirement: retireAfterTimeouts)
-        self.startedNanos = MonotonicTime.nanos()
+        self.startedNanos = client.configuration.clock.monotonicNanos()
         nv = .allocate(capacity: Self.maxHeaders)
         nv.initialize(repeating: nghttp2_nv(), count: Self.maxHeaders)
-        super.init(loop: client.loop, fd: fd, ssl: ssl, phase: .connecting)
+        super.init(loop: client.loop, fd: fd, ssl: ssl, phase: .connecting, clock: client.configuration.clock)
     }
 
     deinit {

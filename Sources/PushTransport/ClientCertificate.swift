@@ -53,13 +53,7 @@ public enum ClientCertificate: Sendable, Equatable, CustomStringConvertible, Cus
                 throw TransportError(.tls, "client key \(keyFile) cannot be loaded or does not match the certificate: " + OpenSSLError.drain())
             }
         case .pkcs12(let bytes, let password):
-            let p12: OpaquePointer? = bytes.withUnsafeBytes { raw in
-                // d2i_PKCS12 copies what it needs; PKCS12_free releases it (the key inside is
-                // still encrypted there; the decrypted one is cleared by EVP_PKEY_free).
-                var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) as UnsafePointer<UInt8>?
-                return d2i_PKCS12(nil, &p, raw.count)
-            }
-            guard let p12 else { throw TransportError(.tls, "not a PKCS#12 (.p12) file: " + OpenSSLError.drain()) }
+            let p12 = try Self.decodePKCS12(bytes)
             defer { PKCS12_free(p12) }
             var key: OpaquePointer?
             var cert: OpaquePointer?
@@ -88,5 +82,18 @@ public enum ClientCertificate: Sendable, Equatable, CustomStringConvertible, Cus
         guard SSL_CTX_check_private_key(ctx) == 1 else {
             throw TransportError(.tls, "the client certificate does not match its private key")
         }
+    }
+
+    /// Decodes a PKCS#12 structure without opening it (no password needed); the caller frees
+    /// it with PKCS12_free. d2i_PKCS12 copies what it needs; the key inside is still encrypted
+    /// there (the decrypted one is cleared by EVP_PKEY_free).
+    static func decodePKCS12(_ bytes: SecretBytes) throws(TransportError) -> OpaquePointer {
+        OpenSSLError.clear()
+        let p12: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) as UnsafePointer<UInt8>?
+            return d2i_PKCS12(nil, &p, raw.count)
+        }
+        guard let p12 else { throw TransportError(.tls, "not a PKCS#12 (.p12) file: " + OpenSSLError.drain()) }
+        return p12
     }
 }

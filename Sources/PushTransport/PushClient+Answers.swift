@@ -34,7 +34,8 @@ extension PushClient {
         inFlightTotal -= 1
         let status = slot.pointee.status
         let action = conn.state.streamClosed(answered: status != 0)
-        let now = MonotonicTime.nanos()
+        // Answers end streams while their bytes are read: the read's time is the answer's.
+        let now = conn.lastInputNanos
         if status != 0 {
             localLatencies.record(micros: Int64((now &- slot.pointee.submitNanos) / 1000))
         }
@@ -51,7 +52,7 @@ extension PushClient {
             }
             complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
         } else if status != 0 {
-            finishRejected(index, slot, status: status, on: conn)
+            finishRejected(index, slot, status: status, on: conn, now: now)
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
             // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
             // deadline; this does not spend the retry budget.
@@ -71,7 +72,7 @@ extension PushClient {
 
     /// An error answer: retried when its reason's class allows and the attempt budget and
     /// deadline leave room (apns.md, "Retry guidance"), otherwise the final REJECTED outcome.
-    func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection) {
+    func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection, now: UInt64) {
         let body = UnsafeRawBufferPointer(start: slot.pointee.buffer! + SlotLayout.body, count: Int(slot.pointee.bodyLength))
         let parsed = APNsResponse.parseErrorBody(body)
         var reason = parsed?.reason ?? .unknown
@@ -86,7 +87,6 @@ extension PushClient {
         }
         let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
         slot.pointee.timestampMs = parsed?.timestampMs ?? 0
-        let now = MonotonicTime.nanos()
         slot.pointee.answeredAttempts += 1
         if !reason.isConnectionRefusal { conn.answered = true }
         answerAffectsConnection(reason, text: text, on: conn, now: now)
@@ -104,7 +104,7 @@ extension PushClient {
             requeue(index, slot, processed: true)
         case .reject:
             let finalText = (reason == .expiredProviderToken ? clockSuspectText : nil) ?? text
-            complete(index, outcome: .rejected, status: status, reason: reason, text: finalText)
+            complete(index, outcome: .rejected, status: status, reason: reason, text: finalText, now: now)
         }
     }
 

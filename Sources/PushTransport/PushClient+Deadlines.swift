@@ -29,15 +29,16 @@ extension PushClient {
     /// Ends what is past its deadline: queued (QueueTimeout), waiting to retry (REJECTED with
     /// the last answer), in flight (reset, Timeout); closes connection attempts that take too long.
     func scanDeadlines(now: UInt64) {
+        let timers = self.timers
         // Queued notifications whose deadline passed: never sent, or waiting to be resent.
         // Walked only when one may have (the list's lower bound); rebuilding it makes the
         // bound exact again.
-        if now >= pending.earliestDeadline {
+        if ClientTimers.isDue(pending.earliestDeadline, now: now) {
             var kept = SlotList()
             while true {
                 let index = pending.popFirst(in: slots)
                 if index < 0 { break }
-                if now >= slots[index].pointee.deadlineNanos {
+                if ClientTimers.isDue(slots[index].pointee.deadlineNanos, now: now) {
                     expireQueued(index)
                 } else {
                     kept.append(index, in: slots)
@@ -48,13 +49,13 @@ extension PushClient {
         // (Delayed retries need no scan: one is delayed only when it is due before its deadline.)
         // In-flight streams with no answer in time: reset them; the result is unknown.
         for conn in pool.compactMap({ $0 }) + retiring {
-            var index = now >= conn.inFlightEarliestDeadline ? conn.inFlightHead : -1
+            var index = ClientTimers.isDue(conn.inFlightEarliestDeadline, now: now) ? conn.inFlightHead : -1
             if index >= 0 { conn.inFlightEarliestDeadline = .max }
             var expired = false
             while index >= 0 {
                 let slot = slots[index]
                 let next = slot.pointee.next
-                if now < slot.pointee.deadlineNanos {
+                if !ClientTimers.isDue(slot.pointee.deadlineNanos, now: now) {
                     conn.inFlightEarliestDeadline = min(conn.inFlightEarliestDeadline, slot.pointee.deadlineNanos)
                 } else {
                     conn.unlinkInFlight(index, slot)
@@ -72,7 +73,7 @@ extension PushClient {
             }
             if expired { conn.flush() }
             // Connection attempts that take too long.
-            let late = now > conn.startedNanos && now - conn.startedNanos > UInt64(configuration.connectTimeoutMillis) * 1_000_000
+            let late = timers.connectTimedOut(now: now, startedNanos: conn.startedNanos)
             if late && (conn.phase == .connecting || conn.phase == .handshaking || conn.phase == .tunneling) {
                 conn.close(TransportError(.connect, "connecting to \(configuration.host):\(configuration.port) timed out"))
             } else if late && conn.state.phase == .awaitingSettings {

@@ -11,9 +11,6 @@ import PushCore
 /// PushClient+Pool, +Dispatch, +Answers (what connections report), +Outcomes, +Deadlines,
 /// +Shutdown. Everything they touch outside `lock` belongs to this thread alone.
 extension PushClient {
-    /// How often deadlines and connect timeouts are checked.
-    static let scanIntervalNanos: UInt64 = 50_000_000
-
     /// The thread's body, until close's drain ends (then `shutDown`).
     func runIOThread() {
         IOThread.blockSIGPIPE()
@@ -28,19 +25,19 @@ extension PushClient {
             lock.unlock()
             pending.splice(&taken, in: slots)
 
-            let now = MonotonicTime.nanos()
+            let now = configuration.clock.monotonicNanos()
             if closingNow && drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
             if !closingNow || !pending.isEmpty || !delayed.isEmpty || inFlightTotal > 0 { maintainPool(now: now) }
             releaseDelayed(now: now)
             dispatch(now: now)
-            if now >= nextScanNanos {
+            if ClientTimers.isDue(nextScanNanos, now: now) {
                 scanDeadlines(now: now)
                 checkHealth(now: now)
                 resizePool(now: now)
                 refreshPublishedState()
-                nextScanNanos = now + Self.scanIntervalNanos
+                nextScanNanos = now + ClientTimers.scanIntervalNanos
             }
-            if let deadline = drainDeadline, (pending.isEmpty && delayed.isEmpty && inFlightTotal == 0) || now >= deadline {
+            if let deadline = drainDeadline, (pending.isEmpty && delayed.isEmpty && inFlightTotal == 0) || ClientTimers.isDue(deadline, now: now) {
                 shutDown()
                 return
             }
@@ -54,15 +51,16 @@ extension PushClient {
         }
     }
 
-    /// How long epoll may sleep: until the next scan, the next delayed retry or the next
-    /// reconnect attempt, at most 1 s. Rounded up, so a retry is never released early.
+    /// How long epoll may sleep (`ClientTimers.sleepMillis`): until the next scan, the next
+    /// delayed retry or the next reconnect attempt.
     private func nextTimeoutMillis(now: UInt64) -> Int32 {
-        var until = nextScanNanos
-        if let due = delayed.firstDue, due < until { until = due }
-        if hasEmptyPosition {
-            let next = reconnect.nextAttemptNanos
-            if next > now && next < until { until = next }
-        }
-        return until <= now ? 0 : Int32(min((until - now + 999_999) / 1_000_000, 1000))
+        ClientTimers.sleepMillis(now: now, nextScanNanos: nextScanNanos, nextRetryNanos: delayed.firstDue,
+                                 nextReconnectNanos: hasEmptyPosition ? reconnect.nextAttemptNanos : nil)
+    }
+
+    /// The time rules, from the configuration.
+    var timers: ClientTimers {
+        ClientTimers(idlePingMillis: configuration.idlePingMillis, pingTimeoutMillis: configuration.pingTimeoutMillis,
+                     connectTimeoutMillis: configuration.connectTimeoutMillis)
     }
 }

@@ -14,7 +14,8 @@ extension PushClient {
     /// Gives notification `index` its one outcome and queues it for publishing.
     /// `now` may be passed by a caller that has just read the clock (per answer, it shows).
     func complete(_ index: Int32, outcome: Outcome, status: Int32, reason: APNsReason, text: String?,
-                  now: UInt64 = MonotonicTime.nanos()) {
+                  now given: UInt64? = nil) {
+        let now = given ?? configuration.clock.monotonicNanos()
         let slot = slots[index]
         if slot.pointee.attempts == 0 && !slot.pointee.hasCallerApnsId {
             // Never sent, so never given an apns-id: results always carry one.

@@ -21,7 +21,7 @@ extension PushClient {
         }
         guard let addresses = resolvedAddresses else {
             if let pending = resolution {
-                if now > pending.startedNanos && now - pending.startedNanos > UInt64(configuration.connectTimeoutMillis) * 1_000_000 {
+                if timers.connectTimedOut(now: now, startedNanos: pending.startedNanos) {
                     resolution = nil // its answer, if it ever comes, is not taken
                     connectionAttemptFailed(startedNanos: pending.startedNanos,
                                             error: TransportError(.connect, "resolving \(resolvedHost) took longer than \(configuration.connectTimeoutMillis) ms"),
@@ -210,7 +210,7 @@ extension PushClient {
     /// processed it) or ends FAILED as connection lost; its pool position reconnects.
     func connectionClosed(_ conn: APNsConnection, error: TransportError?) {
         // Account for every stream still open on it.
-        let now = MonotonicTime.nanos()
+        let now = configuration.clock.monotonicNanos()
         var index = conn.inFlightHead
         while index >= 0 {
             let slot = slots[index]
@@ -294,16 +294,14 @@ extension PushClient {
     /// Health: an idle connection gets a PING; one whose PING goes unanswered is closed (its
     /// streams end as connection lost, its position reconnects).
     func checkHealth(now: UInt64) {
-        guard configuration.idlePingMillis > 0 else { return }
-        let idle = UInt64(configuration.idlePingMillis) * 1_000_000
-        let timeout = UInt64(max(configuration.pingTimeoutMillis, 1)) * 1_000_000
+        let timers = self.timers
+        guard timers.idlePingNanos > 0 else { return }
         for conn in pool.compactMap({ $0 }) + retiring where conn.phase == .open {
-            if conn.pingSentNanos != 0 {
-                if now > conn.pingSentNanos && now - conn.pingSentNanos > timeout {
-                    conn.close(TransportError(.closed, "no PING acknowledgement within \(configuration.pingTimeoutMillis) ms"))
-                }
-            } else if now > conn.lastInputNanos && now - conn.lastInputNanos > idle {
-                conn.sendPing(now: now)
+            switch timers.health(now: now, lastInputNanos: conn.lastInputNanos, pingSentNanos: conn.pingSentNanos) {
+            case .fine: break
+            case .sendPing: conn.sendPing(now: now)
+            case .pingUnanswered:
+                conn.close(TransportError(.closed, "no PING acknowledgement within \(configuration.pingTimeoutMillis) ms"))
             }
         }
     }

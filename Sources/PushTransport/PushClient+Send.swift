@@ -20,7 +20,7 @@ extension PushClient {
         // From a result callback (the I/O thread) waiting for room would wait for ourselves.
         let timeoutMillis = isIOThread ? 0 : timeoutMillis
         var done = 0
-        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         while done < count {
             // 1. Take free slots (one lock for the batch).
             var taken = SlotList()
@@ -37,7 +37,7 @@ extension PushClient {
                     taken.append(index, in: slots)
                 }
                 if !taken.isEmpty { break }
-                if timeoutMillis == 0 || (waitUntil.map { MonotonicTime.nanos() >= $0 } ?? false) {
+                if timeoutMillis == 0 || CallerDeadline.passed(waitUntil) {
                     lock.unlock()
                     return SendResult(accepted: done, error: ClientError(.queueFull,
                         "all \(slots.capacity) slots are in use (queued, in flight or waiting to be polled)"))
@@ -51,7 +51,7 @@ extension PushClient {
             // 2. Fill them outside the lock.
             var filled = SlotList()
             var failure: ClientError?
-            let now = MonotonicTime.nanos()
+            let now = configuration.clock.monotonicNanos() // the deadline counts from here
             while !taken.isEmpty {
                 let index = taken.head
                 if let violation = fill(slot: slots[index], from: notifications + done, now: now) {
@@ -73,7 +73,7 @@ extension PushClient {
                 var index = filled.head
                 while index >= 0 {
                     let slot = slots[index]
-                    PushClient.markCancelled(slot, now: MonotonicTime.nanos())
+                    PushClient.markCancelled(slot, now: configuration.clock.monotonicNanos())
                     index = slot.pointee.next
                 }
                 if configuration.resultCallback == nil {
@@ -268,12 +268,12 @@ extension PushClient {
     }
 
     private func pollLocked(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
-        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         lock.lock()
         defer { lock.unlock() }
         while completions.isEmpty {
             if finished { return (0, true) }
-            if timeoutMillis == 0 || (waitUntil.map { MonotonicTime.nanos() >= $0 } ?? false) { return (0, false) }
+            if timeoutMillis == 0 || CallerDeadline.passed(waitUntil) { return (0, false) }
             waiters += 1
             _ = lock.wait(untilMonotonicNanos: waitUntil)
             waiters -= 1
@@ -312,9 +312,9 @@ extension PushClient {
             n += 1
             index = slots[index].pointee.next
             if n == PushClient.callbackBatch || index < 0 {
-                let started = MonotonicTime.nanos()
+                let started = CallerDeadline.now()
                 callback.function(callback.userData, buffer, n)
-                let took = MonotonicTime.nanos() &- started
+                let took = CallerDeadline.now() &- started
                 if took > PushClient.slowCallbackNanos {
                     log(.warning, .slowCallback, "the result callback took \(took / 1_000_000) ms for \(n) results: the I/O thread waited for it")
                 }
@@ -364,13 +364,13 @@ extension PushClient {
     /// failed in a way that retrying cannot fix (TLS: certificate, host name, ALPN), and with
     /// `.timeout` (carrying the last connection error) when time runs out.
     public func waitUntilConnected(timeoutMillis: Int32) -> ClientError? {
-        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         lock.lock()
         defer { lock.unlock() }
         while openConnections == 0 {
             if closing { return ClientError(.closed, "the client is closed") }
             if let e = lastConnectionError, e.kind == .tls { return ClientError(.tls, e.description) }
-            if waitUntil.map({ MonotonicTime.nanos() >= $0 }) ?? false {
+            if CallerDeadline.passed(waitUntil) {
                 let detail = lastConnectionError.map { ": last attempt failed: \($0.description)" } ?? ""
                 return ClientError(.timeout, "no connection to \(configuration.host):\(configuration.port) within \(timeoutMillis) ms" + detail)
             }

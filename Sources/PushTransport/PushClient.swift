@@ -6,11 +6,13 @@ import PushCore
 import CSwiftPushABI
 
 /// Everything a client needs to know, with the defaults users get.
+/// Options are set with `set(_:int:)` and `set(_:string:)` (ClientOptions.swift), which check
+/// them against `PushOption` (Tables/options.tsv, where the defaults below come from too).
 public struct ClientConfiguration: Sendable {
     /// APNs host name, also the TLS server name that is verified.
     public var host = "api.push.apple.com"
     /// TCP port (443, or 2197).
-    public var port = 443
+    public var port = PushOption.port.defaultInt
     /// CA certificates (PEM) to trust instead of the system store.
     public var caFile: String?
     /// The token key as PEM text (from a .p8 file), in a buffer that is cleared when the last
@@ -31,41 +33,41 @@ public struct ClientConfiguration: Sendable {
     /// Connections in the pool. Two by default: measured against one mock server, two
     /// connections carry ~1.5x what one does (the server works on both at once), more add
     /// little; APNs itself recommends several.
-    public var connections = 2
+    public var connections = PushOption.connections.defaultInt
     /// With a value from 1 to `connections - 1`, the pool sizes itself (`PoolSizing`): it
     /// starts with this many connections and opens more, up to `connections`, while every
     /// stream is in use and notifications wait; extra connections go again when demand stays
     /// low for `poolShrinkWindowMillis`. 0 (the default) or `connections`: a fixed pool.
-    public var minConnections = 0
+    public var minConnections = PushOption.minConnections.defaultInt
     /// How long demand must stay low before a self-sized pool closes one connection.
-    public var poolShrinkWindowMillis = 60_000
+    public var poolShrinkWindowMillis = PushOption.poolShrinkMs.defaultInt
     /// I/O threads (PushClientGroup), 1...16; the connections are divided between them. One
     /// by default: on two cores the server is the limit long before one thread is.
-    public var ioThreads = 1
+    public var ioThreads = PushOption.ioThreads.defaultInt
     /// Our cap on concurrent streams per connection (the server's limit also applies).
-    public var maxStreamsPerConnection = 1000
+    public var maxStreamsPerConnection = PushOption.maxStreams.defaultInt
     /// Slots: queued + in flight + results not yet polled.
-    public var queueCapacity = 65536
+    public var queueCapacity = PushOption.queueCapacity.defaultInt
     /// How long a notification may wait for its outcome, from send.
-    public var deadlineMillis = 60_000
+    public var deadlineMillis = PushOption.deadlineMs.defaultInt
     /// How long a connection attempt may take.
-    public var connectTimeoutMillis = 10_000
+    public var connectTimeoutMillis = PushOption.connectTimeoutMs.defaultInt
     /// The most answered attempts of a notification (429/5xx retries, within the deadline);
     /// resends of unprocessed writes are bounded by the deadline only. 1 turns retries off.
     /// Ten absorbs a brown-out of several seconds at the default retry delay.
-    public var maxAttempts = 10
+    public var maxAttempts = PushOption.maxAttempts.defaultInt
     /// First delay before a 429/5xx answer is retried; doubled for each further attempt.
-    public var retryDelayMillis = 1000
+    public var retryDelayMillis = PushOption.retryDelayMs.defaultInt
     /// A connection idle this long gets a PING (0: never).
-    public var idlePingMillis = 60_000
+    public var idlePingMillis = PushOption.idlePingMs.defaultInt
     /// A PING unanswered this long retires its connection.
-    public var pingTimeoutMillis = 10_000
+    public var pingTimeoutMillis = PushOption.pingTimeoutMs.defaultInt
     /// First reconnect delay after a refusal (see `ReconnectBackoff`), doubled per failure.
     public var reconnectFirstDelayMillis = ReconnectBackoff.defaultFirstDelayMillis
     /// Largest reconnect delay after refusals (`PUSH_OPT_RECONNECT_MAX_MS`).
-    public var reconnectMaxDelayMillis = ReconnectBackoff.defaultMaxDelayMillis
+    public var reconnectMaxDelayMillis = PushOption.reconnectMaxMs.defaultInt
     /// Consecutive stream timeouts that retire a connection.
-    public var retireAfterTimeouts = 3
+    public var retireAfterTimeouts = PushOption.retireAfterTimeouts.defaultInt
     /// Consecutive 5xx answers that make a connection suspect enough to retire.
     public var retireAfterServerErrors = 3
     /// HTTP CONNECT proxy ("host", port).
@@ -74,13 +76,27 @@ public struct ClientConfiguration: Sendable {
     public var proxyCredentials: SecretBytes?
     /// Certificate authentication (instead of a token key).
     public var clientCertificate: ClientCertificate?
+    /// PEM certificate chain file (`PUSH_OPT_CERT_FILE`), made into `clientCertificate` with
+    /// `certificateKeyFile` when the client opens (`resolvingCredentials`).
+    public var certificateFile: String?
+    /// PEM private key of `certificateFile` (`PUSH_OPT_CERT_KEY_FILE`; nil: the same file).
+    public var certificateKeyFile: String?
+    /// A .p12's path and bytes (`PUSH_OPT_P12_FILE`; the bytes are cleared when freed), opened
+    /// with `p12Password` when the client opens, whichever of the two was set first.
+    public var p12File: (path: String, bytes: SecretBytes)?
+    /// The password of `p12File` (`PUSH_OPT_P12_PASSWORD`; nil: none), cleared when freed.
+    public var p12Password: SecretBytes?
     /// Results go to this callback (on the I/O thread) instead of to `poll`.
     public var resultCallback: ResultCallback?
     /// Log events go to this callback (on the I/O thread); silent without one.
     public var logCallback: LogCallback?
     /// Resolves the host (or the proxy's) on the client's resolver thread; tests substitute one.
     public var resolver: any AddressResolver = SystemResolver()
-    /// Time source (tests substitute a ManualClock).
+    /// The time every decision of the client reads: notification deadlines and latencies,
+    /// retry delays, the reconnect back-off, PINGs, connect timeouts, the provider token's `iat`
+    /// (`ClientTimers`, `RetryPolicy`, `ReconnectBackoff`, `ProviderToken`). Tests substitute a
+    /// `ManualClock` to move time instead of waiting. (A caller's own blocking waits are real
+    /// time: `CallerDeadline`.)
     public var clock: any PushClock = SystemClock.shared
 
     public init() {}
@@ -193,11 +209,12 @@ public final class PushClient: @unchecked Sendable {
          resultSignal: ResultSignal?, readiness: ResultReadiness?) throws(ClientError) {
         self.resultSignal = resultSignal
         self.readiness = readiness ?? ResultReadiness()
-        var c = configuration
-        c.connections = min(max(c.connections, 1), 64)
-        c.maxStreamsPerConnection = min(max(c.maxStreamsPerConnection, 1), 100_000)
-        c.queueCapacity = min(max(c.queueCapacity, 16), 4_194_304)
-        c.maxAttempts = max(c.maxAttempts, 1)
+        // Properties assigned directly (not through `set`) are moved into their options' ranges.
+        var c = try configuration.resolvingCredentials()
+        c.connections = PushOption.connections.clamped(c.connections)
+        c.maxStreamsPerConnection = PushOption.maxStreams.clamped(c.maxStreamsPerConnection)
+        c.queueCapacity = PushOption.queueCapacity.clamped(c.queueCapacity)
+        c.maxAttempts = PushOption.maxAttempts.clamped(c.maxAttempts)
         // Credentials are used here and not kept: the key PEM and the certificate (a .p12's
         // bytes and password) end up inside OpenSSL's objects, which clear them when freed.
         var kept = c

@@ -33,7 +33,9 @@ public final class PushClientGroup: @unchecked Sendable {
 
     /// Opens `configuration.ioThreads` clients (1...16).
     public init(configuration: ClientConfiguration) throws(ClientError) {
-        let threads = min(max(configuration.ioThreads, 1), 16)
+        // The certificate is opened once here, not once per thread.
+        let configuration = try configuration.resolvingCredentials()
+        let threads = PushOption.ioThreads.clamped(configuration.ioThreads)
         host = configuration.host
         port = configuration.port
         if threads == 1 {
@@ -43,9 +45,9 @@ public final class PushClientGroup: @unchecked Sendable {
             return
         }
         var c = configuration
-        c.connections = (min(max(c.connections, 1), 64) + threads - 1) / threads
+        c.connections = (PushOption.connections.clamped(c.connections) + threads - 1) / threads
         if c.minConnections > 0 { c.minConnections = (c.minConnections + threads - 1) / threads }
-        c.queueCapacity = max(16, (min(max(c.queueCapacity, 16), 4_194_304) + threads - 1) / threads)
+        c.queueCapacity = PushOption.queueCapacity.clamped((PushOption.queueCapacity.clamped(c.queueCapacity) + threads - 1) / threads)
         let signal = ResultSignal()
         var serialized: SerializedCallback?
         if let callback = c.resultCallback {
@@ -86,7 +88,7 @@ public final class PushClientGroup: @unchecked Sendable {
     public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> PushClient.SendResult {
         if shards.count == 1 { return shards[0].send(notifications, count: count, timeoutMillis: timeoutMillis) }
         let timeoutMillis = isIOThread ? 0 : timeoutMillis
-        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         var next = nextSend.wrappingAdd(1, ordering: .relaxed).oldValue % shards.count
         var done = 0
         var fullInARow = 0
@@ -94,7 +96,7 @@ public final class PushClientGroup: @unchecked Sendable {
             var turn: Int32 = 0
             if fullInARow >= shards.count {
                 // Every shard is full: wait a little on one, then go round again.
-                let now = MonotonicTime.nanos()
+                let now = CallerDeadline.now()
                 if timeoutMillis == 0 || waitUntil.map({ now >= $0 }) == true {
                     let capacity = shards.reduce(0) { $0 + $1.slots.capacity }
                     return .init(accepted: done, error: ClientError(.queueFull,
@@ -119,7 +121,7 @@ public final class PushClientGroup: @unchecked Sendable {
     /// drained.
     public func poll(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
         guard let signal else { return shards[0].poll(into: out, max: max, recordSize: recordSize, timeoutMillis: timeoutMillis) }
-        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         while true {
             // Read the signal's count first: a result published after a shard was looked at
             // changes it, and the wait below then returns at once.
@@ -133,7 +135,7 @@ public final class PushClientGroup: @unchecked Sendable {
                 n += r.count
                 if !r.allDelivered { allDelivered = false }
             }
-            if n > 0 || allDelivered || timeoutMillis == 0 || waitUntil.map({ MonotonicTime.nanos() >= $0 }) == true {
+            if n > 0 || allDelivered || timeoutMillis == 0 || CallerDeadline.passed(waitUntil) {
                 settleReadiness()
                 return (n, n == 0 && allDelivered)
             }
@@ -176,11 +178,11 @@ public final class PushClientGroup: @unchecked Sendable {
     /// Waits until every I/O thread has an open connection (each takes its share of the
     /// sends); the first failure is returned.
     public func waitUntilConnected(timeoutMillis: Int32) -> ClientError? {
-        let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         for shard in shards {
             var left: Int32 = -1
             if let waitUntil {
-                let now = MonotonicTime.nanos()
+                let now = CallerDeadline.now()
                 left = now >= waitUntil ? 0 : Int32(min((waitUntil - now) / 1_000_000, UInt64(Int32.max)))
             }
             if let error = shard.waitUntilConnected(timeoutMillis: left) {
@@ -264,7 +266,7 @@ final class ResultSignal: @unchecked Sendable {
     func wait(changedFrom seen: UInt64, untilMonotonicNanos deadline: UInt64?) {
         lock.lock()
         while _count == seen {
-            if let deadline, MonotonicTime.nanos() >= deadline { break }
+            if let deadline, CallerDeadline.now() >= deadline { break }
             waiters += 1
             _ = lock.wait(untilMonotonicNanos: deadline)
             waiters -= 1

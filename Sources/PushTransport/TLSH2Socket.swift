@@ -60,14 +60,18 @@ open class TLSH2Socket: EventHandler {
     public var tunnelRequest: SecretBytes?
     private var tunnelRequestSent = 0
     private var tunnelAnswer: [UInt8] = []
-    /// When bytes last arrived (monotonic ns): idle detection for health PINGs.
-    public private(set) var lastInputNanos: UInt64 = MonotonicTime.nanos()
+    /// The client's clock (`ClientConfiguration.clock`): read once per readable event.
+    public let clock: any PushClock
+    /// When bytes last arrived (the clock's monotonic ns): idle detection for health PINGs, and
+    /// "now" for everything the read's answers decide (one clock read per event, not per answer).
+    public private(set) var lastInputNanos: UInt64
     /// Whether any bytes arrived since TLS came up (the first ones are checked for HTTP/1.x).
     private var receivedInput = false
 
     /// Takes ownership of `fd` (non-blocking) and `ssl`; registers with `loop`.
-    public init(loop: EventLoop, fd: Int32, ssl: OpaquePointer, phase: Phase) {
+    public init(loop: EventLoop, fd: Int32, ssl: OpaquePointer, phase: Phase, clock: any PushClock) {
         self.loop = loop
+        self.clock = clock
         self.fd = fd
         self.ssl = ssl
         self.phase = phase
@@ -76,7 +80,7 @@ open class TLSH2Socket: EventHandler {
         outBuf = .allocate(byteCount: outCap, alignment: 16)
         inBuf = .allocate(byteCount: Self.inCap, alignment: 16)
         interest = phase == .connecting ? EventLoop.writable : EventLoop.readable
-        lastInputNanos = MonotonicTime.nanos()
+        lastInputNanos = clock.monotonicNanos()
         loop.register(fd: fd, interest: interest, handler: self)
     }
 
@@ -232,7 +236,7 @@ open class TLSH2Socket: EventHandler {
         // empty, and idle detection needs no finer time (both showed in profiles at one record
         // per answer).
         OpenSSLError.clear()
-        lastInputNanos = MonotonicTime.nanos()
+        lastInputNanos = clock.monotonicNanos()
         while phase == .open {
             let n = SSL_read(ssl, inBuf, Int32(Self.inCap))
             if n > 0 {

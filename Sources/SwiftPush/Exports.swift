@@ -53,8 +53,9 @@ import PushTransport
 /// PUSH_OPT_PROXY, PUSH_OPT_PROXY_CREDENTIALS, PUSH_OPT_CERT_FILE, PUSH_OPT_CERT_KEY_FILE,
 /// PUSH_OPT_P12_FILE, PUSH_OPT_P12_PASSWORD). `value` is copied; `length` 0 means
 /// NUL-terminated. Key files are read and checked at once (PUSH_OPT_TOKEN_KEY_FILE: a P-256
-/// PKCS#8 key; PUSH_OPT_P12_FILE: opened with the PUSH_OPT_P12_PASSWORD set before it), so an
-/// unreadable key or a wrong password is reported here.
+/// PKCS#8 key; PUSH_OPT_P12_FILE: read and checked to be PKCS#12), so an unreadable or invalid
+/// key is reported here; the .p12 is opened with PUSH_OPT_P12_PASSWORD by push_client_open, so
+/// the two may be set in either order and a wrong password is reported there.
 /// Values are text (UTF-8 without NUL bytes, at most PATH_MAX bytes), except
 /// PUSH_OPT_TOKEN_KEY_PEM (at most 64 KiB, kept in memory that is cleared when the
 /// configuration is freed); a longer `length` is refused before any byte is read. PUSH_OPT_KEY_ID
@@ -62,136 +63,29 @@ import PushTransport
 /// spaces ("" for none).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL config or value, negative length), PUSH_E_BAD_OPTION
 /// (not a string option, or a malformed value: too long, not UTF-8, a NUL byte inside),
-/// PUSH_E_KEY (key or certificate unreadable or invalid, wrong .p12 password). Messages never
-/// quote key material.
+/// PUSH_E_KEY (key or certificate unreadable or invalid). Messages never quote key material.
 /// `err` may be NULL. Not thread-safe for the same configuration.
 @c public func push_config_set_string(_ config: push_config_t?, _ option: Int32,
                                       _ value: UnsafePointer<CChar>?, _ length: Int,
                                       _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
-    guard stringOptions.contains(UInt32(bitPattern: option)) else {
+    guard let known = PushOption(rawValue: option), known.kind == .string else {
         return report(err, .badOption, "option \(option) is not a string option")
     }
     guard let value else { return report(err, .invalidArgument, "value is NULL") }
     guard length >= 0 else { return report(err, .invalidArgument, "length is negative") }
-    if UInt32(bitPattern: option) == PUSH_OPT_TOKEN_KEY_PEM.rawValue {
-        guard let pem = stringArgument(value, length, limit: maxKeyFileBytes) else {
-            return report(err, .key, "key is longer than \(maxKeyFileBytes) bytes: not an Apple .p8 key (those are about 250)")
-        }
-        return box.lock.withLock { setTokenKey(box, pem: SecretBytes(copying: pem), origin: "key", err: err) }
-    }
-    // Every other value is text no longer than a path (PATH_MAX): a larger length is refused
-    // before a byte is read. It must be UTF-8 without NULs, so that it means what it says.
-    guard let bytes = stringArgument(value, length, limit: Int(PATH_MAX)) else {
-        return report(err, .badOption, "value is longer than \(PATH_MAX) bytes")
-    }
-    guard !bytes.contains(0) else { return report(err, .badOption, "value contains a NUL byte") }
-    let secretOption = UInt32(bitPattern: option) == PUSH_OPT_P12_PASSWORD.rawValue
-        || UInt32(bitPattern: option) == PUSH_OPT_PROXY_CREDENTIALS.rawValue
-    if secretOption {
-        // Passwords go straight into cleared memory: never through a String.
-        let secret = SecretBytes(copying: bytes)
-        guard secret.isValidUTF8 else { return report(err, .badOption, "value is not valid UTF-8") }
-        return box.lock.withLock { () -> Int32 in
-            if UInt32(bitPattern: option) == PUSH_OPT_P12_PASSWORD.rawValue {
-                box.p12Password = secret
-            } else {
-                guard bytes.contains(UInt8(ascii: ":")) else { return report(err, .badOption, "proxy credentials must be user:password") }
-                box.configuration.proxyCredentials = secret
-            }
-            return succeed(err)
-        }
-    }
-    guard let text = String(validating: bytes, as: UTF8.self) else {
-        return report(err, .badOption, "value is not valid UTF-8")
+    // A length larger than any valid value is refused before a byte is read.
+    guard let bytes = stringArgument(value, length, limit: known.maxValueBytes) else {
+        return report(err, known.valueTooLong.status, known.valueTooLong.description)
     }
     return box.lock.withLock { () -> Int32 in
-        switch UInt32(bitPattern: option) {
-        case PUSH_OPT_HOST.rawValue:
-            guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
-                return report(err, .badOption, "host must be a non-empty name or address without spaces")
-            }
-            box.configuration.host = text
-        case PUSH_OPT_CA_FILE.rawValue:
-            guard !bytes.isEmpty else { return report(err, .badOption, "CA file path is empty") }
-            guard access(text, R_OK) == 0 else {
-                return report(err, .badOption, "cannot read CA file \(text): \(String(cString: strerror(errno)))")
-            }
-            box.configuration.caFile = text
-        case PUSH_OPT_TOKEN_KEY_FILE.rawValue:
-            do throws(FileBytes.ReadError) {
-                let pem = try FileBytes.readSecret(path: text, limit: maxKeyFileBytes)
-                return setTokenKey(box, pem: pem, origin: "key file \(text)", err: err)
-            } catch {
-                return report(err, .key, "cannot read key file \(text): \(error.description)")
-            }
-        case PUSH_OPT_KEY_ID.rawValue, PUSH_OPT_TEAM_ID.rawValue:
-            let name = UInt32(bitPattern: option) == PUSH_OPT_KEY_ID.rawValue ? "key id" : "team id"
-            guard !bytes.isEmpty else { return report(err, .badOption, "\(name) is empty") }
-            // They go into the JWT's JSON as they are (ProviderToken checks the same at open).
-            guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
-                return report(err, .badOption, "\(name) must be printable ASCII without spaces, quotes or backslashes (Apple's are 10 characters)")
-            }
-            if name == "key id" { box.configuration.keyID = text } else { box.configuration.teamID = text }
-        case PUSH_OPT_DEFAULT_TOPIC.rawValue:
-            guard bytes.count <= NotificationRules.maxTopicBytes, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                return report(err, .badOption, "default topic must be printable ASCII without spaces, at most \(NotificationRules.maxTopicBytes) bytes")
-            }
-            box.configuration.defaultTopic = Array(bytes)
-        case PUSH_OPT_PROXY.rawValue:
-            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-                  (1...65535).contains(port), colon > text.startIndex else {
-                return report(err, .badOption, "proxy must be host:port, got \"\(text)\"")
-            }
-            var host = String(text[..<colon])
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            box.configuration.proxy = (host, port)
-        case PUSH_OPT_CERT_FILE.rawValue, PUSH_OPT_CERT_KEY_FILE.rawValue:
-            guard access(text, R_OK) == 0 else {
-                return report(err, .key, "cannot read \(text): \(String(cString: strerror(errno)))")
-            }
-            if UInt32(bitPattern: option) == PUSH_OPT_CERT_FILE.rawValue { box.certificateFile = text } else { box.certificateKeyFile = text }
-        case PUSH_OPT_P12_FILE.rawValue:
-            do throws(FileBytes.ReadError) {
-                let p12 = try FileBytes.readSecret(path: text, limit: 1 << 20)
-                let certificate = ClientCertificate.pkcs12(bytes: p12, password: box.p12Password)
-                do throws(TransportError) {
-                    try certificate.validate() // a wrong password is reported here, where it was given
-                } catch {
-                    return report(err, .key, "\(text): \(error.description)")
-                }
-                box.configuration.clientCertificate = certificate
-            } catch {
-                return report(err, .key, "cannot read \(text): \(error.description)")
-            }
-        default:
-            return report(err, .badOption, "option \(option) is not a string option")
+        do throws(ClientError) {
+            try box.configuration.set(known, string: bytes)
+            return succeed(err)
+        } catch {
+            return report(err, error.status, error.description)
         }
-        return succeed(err)
     }
-}
-
-/// The string options of push_config_set_string.
-private let stringOptions: Set<UInt32> = [
-    PUSH_OPT_HOST.rawValue, PUSH_OPT_CA_FILE.rawValue, PUSH_OPT_TOKEN_KEY_FILE.rawValue, PUSH_OPT_TOKEN_KEY_PEM.rawValue,
-    PUSH_OPT_KEY_ID.rawValue, PUSH_OPT_TEAM_ID.rawValue, PUSH_OPT_DEFAULT_TOPIC.rawValue, PUSH_OPT_PROXY.rawValue,
-    PUSH_OPT_PROXY_CREDENTIALS.rawValue, PUSH_OPT_CERT_FILE.rawValue, PUSH_OPT_CERT_KEY_FILE.rawValue,
-    PUSH_OPT_P12_FILE.rawValue, PUSH_OPT_P12_PASSWORD.rawValue,
-]
-
-/// Largest token key accepted (file or PEM text); Apple's .p8 files are about 250 bytes.
-private let maxKeyFileBytes = 64 * 1024
-
-/// Checks the key and keeps its PEM text in `SecretBytes` (cleared when the configuration is
-/// freed or the key replaced); error messages never quote the key.
-private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err: UnsafeMutablePointer<push_error>?) -> Int32 {
-    do throws(SigningKey.LoadError) {
-        _ = try SigningKey(pem: pem) // checked now so that a bad key is reported where it was given
-    } catch {
-        return report(err, .key, "\(origin): \(error.description)")
-    }
-    box.configuration.tokenKey = pem
-    return succeed(err)
 }
 
 /// Sets an integer option (PUSH_OPT_PORT, PUSH_OPT_ENVIRONMENT, PUSH_OPT_CONNECTIONS,
@@ -205,41 +99,16 @@ private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err
 @c public func push_config_set_int(_ config: push_config_t?, _ option: Int32, _ value: Int64,
                                    _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
-    func inRange(_ name: String, _ range: ClosedRange<Int64>) -> Int? {
-        range.contains(value) ? Int(value) : nil
+    guard let known = PushOption(rawValue: option), known.kind == .int else {
+        return report(err, .badOption, "option \(option) is not an integer option")
     }
     return box.lock.withLock { () -> Int32 in
-        let ranges: [UInt32: (String, ClosedRange<Int64>, WritableKeyPath<ClientConfiguration, Int>)] = [
-            PUSH_OPT_PORT.rawValue: ("port", 1...65535, \.port),
-            PUSH_OPT_CONNECTIONS.rawValue: ("connections", 1...64, \.connections),
-            PUSH_OPT_IO_THREADS.rawValue: ("I/O threads", 1...16, \.ioThreads),
-            PUSH_OPT_MAX_STREAMS.rawValue: ("max streams", 1...100_000, \.maxStreamsPerConnection),
-            PUSH_OPT_QUEUE_CAPACITY.rawValue: ("queue capacity", 16...4_194_304, \.queueCapacity),
-            PUSH_OPT_DEADLINE_MS.rawValue: ("deadline", 1...86_400_000, \.deadlineMillis),
-            PUSH_OPT_CONNECT_TIMEOUT_MS.rawValue: ("connect timeout", 1...600_000, \.connectTimeoutMillis),
-            PUSH_OPT_MAX_ATTEMPTS.rawValue: ("max attempts", 1...100, \.maxAttempts),
-            PUSH_OPT_RETRY_DELAY_MS.rawValue: ("retry delay", 1...600_000, \.retryDelayMillis),
-            PUSH_OPT_IDLE_PING_MS.rawValue: ("idle ping", 0...86_400_000, \.idlePingMillis),
-            PUSH_OPT_PING_TIMEOUT_MS.rawValue: ("ping timeout", 1...600_000, \.pingTimeoutMillis),
-            PUSH_OPT_RETIRE_AFTER_TIMEOUTS.rawValue: ("retire after timeouts", 1...1_000_000, \.retireAfterTimeouts),
-            PUSH_OPT_RECONNECT_MAX_MS.rawValue: ("reconnect max delay", 1000...3_600_000, \.reconnectMaxDelayMillis),
-        ]
-        if UInt32(bitPattern: option) == PUSH_OPT_ENVIRONMENT.rawValue {
-            switch value {
-            case Int64(PUSH_ENV_PRODUCTION.rawValue): box.configuration.host = "api.push.apple.com"
-            case Int64(PUSH_ENV_SANDBOX.rawValue): box.configuration.host = "api.sandbox.push.apple.com"
-            default: return report(err, .badOption, "environment must be PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX, got \(value)")
-            }
+        do throws(ClientError) {
+            try box.configuration.set(known, int: value)
             return succeed(err)
+        } catch {
+            return report(err, error.status, error.description)
         }
-        guard let (name, range, path) = ranges[UInt32(bitPattern: option)] else {
-            return report(err, .badOption, "option \(option) is not an integer option")
-        }
-        guard let v = inRange(name, range) else {
-            return report(err, .badOption, "\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(value)")
-        }
-        box.configuration[keyPath: path] = v
-        return succeed(err)
     }
 }
 
@@ -272,6 +141,7 @@ private func setTokenKey(_ box: ConfigBox, pem: SecretBytes, origin: String, err
 ///   connection.ready       INFO     the server's SETTINGS arrived (its stream limit)
 ///   connection.closed      INFO/WARNING  a connection ended (the error, the GOAWAY reason)
 ///   connection.retired     INFO     the client stopped giving a connection new notifications
+///   pool.resized           INFO     a self-sizing pool opens or closes a connection (and why)
 ///   reconnect.scheduled    WARNING  a refusal or failed attempt, and the back-off before the next
 ///   token.signed           INFO     the provider token was re-signed (generation, iat)
 ///   tls.failure            ERROR    a TLS handshake or certificate failure
@@ -310,12 +180,7 @@ private let maxRecordSize = 64 * 1024
     guard let out = client_out else { return report(err, .invalidArgument, "client_out is NULL") }
     out.pointee = nil
     guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
-    let resolved = box.lock.withLock { box.resolved() }
-    let configuration: ClientConfiguration
-    switch resolved {
-    case .success(let c): configuration = c
-    case .failure(let e): return report(err, e.status, e.description)
-    }
+    let configuration = box.lock.withLock { box.configuration }
     do throws(ClientError) {
         let client = try PushClientGroup(configuration: configuration)
         guard let handle = HandleRecord.make(ClientBox(client: client), tag: ClientBox.tag) else {

@@ -9,30 +9,10 @@ import PushTransport
 final class ConfigBox {
     /// The tag of its handles (`HandleRecord`).
     static let tag: UInt64 = 0x5350_434F_4E46_4947 // "SPCONFIG"
+    /// Options are checked as they are set (`ClientConfiguration.set`); the certificate options
+    /// are combined when the client opens (`resolvingCredentials`).
     var configuration = ClientConfiguration()
-    /// Certificate-auth inputs, combined into `configuration.clientCertificate` at open.
-    var certificateFile: String?
-    var certificateKeyFile: String?
-    /// PUSH_OPT_P12_PASSWORD, used when PUSH_OPT_P12_FILE is set (cleared when freed).
-    var p12Password = SecretBytes(copying: [UInt8]())
     let lock = PThreadMutex()
-
-    /// The configuration to open a client with, or why it cannot be used.
-    func resolved() -> Result<ClientConfiguration, ClientError> {
-        var c = configuration
-        if let cert = certificateFile {
-            let certificate = ClientCertificate.pem(certificateFile: cert, keyFile: certificateKeyFile ?? cert)
-            do throws(TransportError) {
-                try certificate.validate()
-            } catch {
-                return .failure(ClientError(.key, error.description))
-            }
-            c.clientCertificate = certificate
-        } else if certificateKeyFile != nil && c.clientCertificate == nil {
-            return .failure(ClientError(.key, "PUSH_OPT_CERT_KEY_FILE is set without PUSH_OPT_CERT_FILE"))
-        }
-        return .success(c)
-    }
 
     static func from(_ handle: push_config_t?) -> ConfigBox? {
         HandleRecord.object(handle, tag: tag, as: ConfigBox.self)

@@ -42,8 +42,8 @@ enum BenchCommand {
         let window = try args.integer("window", default: 10_000, in: 1...1_000_000)
         let payloadBytes = try args.integer("payload-bytes", default: 200, in: 40...4096)
         var c = ClientConfiguration()
-        c.connections = try args.integer("connections", default: 1, in: 1...64)
-        c.ioThreads = try args.integer("io-threads", default: 1, in: 1...16)
+        c.connections = try args.integer("connections", default: 1, in: PushOption.connections.intRange)
+        c.ioThreads = try args.integer("io-threads", default: 1, in: PushOption.ioThreads.intRange)
         c.queueCapacity = window + 1024
         c.defaultTopic = Array((args.value("topic") ?? "com.example.app").utf8)
         var mock: Process?
@@ -61,7 +61,7 @@ enum BenchCommand {
             guard let host = args.value("host") else { throw UsageError("give --pki DIR (a mock of its own) or --host with credentials") }
             if args.has("h2load") { throw UsageError("--h2load compares on a mock of bench's own: use --pki") }
             c.host = host
-            c.port = try args.integer("port", default: 443, in: 1...65535)
+            c.port = try args.integer("port", default: PushOption.port.defaultInt, in: PushOption.port.intRange)
             c.caFile = args.value("ca-file")
             keyPath = try args.required("key")
             c.keyID = try args.required("key-id")

@@ -91,7 +91,8 @@ private struct SendRequest {
                 Console.err("swiftpush: \(name) \(String(cString: event!)): \(String(cString: message!))")
             }, userData: nil, minLevel: level.rawValue)
         }
-        timeoutMillis = Int32(try args.integer("timeout", default: 30, in: 1...86_400) * 1000)
+        // Seconds, within the deadline option's range (it becomes the deadline).
+        timeoutMillis = Int32(try args.integer("timeout", default: 30, in: 1...PushOption.deadlineMs.intRange.upperBound / 1000) * 1000)
         try readCredentials(args)
         try readDestination(args)
         try readHeaders(args)
@@ -146,13 +147,13 @@ private struct SendRequest {
         } else {
             configuration.host = args.has("sandbox") ? "api.sandbox.push.apple.com" : "api.push.apple.com"
         }
-        configuration.port = try args.integer("port", default: 443, in: 1...65535)
+        configuration.port = try args.integer("port", default: PushOption.port.defaultInt, in: PushOption.port.intRange)
         if let ca = args.value("ca-file") {
             guard access(ca, R_OK) == 0 else { throw UsageError("cannot read --ca-file \(ca): \(String(cString: strerror(errno)))") }
             configuration.caFile = ca
         }
         configuration.deadlineMillis = Int(timeoutMillis)
-        configuration.connectTimeoutMillis = min(Int(timeoutMillis), 10_000)
+        configuration.connectTimeoutMillis = min(Int(timeoutMillis), PushOption.connectTimeoutMs.defaultInt)
     }
 
     private mutating func readHeaders(_ args: ParsedArguments) throws(UsageError) {

@@ -74,6 +74,29 @@ struct ReconnectBackoffTests {
         #expect(!b.probeInProgress)
     }
 
+    @Test("Connections started and refused at one clock reading (a clock that stands still) count once")
+    func episodeAtOneReading() {
+        let clock = ManualClock(wallSeconds: 1_700_000_000)
+        clock.advance(seconds: 1)
+        var b = ReconnectBackoff()
+        let now = clock.monotonicNanos()
+        #expect(b.failed(now: now, attemptStartedNanos: now, unit: 0) != nil)
+        #expect(b.failed(now: now, attemptStartedNanos: now, unit: 0) == nil)
+        #expect(b.failed(now: now, attemptStartedNanos: now, unit: 0) == nil)
+        #expect(b.failures == 1 && b.nextAttemptNanos == now + Self.second / 2)
+        // Nothing may start until the clock reaches the next attempt; the probe then may.
+        #expect(!b.mayAttempt(now: clock.monotonicNanos()))
+        clock.advance(nanos: b.nextAttemptNanos - clock.monotonicNanos() - 1)
+        #expect(!b.mayAttempt(now: clock.monotonicNanos()))
+        clock.advance(nanos: 1)
+        #expect(b.mayAttempt(now: clock.monotonicNanos()))
+        b.attemptStarted()
+        // The probe, started at that reading and refused at it too, doubles the delay.
+        let probe = clock.monotonicNanos()
+        #expect(b.failed(now: probe, attemptStartedNanos: probe, unit: 0) == Self.second)
+        #expect(b.failures == 2)
+    }
+
     @Test("Only an accepted notification ends the back-off")
     func success() {
         var b = ReconnectBackoff()

@@ -222,11 +222,11 @@ final class ScriptServer {
                              mode, directory + "/port", "--cert", pki + "/server.pem", "--key", pki + "/server.key",
                              "--lifetime", "60", "--log", directory + "/log"]
         try process.run()
-        let end = MonotonicTime.nanos() + 10_000_000_000
+        let (dir, script) = (directory, process)
         var found: Int?
-        while found == nil && MonotonicTime.nanos() < end && process.isRunning {
-            found = (try? String(contentsOfFile: directory + "/port", encoding: .utf8)).flatMap { Int($0) }
-            if found == nil { usleep(20_000) }
+        waitUntil(seconds: 10) {
+            found = (try? String(contentsOfFile: dir + "/port", encoding: .utf8)).flatMap { Int($0) }
+            return found != nil || !script.isRunning
         }
         guard let found else {
             kill(process.processIdentifier, SIGKILL)

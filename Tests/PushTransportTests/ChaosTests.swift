@@ -220,9 +220,12 @@ struct ChaosRun {
                     changed = true
                     if restartPhases.contains(phase) {
                         server.stop()
+                        // The outage itself: the server is down for a random real time (the
+                        // fault being injected), not a wait for something.
                         usleep(UInt32(random.int(50...400)) * 1000)
                         var started = false
                         for _ in 0..<50 where !started {
+                            // The old listener's port is free once the kernel lets go of it: no event to wait on.
                             do { try server.start(); started = true } catch { usleep(20_000) }
                         }
                         guard started else { fatal = "the mock could not be restarted on port \(port)"; return }
@@ -276,6 +279,8 @@ struct ChaosRun {
             client.poll(into: $0.baseAddress!, max: 1000, recordSize: MemoryLayout<push_result>.stride, timeoutMillis: 0)
         }
         for i in 0..<late.count { take(page[i]) }
+        // As at each quiescent point above: what the server is still reading has no event to
+        // wait on; the record is drained after a short settle.
         usleep(20_000)
         drainRecord(server)
         clientStats = client.stats()

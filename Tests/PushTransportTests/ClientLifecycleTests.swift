@@ -12,16 +12,6 @@ import PushCore
 struct ClientLifecycleTests {
     let support = ClientTestSupport()
 
-    /// Waits (polling, with a deadline) until `condition` holds.
-    func eventually(_ millis: Int = 5000, _ condition: () -> Bool) -> Bool {
-        let end = MonotonicTime.nanos() + UInt64(millis) * 1_000_000
-        while MonotonicTime.nanos() < end {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
-
     @Test("A tiny queue refuses at once with queueFull, and a blocking send waits until results are polled")
     func backPressure() throws {
         let server = try support.startMock()
@@ -77,7 +67,7 @@ struct ClientLifecycleTests {
         let results = support.sendAll(client, count: 2000)
         #expect(results.count == 2000)
         var s = client.stats()
-        #expect(eventually { s = client.stats(); return s.connections_open == 1 && s.connection_count == 1 && s.queued == 0 && s.in_flight == 0 })
+        #expect(waitUntil(seconds: 5) { s = client.stats(); return s.connections_open == 1 && s.connection_count == 1 && s.queued == 0 && s.in_flight == 0 })
         #expect(s.accepted == 2000 && s.rejected == 0 && s.failed == 0)
         #expect(s.sent == 2000)
         #expect(s.queued == 0 && s.in_flight == 0 && s.unpolled == 0)
@@ -99,7 +89,7 @@ struct ClientLifecycleTests {
                            dir + "/port", "--credentials", "alice:s3cret", "--log", dir + "/log"]
         try proxy.run()
         defer { kill(proxy.processIdentifier, SIGKILL); proxy.waitUntilExit() } // children may inherit a blocked SIGTERM
-        #expect(eventually { FileManager.default.fileExists(atPath: dir + "/port") })
+        #expect(waitUntil(seconds: 5) { FileManager.default.fileExists(atPath: dir + "/port") })
         let proxyPort = Int(try String(contentsOfFile: dir + "/port", encoding: .utf8))!
 
         let client = try support.makeClient(port: server.port) {

@@ -146,6 +146,7 @@ struct NotificationSemanticsTests {
         // not move, sees the connection change tokens within 20 minutes.
         clock.advance(seconds: 50 * 60)
         #expect(support.send(client, count: 1, firstTag: 1).accepted == 1)
+        #expect(support.passBackoff(of: client, on: clock), "the refusal set a back-off")
         let results = support.collect(client, count: 1)
         #expect(results.first?.outcome == 1, "\(results.first?.reasonText ?? "no result")")
         #expect(results.first?.attempts == 2)

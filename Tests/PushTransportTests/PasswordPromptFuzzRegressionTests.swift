@@ -13,7 +13,7 @@ struct PasswordPromptFuzzRegressionTests {
     let support = ClientTestSupport()
 
     /// Found reading the loader for the `keys` harness, confirmed under a terminal
-    /// (`script -qc ".build/debug/FuzzKeys Tests/fuzz/corpus/keys/regression-p8-encrypted"`):
+    /// (`script -qc "FuzzTesting/.build/debug/FuzzKeys Tests/fuzz/corpus/keys/regression-p8-encrypted"`):
     /// SigningKey passed no password callback, so OpenSSL's default one printed "Enter PEM pass
     /// phrase:" on the host process's terminal and waited for someone to type.
     @Test("An encrypted .p8 is refused with a LoadError, without asking the terminal for a password")
@@ -25,7 +25,7 @@ struct PasswordPromptFuzzRegressionTests {
         #expect(prompts == 0)
     }
 
-    /// The same for ClientCertificate (`script -qc ".build/debug/FuzzKeys
+    /// The same for ClientCertificate (`script -qc "FuzzTesting/.build/debug/FuzzKeys
     /// Tests/fuzz/corpus/keys/regression-pem-encrypted-key"`): SSL_CTX_use_PrivateKey_file used
     /// the context's default password callback, OpenSSL's.
     @Test("A PEM certificate with an encrypted key is refused without asking the terminal for a password")

@@ -69,7 +69,8 @@ struct PushClientMockTests {
         }
         defer { client.close(drainMillis: 0) }
         #expect(client.waitUntilConnected(timeoutMillis: 5000) == nil)
-        #expect(client.stats().connection_count == 1, "starts at the minimum")
+        #expect(waitUntil(seconds: 5) { client.stats().connections_open == 1 })
+        #expect(server.stats().connections == 1, "starts at the minimum")
         let results = support.sendAll(client, count: 300)
         #expect(results.count == 300)
         #expect(results.allSatisfy { $0.outcome == 1 })

@@ -32,48 +32,51 @@ struct RefusalBackoffTests {
         return withUnsafeBytes(of: &s.last_connection_error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
-    @Test("30 s of ExpiredProviderToken: connections stay within the bound, the clock is named, sending resumes within one back-off step after the fault lifts, one result each")
+    @Test("30 s (of the client's clock) of ExpiredProviderToken: connections stay within the bound, the clock is named, sending resumes at the first probe after the fault lifts, one result each")
     func expiredTokensForThirtySeconds() throws {
-        let window: UInt64 = 30_000_000_000
-        let start = MonotonicTime.nanos()
         var faults = MockFaults()
-        faults.expireTokensUntil = start + window
+        faults.expireTokensUntil = .max // until the test lifts it
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
-        let client = try support.makeClient(port: server.port, connections: 2) { $0.deadlineMillis = 120_000 }
+        // The client's clock is the test's: 30 s of back-off pass as the test moves it, one
+        // back-off at a time, instead of being waited for.
+        let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds())
+        clock.advance(seconds: 1)
+        let client = try support.makeClient(port: server.port, connections: 2) { $0.deadlineMillis = 120_000; $0.clock = clock }
         defer { client.close(drainMillis: 0) }
+        let sent = clock.monotonicNanos()
         #expect(support.send(client, count: 20).accepted == 20)
-
-        // This test observes a rate over a fixed window, so it waits for the window to pass;
-        // nothing may be answered before then (every request is refused as expired).
-        var early: [push_result] = []
-        while MonotonicTime.nanos() < start + window - 500_000_000 {
-            early += support.collect(client, count: 20, idleMillis: 200)
+        let backedOff = { client.reconnect.nextAttemptNanos > clock.monotonicNanos() }
+        #expect(waitUntil(seconds: 10) { backedOff() }, "the refusals set a back-off")
+        while client.reconnect.nextAttemptNanos - sent <= 30_000_000_000 {
+            let before = server.stats().connections
+            clock.advance(nanos: client.reconnect.nextAttemptNanos - clock.monotonicNanos())
+            #expect(waitUntil(seconds: 10) { server.stats().connections > before && backedOff() },
+                    "a probe, refused, and the next back-off (\(server.stats().connections) connections)")
         }
+        // Nothing may be answered while the fault lasts (every request is refused as expired)
+        // and the deadline is far.
+        let early = support.collect(client, count: 20, idleMillis: 0)
         #expect(early.isEmpty, "nothing ends while the deadline is far: \(early.first?.reasonText ?? "")")
         let connections = server.stats().connections
         let allowed = bound(poolSize: 2, seconds: 30)
         #expect(allowed == 7)
         #expect(connections <= allowed, "\(connections) connections in 30 s (bound \(allowed))")
-        #expect(connections >= 3, "it did keep trying (\(connections))")
+        #expect(connections >= 5, "it did keep trying (\(connections))")
         #expect(server.stats().rejectedByReason["ExpiredProviderToken", default: 0] >= 2)
         let error = lastConnectionError(client)
         #expect(error.contains("check this host's clock") && error.contains("iat="), "last_connection_error: \(error)")
 
-        // The fault has lifted: the next probe is accepted and the pool refills.
-        // The fault ends at a set time (the mock's clock, not an event a test can wait on): the
-        // remaining few milliseconds of the window are slept through.
-        while MonotonicTime.nanos() < start + window { usleep(10_000) }
-        let lifted = MonotonicTime.nanos()
-        let probeAt = max(client.reconnect.nextAttemptNanos, lifted)
-        let results = early + support.collect(client, count: 20, idleMillis: 70_000)
+        // The fault lifts: the next probe is accepted and the pool refills; with the clock
+        // standing at the probe's time, every answer's latency ends exactly there.
+        server.setFaults(MockFaults())
+        let probeAt = client.reconnect.nextAttemptNanos
+        clock.advance(nanos: probeAt - clock.monotonicNanos())
+        let results = support.collect(client, count: 20, idleMillis: 30_000)
         #expect(results.count == 20 && Set(results.map(\.tag)).count == 20, "one result each")
         #expect(results.allSatisfy { $0.outcome == 1 }, "\(results.first { $0.outcome != 1 }?.reasonText ?? "")")
-        let firstAccepted = results.map { start + UInt64($0.latency_us) * 1000 }.min() ?? 0
-        #expect(firstAccepted >= lifted - 100_000_000, "nothing accepted during the fault")
-        #expect(firstAccepted <= probeAt + 5_000_000_000,
-                "resumed \((Double(firstAccepted) - Double(lifted)) / 1e9) s after the fault lifted; the probe was due \((Double(probeAt) - Double(lifted)) / 1e9) s after")
-        print("expired tokens for 30 s: \(connections) connections; first accepted \((Double(firstAccepted) - Double(lifted)) / 1e9) s after the fault lifted")
+        #expect(results.allSatisfy { UInt64($0.latency_us) == (probeAt - sent) / 1000 },
+                "accepted at the first probe after the fault lifted: \(Set(results.map(\.latency_us)))")
     }
 
     @Test("Expired tokens until the deadline: REJECTED ExpiredProviderToken naming the clock, after a single re-sign")
@@ -142,22 +145,37 @@ struct RefusalBackoffTests {
         #expect(server.stats().accepted == 0)
     }
 
-    @Test("Connections turned away at once (TCP accepted, closed before TLS): attempts within the bound, then sending resumes")
+    @Test("Connections turned away at once (TCP accepted, closed before TLS): attempts follow the back-off in the client's clock, within the bound, then sending resumes")
     func connectionsRefused() throws {
-        let window: UInt64 = 8_000_000_000
-        let start = MonotonicTime.nanos()
         var faults = MockFaults()
-        faults.refuseConnectionsUntil = start + window
+        faults.refuseConnectionsUntil = .max // until the test lifts it
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
-        let client = try support.makeClient(port: server.port, connections: 3) { $0.deadlineMillis = 60_000 }
+        // The client's clock is the test's: the back-off passes when the test moves it, so the
+        // attempts over 8 s of the client's time are counted without waiting 8 s.
+        let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds())
+        clock.advance(seconds: 1)
+        let client = try support.makeClient(port: server.port, connections: 3) { $0.deadlineMillis = 60_000; $0.clock = clock }
         defer { client.close(drainMillis: 0) }
         #expect(support.send(client, count: 10).accepted == 10)
-        // What is measured is a count over a fixed window of real time (the client's I/O thread
-        // reads the monotonic clock, not an injected one), so the window must pass.
-        while MonotonicTime.nanos() < start + window { usleep(50_000) }
-        let refused = server.stats().refusedConnections
-        #expect(refused <= bound(poolSize: 3, seconds: 8), "\(refused) attempts in 8 s")
+        // The three positions try together and are turned away: one failure, one back-off.
+        let backedOff = { client.reconnect.nextAttemptNanos > clock.monotonicNanos() }
+        #expect(waitUntil(seconds: 10) { server.stats().refusedConnections == 3 && backedOff() }, "\(server.stats().refusedConnections) attempts")
+        // Each back-off passed lets exactly one probe go (refused in turn), never the pool.
+        let window: UInt64 = 8_000_000_000
+        let start = clock.monotonicNanos()
+        var attempts = 3
+        while client.reconnect.nextAttemptNanos - start <= window {
+            clock.advance(nanos: client.reconnect.nextAttemptNanos - clock.monotonicNanos())
+            attempts += 1
+            #expect(waitUntil(seconds: 10) { server.stats().refusedConnections == attempts && backedOff() },
+                    "\(server.stats().refusedConnections) attempts after \(attempts - 3) back-offs")
+        }
+        #expect(server.stats().refusedConnections == attempts)
+        #expect(attempts >= 5 && attempts <= bound(poolSize: 3, seconds: 8), "\(attempts) attempts in 8 s of the client's time")
+        // The fault lifts: the next probe is accepted and everything is sent.
+        server.setFaults(MockFaults())
+        clock.advance(nanos: client.reconnect.nextAttemptNanos - clock.monotonicNanos())
         let results = support.collect(client, count: 10, idleMillis: 30_000)
         #expect(results.count == 10 && results.allSatisfy { $0.outcome == 1 })
     }

@@ -304,8 +304,7 @@ struct SecurityTests {
                            dir + "/port", "--log", dir + "/log"]
         try proxy.run()
         defer { kill(proxy.processIdentifier, SIGKILL); proxy.waitUntilExit() } // children may inherit a blocked SIGTERM
-        let end = MonotonicTime.nanos() + 10_000_000_000
-        while !FileManager.default.fileExists(atPath: dir + "/port") && MonotonicTime.nanos() < end { usleep(20_000) }
+        waitUntil(seconds: 10) { FileManager.default.fileExists(atPath: dir + "/port") }
         let proxyPort = try #require(Int(try String(contentsOfFile: dir + "/port", encoding: .utf8)))
 
         let client = try support.makeClient(port: server.port, connections: 2) { $0.proxy = ("127.0.0.1", proxyPort) }

@@ -226,8 +226,12 @@ struct TransportFaultTests {
         let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds() - 120)
         let client = try support.makeClient(port: server.port) { $0.clock = clock }
         defer { client.close(drainMillis: 0) }
+        // Connected first: a connection still being set up when the clock jumps 25 minutes
+        // would (rightly) have taken longer than the connect timeout.
+        #expect(client.waitUntilConnected(timeoutMillis: 10_000) == nil)
         clock.advance(seconds: 25 * 60)
         #expect(support.send(client, count: 1).accepted == 1)
+        #expect(support.passBackoff(of: client, on: clock), "the refusal set a back-off")
         let results = support.collect(client, count: 1)
         #expect(results.first?.outcome == 1)
         #expect(results.first?.attempts == 2)

@@ -299,7 +299,7 @@ static void test_config_strings_must_be_UTF8_without_NUL(void) {
 static void test_config_options_out_of_range_are_refused(void) {
     ok = 1;
     push_config_t cfg = push_config_new();
-    int32_t bad[] = {0, -1, PUSH_OPT_RECONNECT_MAX_MS + 1, 999, INT32_MIN, INT32_MAX};
+    int32_t bad[] = {0, -1, PUSH_OPT_POOL_SHRINK_MS + 1, 999, INT32_MIN, INT32_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, bad[i], "x", 0, &err), "not a string option");
         CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, bad[i], 1, &err), "not an integer option");
@@ -309,7 +309,7 @@ static void test_config_options_out_of_range_are_refused(void) {
     int ints[] = {PUSH_OPT_PORT, PUSH_OPT_CONNECTIONS, PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY,
                   PUSH_OPT_DEADLINE_MS, PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
                   PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS, PUSH_OPT_ENVIRONMENT,
-                  PUSH_OPT_IO_THREADS, PUSH_OPT_RECONNECT_MAX_MS};
+                  PUSH_OPT_IO_THREADS, PUSH_OPT_RECONNECT_MAX_MS, PUSH_OPT_MIN_CONNECTIONS, PUSH_OPT_POOL_SHRINK_MS};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], INT64_MIN, &err));
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], INT64_MAX, &err));
@@ -321,6 +321,10 @@ static void test_config_options_out_of_range_are_refused(void) {
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_RECONNECT_MAX_MS, 999, &err), "1000...3600000");
     CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_RECONNECT_MAX_MS, 3600001, &err));
     CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_RECONNECT_MAX_MS, 1000, &err));
+    CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_MIN_CONNECTIONS, 65, &err), "0...64");
+    CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_MIN_CONNECTIONS, 0, &err));
+    CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_POOL_SHRINK_MS, 99, &err), "100...3600000");
+    CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_POOL_SHRINK_MS, 100, &err));
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY, "no-port", 0, &err), "host:port");
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY, "h:99999", 0, &err), "host:port");
     CHECK(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY_CREDENTIALS, "no-colon", 0, &err));
@@ -361,14 +365,37 @@ static void test_corrupt_and_wrong_type_keys_and_certificates_fail_without_quoti
     free(big);
     CHECK_MSG(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_TOKEN_KEY_FILE, "/nonexistent/AuthKey.p8", 0, &err),
               "No such file");
-    /* .p12: wrong password, not a .p12, unreadable */
-    CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_PASSWORD, "wrong", 0, &err));
-    CHECK_MSG(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_P12_FILE, path("client.p12"), 0, &err), "wrong password");
-    CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_PASSWORD, "secret", 0, &err));
+    /* .p12: not a .p12, unreadable (reported at once; a wrong password at open, see below) */
     CHECK_MSG(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_P12_FILE, path("ca.pem"), 0, &err), "PKCS#12");
     CHECK(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_P12_FILE, "/nonexistent/cert.p12", 0, &err));
     CHECK(PUSH_E_KEY, push_config_set_string(cfg, PUSH_OPT_CERT_FILE, "/nonexistent/cert.pem", 0, &err));
     push_config_free(cfg);
+
+    /* The .p12 is opened with its password when the client opens: the two options may come in
+     * either order, and a wrong password fails the open, whichever came first. */
+    const char *passwords[] = {"wrong", "secret"};
+    for (int password_first = 0; password_first < 2; password_first++) {
+        for (size_t i = 0; i < 2; i++) {
+            cfg = push_config_new();
+            push_config_set_string(cfg, PUSH_OPT_HOST, "127.0.0.1", 0, NULL);
+            push_config_set_int(cfg, PUSH_OPT_PORT, 1, NULL);
+            if (password_first) CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_PASSWORD, passwords[i], 0, &err));
+            CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_FILE, path("client.p12"), 0, &err));
+            if (!password_first) CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_P12_PASSWORD, passwords[i], 0, &err));
+            push_client_t opened = NULL;
+            if (i == 0) {
+                CHECK_MSG(PUSH_E_KEY, push_client_open(cfg, &opened, &err), "wrong password");
+                EXPECT(opened == NULL, "no client with a wrong .p12 password");
+            } else {
+                CHECK(PUSH_OK, push_client_open(cfg, &opened, &err));
+                EXPECT(opened != NULL, "a client with the right .p12 password (password set %s the file)",
+                       password_first ? "before" : "after");
+                push_client_close(opened, 0);
+                push_client_free(opened);
+            }
+            push_config_free(cfg);
+        }
+    }
 
     /* PEM certificate and key that do not belong together, or are not what they claim: at open */
     const char *pairs[][2] = {{"client.pem", "untrusted-client.key"}, {"client.pem", "AuthKey_TESTKEY001.pub.pem"},

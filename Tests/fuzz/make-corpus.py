@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of the fuzz harnesses (Sources/Fuzz*) into Tests/fuzz/corpus/<harness>/.
+"""Writes the seed corpora of the fuzz harnesses (FuzzTesting/Sources/Fuzz*) into Tests/fuzz/corpus/<harness>/.
 
 Usage: Tests/fuzz/make-corpus.py PKI_DIR   (PKI_DIR made by scripts/make-test-pki.sh)
 

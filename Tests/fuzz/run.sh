@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (Sources/Fuzz*) with AddressSanitizer and coverage, runs each
+# Builds the libFuzzer harnesses (FuzzTesting/, a package of their own that depends on the main
+# one by path) with AddressSanitizer and coverage, runs each
 # for SECONDS (default 20: the CI-sized run; a long run is the same command with a bigger
 # number) over its committed seed corpus (Tests/fuzz/corpus/<name>, which also holds the inputs
 # of past crashes, replayed first), and fails if any harness crashes, breaks one of its
@@ -19,7 +20,7 @@ scratch=${FUZZ_SCRATCH:-.build-fuzz}
 declare -A product=([json]=FuzzJSON [payload]=FuzzPayload [response]=FuzzResponse [apns]=FuzzApnsFile [keys]=FuzzKeys [cabi]=FuzzCABI)
 
 # libFuzzer's runtime without its main(): SwiftPM gives every executable a main of its own, so
-# the harnesses call LLVMFuzzerRunDriver themselves (Sources/FuzzSupport/FuzzMain.swift).
+# the harnesses call LLVMFuzzerRunDriver themselves (FuzzTesting/Sources/FuzzSupport/FuzzMain.swift).
 find_runtime() {
   local arch swiftc
   arch=$(uname -m)
@@ -41,10 +42,12 @@ flags=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inl
        -Xswiftc -DFUZZING -Xlinker "$runtime" -Xlinker -lstdc++)
 start=$(date +%s)
 mkdir -p "$scratch/findings" "$scratch/tmp"
-tmp=$(cd "$scratch/tmp" && pwd) # the harnesses' temporary files (FuzzKeys, FuzzCABI write some)
+scratch=$(cd "$scratch" && pwd) # SwiftPM reads a relative scratch path from the package's directory
+tmp=$scratch/tmp # the harnesses' temporary files (FuzzKeys, FuzzCABI write some)
+package=(--package-path FuzzTesting --scratch-path "$scratch")
 for h in "${harnesses[@]}"; do
   [ -n "${product[$h]:-}" ] || { echo "fuzz: unknown harness $h (one of: ${all[*]})"; exit 2; }
-  if ! swift build --scratch-path "$scratch" --product "${product[$h]}" "${flags[@]}" >"$scratch/build.log" 2>&1; then
+  if ! swift build "${package[@]}" --product "${product[$h]}" "${flags[@]}" >"$scratch/build.log" 2>&1; then
     grep -E "error:" "$scratch/build.log" | head -20
     echo "fuzz: building ${product[$h]} failed (full log: $scratch/build.log)"
     exit 2
@@ -53,7 +56,7 @@ done
 built=$(date +%s)
 echo "fuzz: built ${#harnesses[@]} harnesses in $((built - start)) s; running each for $seconds s"
 
-bin=$(swift build --scratch-path "$scratch" "${flags[@]}" --show-bin-path)
+bin=$(swift build "${package[@]}" "${flags[@]}" --show-bin-path)
 passed=0 failed=0
 for h in "${harnesses[@]}"; do
   work="$scratch/corpus/$h"

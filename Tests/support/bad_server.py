@@ -51,6 +51,8 @@ def handle(conn, args, ctx):
     try:
         if args.mode == "garbage":
             conn.sendall(GARBAGE)
+            # The server's behaviour under test, not a wait of the test: the connection stays
+            # open a moment so the client reads the garbage rather than a reset.
             time.sleep(0.5)
             return
         if args.mode == "silent":

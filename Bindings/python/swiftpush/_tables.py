@@ -6,7 +6,7 @@ Sources: Tables/*.tsv and Include/swiftpush.h, through scripts/gen_bindings_tabl
 from __future__ import annotations
 
 import enum
-from typing import Dict, FrozenSet, Tuple
+from typing import Dict, FrozenSet, Optional, Tuple, Union
 
 
 class Status(enum.IntEnum):
@@ -367,9 +367,9 @@ class Option(enum.IntEnum):
     Client() takes each as a keyword argument named after it in lower case (host=, port=, ...).
     """
 
-    #: string: APNs host name (default "api.push.apple.com"). Also the TLS server name.
+    #: string: APNs host name, also the TLS server name that is verified. Default "api.push.apple.com".
     HOST = 1
-    #: int: TCP port (default 443; APNs also listens on 2197).
+    #: int: TCP port (APNs also listens on 2197). Default 443; 1..65535.
     PORT = 2
     #: string: PEM file of CA certificates to trust instead of the system trust store.
     CA_FILE = 3
@@ -381,29 +381,29 @@ class Option(enum.IntEnum):
     TEAM_ID = 6
     #: string: topic used when a notification names none (usually the app's bundle id).
     DEFAULT_TOPIC = 7
-    #: int: number of connections in the pool (default 2, 1..64; see README, Performance).
+    #: int: number of connections in the pool (see README, Performance). Default 2; 1..64.
     CONNECTIONS = 8
-    #: int: most concurrent streams per connection, whatever the server allows (default 1000).
+    #: int: most concurrent streams per connection, whatever the server allows. Default 1000; 1..100000.
     MAX_STREAMS = 9
-    #: int: notifications held at once: queued + in flight + results not yet polled (default 65536, 16..4194304). When all are used, send returns PUSH_E_QUEUE_FULL.
+    #: int: notifications held at once: queued + in flight + results not yet polled. When all are used, send returns PUSH_E_QUEUE_FULL. Default 65536; 16..4194304.
     QUEUE_CAPACITY = 10
-    #: int: milliseconds a notification may wait for its outcome, from send (default 60000).
+    #: int: milliseconds a notification may wait for its outcome, from send. Default 60000; 1..86400000.
     DEADLINE_MS = 11
-    #: int: milliseconds a connection attempt (TCP + TLS) may take (default 10000).
+    #: int: milliseconds a connection attempt (TCP + TLS) may take. Default 10000; 1..600000.
     CONNECT_TIMEOUT_MS = 12
-    #: string: PEM file with the token key, given as file contents instead of a path.
+    #: string: PEM file with the token key, given as file contents instead of a path (at most 64 KiB, kept in memory that is cleared when freed).
     TOKEN_KEY_PEM = 13
-    #: int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host.
+    #: int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host. Range 0..1.
     ENVIRONMENT = 14
-    #: int: most answered attempts of a notification: a 429 or 5xx answer is retried with exponential back-off while its deadline allows, at most this many attempts in all (default 10, 1..100; 1 turns retries off). Resends of writes the server never processed (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only (see README, Reliability).
+    #: int: most answered attempts of a notification: a 429 or 5xx answer is retried with exponential back-off while its deadline allows, at most this many attempts in all (1 turns retries off). Resends of writes the server never processed (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only (see README, Reliability). Default 10; 1..100.
     MAX_ATTEMPTS = 15
-    #: int: first delay before retrying a 429/5xx answer, doubled each time, with jitter (default 1000 ms).
+    #: int: first delay in milliseconds before retrying a 429/5xx answer, doubled each time, with jitter. Default 1000; 1..600000.
     RETRY_DELAY_MS = 16
-    #: int: send a PING after a connection has been idle this long (default 60000 ms; 0: never).
+    #: int: send a PING after a connection has been idle this many milliseconds (0: never). Default 60000; 0..86400000.
     IDLE_PING_MS = 17
-    #: int: a PING not acknowledged within this time retires the connection (default 10000 ms).
+    #: int: a PING not acknowledged within this many milliseconds retires the connection. Default 10000; 1..600000.
     PING_TIMEOUT_MS = 18
-    #: int: consecutive stream timeouts after which a connection is retired (default 3).
+    #: int: consecutive stream timeouts after which a connection is retired. Default 3; 1..1000000.
     RETIRE_AFTER_TIMEOUTS = 19
     #: string: HTTP CONNECT proxy as "host:port" (connections tunnel through it).
     PROXY = 20
@@ -413,49 +413,65 @@ class Option(enum.IntEnum):
     CERT_FILE = 22
     #: string: private key (PEM) of PUSH_OPT_CERT_FILE; may be the same file.
     CERT_KEY_FILE = 23
-    #: string: PKCS#12 (.p12) file holding the client certificate and key.
+    #: string: PKCS#12 (.p12) file holding the client certificate and key: read when set, opened with PUSH_OPT_P12_PASSWORD when the client opens (so the two may be set in either order; a wrong password fails push_client_open).
     P12_FILE = 24
-    #: string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none; copied into memory that is cleared when freed, like the .p12's bytes).
+    #: string: password of PUSH_OPT_P12_FILE ("" for none; copied into memory that is cleared when freed, like the .p12's bytes).
     P12_PASSWORD = 25
-    #: int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still called by one thread at a time. For hosts with cores to spare (see README, Performance).
+    #: int: I/O threads. Each owns a share of PUSH_OPT_CONNECTIONS and of PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still called by one thread at a time. For hosts with cores to spare (see README, Performance). Default 1; 1..16.
     IO_THREADS = 26
-    #: int: longest wait between connection attempts while APNs keeps refusing (expired or invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and doubles up to this, with jitter (default 60000 ms, 1000..3600000; see README, Reliability).
+    #: int: longest wait in milliseconds between connection attempts while APNs keeps refusing (expired or invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and doubles up to this, with jitter (see README, Reliability). Default 60000; 1000..3600000.
     RECONNECT_MAX_MS = 27
+    #: int: connections a self-sizing pool keeps: with a value from 1 to PUSH_OPT_CONNECTIONS - 1 the pool starts with this many and opens more, up to PUSH_OPT_CONNECTIONS, while every stream is in use and notifications wait; extra ones close when demand stays at or below half of what one fewer carries for PUSH_OPT_POOL_SHRINK_MS (see README, Sizing the pool). 0 (default): a fixed pool of PUSH_OPT_CONNECTIONS. Default 0; 0..64.
+    MIN_CONNECTIONS = 28
+    #: int: how long, in milliseconds, demand must stay low before a self-sizing pool (PUSH_OPT_MIN_CONNECTIONS) closes one of its extra connections. Default 60000; 100..3600000.
+    POOL_SHRINK_MS = 29
 
     @property
     def kind(self) -> str:
         """"int" or "string": which setter takes it."""
-        return _OPTION_KIND[self]
+        return _OPTION_INFO[self][0]
+
+    @property
+    def range(self) -> Optional[Tuple[int, int]]:
+        """(lowest, highest) value an int option accepts; None for a string option."""
+        return _OPTION_INFO[self][1]
+
+    @property
+    def default(self) -> Optional[Union[int, str]]:
+        """The library's default (None: none, or computed)."""
+        return _OPTION_INFO[self][2]
 
 
-_OPTION_KIND: Dict[int, str] = {
-    1: 'string',
-    2: 'int',
-    3: 'string',
-    4: 'string',
-    5: 'string',
-    6: 'string',
-    7: 'string',
-    8: 'int',
-    9: 'int',
-    10: 'int',
-    11: 'int',
-    12: 'int',
-    13: 'string',
-    14: 'int',
-    15: 'int',
-    16: 'int',
-    17: 'int',
-    18: 'int',
-    19: 'int',
-    20: 'string',
-    21: 'string',
-    22: 'string',
-    23: 'string',
-    24: 'string',
-    25: 'string',
-    26: 'int',
-    27: 'int',
+_OPTION_INFO: Dict[int, Tuple[str, Optional[Tuple[int, int]], Optional[Union[int, str]]]] = {
+    1: ('string', None, 'api.push.apple.com'),
+    2: ('int', (1, 65535), 443),
+    3: ('string', None, None),
+    4: ('string', None, None),
+    5: ('string', None, None),
+    6: ('string', None, None),
+    7: ('string', None, None),
+    8: ('int', (1, 64), 2),
+    9: ('int', (1, 100000), 1000),
+    10: ('int', (16, 4194304), 65536),
+    11: ('int', (1, 86400000), 60000),
+    12: ('int', (1, 600000), 10000),
+    13: ('string', None, None),
+    14: ('int', (0, 1), None),
+    15: ('int', (1, 100), 10),
+    16: ('int', (1, 600000), 1000),
+    17: ('int', (0, 86400000), 60000),
+    18: ('int', (1, 600000), 10000),
+    19: ('int', (1, 1000000), 3),
+    20: ('string', None, None),
+    21: ('string', None, None),
+    22: ('string', None, None),
+    23: ('string', None, None),
+    24: ('string', None, None),
+    25: ('string', None, None),
+    26: ('int', (1, 16), 1),
+    27: ('int', (1000, 3600000), 60000),
+    28: ('int', (0, 64), 0),
+    29: ('int', (100, 3600000), 60000),
 }
 
 

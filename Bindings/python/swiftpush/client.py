@@ -514,8 +514,6 @@ class Client:
                 raise TypeError(f"Client() got an unknown option {keyword!r} (known: {', '.join(sorted(_OPTIONS_BY_KEYWORD))})")
             if value is not None:
                 settings.append((option, value))
-        # A password must be set before the file it opens (PUSH_OPT_P12_PASSWORD).
-        settings.sort(key=lambda s: not s[0].name.endswith("PASSWORD"))
 
         self._handle = ctypes.c_void_p()
         self._tags = itertools.count(1)

@@ -14,7 +14,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable, Iterator, List
+from typing import Callable, Iterator, List, Sequence
 
 import pytest
 
@@ -29,14 +29,14 @@ PAYLOAD = '{"aps":{"alert":{"title":"Hi","body":"café ☃"}}}'
 class Mock:
     """A mock APNs server process listening on loopback."""
 
-    def __init__(self, cli: str, pki: Path, workdir: Path, name: str, cert: str = "server") -> None:
+    def __init__(self, cli: str, pki: Path, workdir: Path, name: str, cert: str = "server", extra: Sequence[str] = ()) -> None:
         port_file = workdir / f"{name}.port"
         self.log = workdir / f"{name}.log"
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [cli, "mock", "--cert", str(pki / f"{cert}.pem"), "--key", str(pki / f"{cert}.key"), "--port", "0",
                  "--key-id", "TESTKEY001", "--team-id", "TEAM123456",
-                 "--auth-key", str(pki / "AuthKey_TESTKEY001.pub.pem"), "--port-file", str(port_file)],
+                 "--auth-key", str(pki / "AuthKey_TESTKEY001.pub.pem"), "--port-file", str(port_file), *extra],
                 stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while not (port_file.exists() and port_file.read_text().strip()):
@@ -86,6 +86,14 @@ def mock(cli: str, pki: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def untrusted_mock(cli: str, pki: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mock]:
     """A mock whose certificate comes from a CA the clients don't trust."""
     server = Mock(cli, pki, tmp_path_factory.mktemp("mock"), "untrusted", cert="untrusted-server")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def certificate_mock(cli: str, pki: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mock]:
+    """A mock that also accepts client certificates issued by the test CA (certificate auth)."""
+    server = Mock(cli, pki, tmp_path_factory.mktemp("mock"), "certificate", extra=["--client-ca", str(pki / "ca.pem")])
     yield server
     server.stop()
 

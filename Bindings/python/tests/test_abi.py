@@ -5,9 +5,11 @@ from __future__ import annotations
 import ctypes
 import re
 
+import pytest
+
 import swiftpush
 from swiftpush import _ffi
-from swiftpush._tables import Reason, Status
+from swiftpush._tables import Option, Reason, Status
 
 from conftest import ROOT
 
@@ -34,6 +36,33 @@ def test_generated_tables_match_the_library() -> None:
         assert _ffi.lib.push_reason_name(reason).decode() == reason.text, reason
     for status in Status:
         assert _ffi.strerror(status) == status.message, status
+
+
+def test_option_kinds_and_ranges_generated_from_the_table_match_the_library() -> None:
+    # Option.kind and Option.range come from Tables/options.tsv; the library checks the same
+    # table: each int option takes its bounds and refuses one past them, and each option is
+    # refused by the other kind's setter.
+    config = _ffi.lib.push_config_new()
+    err = _ffi.PushError()
+    try:
+        for option in Option:
+            if option.kind == "int":
+                low, high = option.range
+                for value in (low, high):
+                    _ffi.lib.push_config_set_int(config, option, value, err)
+                for value in (low - 1, high + 1):
+                    with pytest.raises(swiftpush.ConfigError, match=str(value)):
+                        _ffi.lib.push_config_set_int(config, option, value, err)
+                with pytest.raises(swiftpush.ConfigError, match="not a string option"):
+                    _ffi.lib.push_config_set_string(config, option, b"x", 1, err)
+            else:
+                assert option.kind == "string" and option.range is None, option
+                with pytest.raises(swiftpush.ConfigError, match="not an integer option"):
+                    _ffi.lib.push_config_set_int(config, option, 1, err)
+    finally:
+        _ffi.lib.push_config_free(config)
+    assert Option.PORT.range == (1, 65535) and Option.PORT.default == 443
+    assert Option.HOST.default == "api.push.apple.com"
 
 
 def test_every_declared_function_is_exported_by_the_library() -> None:

@@ -173,6 +173,27 @@ def test_configuration_errors_raise_with_the_librarys_message(mock, pki) -> None
         swiftpush.Client(no_such_option=1)
 
 
+@pytest.mark.parametrize("password_first", [True, False])
+def test_a_p12_and_its_password_may_be_given_in_either_order(certificate_mock, pki, password_first: bool) -> None:
+    # The library opens the .p12 when the client opens, so the binding passes the options in
+    # the caller's order (keyword order is kept): both orders must work, and a wrong password
+    # must fail the open in both.
+    def options(password: str) -> dict:
+        pair = [("p12_password", password), ("p12_file", pki / "client.p12")]
+        return dict(pair if password_first else pair[::-1])
+
+    with pytest.raises(swiftpush.CredentialsError, match="wrong password"):
+        swiftpush.Client(host="localhost", port=certificate_mock.port, ca_file=pki / "ca.pem", topic=TOPIC,
+                         **options("wrong"))
+    client = swiftpush.Client(host="localhost", port=certificate_mock.port, ca_file=pki / "ca.pem", topic=TOPIC,
+                              **options("secret"))
+    try:
+        tag = client.send(TOKEN, PAYLOAD)
+        assert [(r.tag, r.outcome, r.status) for r in collect(client, 1)] == [(tag, Outcome.ACCEPTED, 200)]
+    finally:
+        client.close()
+
+
 def test_close_twice_then_poll_returns_what_is_left(make_client: MakeClient) -> None:
     client = make_client()
     tags = client.send_many([(TOKEN, PAYLOAD)] * 50)

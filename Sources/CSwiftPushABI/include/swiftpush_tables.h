@@ -92,6 +92,98 @@ enum push_type {
     PUSH_TYPE_CONTROLS = 10, /**< "controls", topic suffix .push-type.controls, default priority 10, payload <= 4096 bytes */
 };
 
+/** Options for push_config_set_string / push_config_set_int (each doc starts with its kind). */
+enum push_option {
+    /** string: APNs host name, also the TLS server name that is verified. Default
+     *  "api.push.apple.com". */
+    PUSH_OPT_HOST = 1,
+    /** int: TCP port (APNs also listens on 2197). Default 443; 1..65535. */
+    PUSH_OPT_PORT = 2,
+    /** string: PEM file of CA certificates to trust instead of the system trust store. */
+    PUSH_OPT_CA_FILE = 3,
+    /** string: path of the Apple token-signing key (.p8, PKCS#8 PEM, P-256). */
+    PUSH_OPT_TOKEN_KEY_FILE = 4,
+    /** string: the key's 10-character key id (JWT `kid`). */
+    PUSH_OPT_KEY_ID = 5,
+    /** string: the 10-character team id (JWT `iss`). */
+    PUSH_OPT_TEAM_ID = 6,
+    /** string: topic used when a notification names none (usually the app's bundle id). */
+    PUSH_OPT_DEFAULT_TOPIC = 7,
+    /** int: number of connections in the pool (see README, Performance). Default 2; 1..64. */
+    PUSH_OPT_CONNECTIONS = 8,
+    /** int: most concurrent streams per connection, whatever the server allows. Default 1000;
+     *  1..100000. */
+    PUSH_OPT_MAX_STREAMS = 9,
+    /** int: notifications held at once: queued + in flight + results not yet polled. When all
+     *  are used, send returns PUSH_E_QUEUE_FULL. Default 65536; 16..4194304. */
+    PUSH_OPT_QUEUE_CAPACITY = 10,
+    /** int: milliseconds a notification may wait for its outcome, from send. Default 60000;
+     *  1..86400000. */
+    PUSH_OPT_DEADLINE_MS = 11,
+    /** int: milliseconds a connection attempt (TCP + TLS) may take. Default 10000; 1..600000. */
+    PUSH_OPT_CONNECT_TIMEOUT_MS = 12,
+    /** string: PEM file with the token key, given as file contents instead of a path (at most 64
+     *  KiB, kept in memory that is cleared when freed). */
+    PUSH_OPT_TOKEN_KEY_PEM = 13,
+    /** int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host. Range
+     *  0..1. */
+    PUSH_OPT_ENVIRONMENT = 14,
+    /** int: most answered attempts of a notification: a 429 or 5xx answer is retried with
+     *  exponential back-off while its deadline allows, at most this many attempts in all (1
+     *  turns retries off). Resends of writes the server never processed (REFUSED_STREAM, above a
+     *  GOAWAY's last-stream-id) are bounded by the deadline only (see README, Reliability).
+     *  Default 10; 1..100. */
+    PUSH_OPT_MAX_ATTEMPTS = 15,
+    /** int: first delay in milliseconds before retrying a 429/5xx answer, doubled each time,
+     *  with jitter. Default 1000; 1..600000. */
+    PUSH_OPT_RETRY_DELAY_MS = 16,
+    /** int: send a PING after a connection has been idle this many milliseconds (0: never).
+     *  Default 60000; 0..86400000. */
+    PUSH_OPT_IDLE_PING_MS = 17,
+    /** int: a PING not acknowledged within this many milliseconds retires the connection.
+     *  Default 10000; 1..600000. */
+    PUSH_OPT_PING_TIMEOUT_MS = 18,
+    /** int: consecutive stream timeouts after which a connection is retired. Default 3;
+     *  1..1000000. */
+    PUSH_OPT_RETIRE_AFTER_TIMEOUTS = 19,
+    /** string: HTTP CONNECT proxy as "host:port" (connections tunnel through it). */
+    PUSH_OPT_PROXY = 20,
+    /** string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic; copied
+     *  into memory that is cleared when the configuration and the client are freed). */
+    PUSH_OPT_PROXY_CREDENTIALS = 21,
+    /** string: client certificate chain (PEM) for certificate authentication. */
+    PUSH_OPT_CERT_FILE = 22,
+    /** string: private key (PEM) of PUSH_OPT_CERT_FILE; may be the same file. */
+    PUSH_OPT_CERT_KEY_FILE = 23,
+    /** string: PKCS#12 (.p12) file holding the client certificate and key: read when set, opened
+     *  with PUSH_OPT_P12_PASSWORD when the client opens (so the two may be set in either order;
+     *  a wrong password fails push_client_open). */
+    PUSH_OPT_P12_FILE = 24,
+    /** string: password of PUSH_OPT_P12_FILE ("" for none; copied into memory that is cleared
+     *  when freed, like the .p12's bytes). */
+    PUSH_OPT_P12_PASSWORD = 25,
+    /** int: I/O threads. Each owns a share of PUSH_OPT_CONNECTIONS and of
+     *  PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still
+     *  called by one thread at a time. For hosts with cores to spare (see README, Performance).
+     *  Default 1; 1..16. */
+    PUSH_OPT_IO_THREADS = 26,
+    /** int: longest wait in milliseconds between connection attempts while APNs keeps refusing
+     *  (expired or invalid credentials, TLS failures, connections turned away): the wait starts
+     *  at 1 s and doubles up to this, with jitter (see README, Reliability). Default 60000;
+     *  1000..3600000. */
+    PUSH_OPT_RECONNECT_MAX_MS = 27,
+    /** int: connections a self-sizing pool keeps: with a value from 1 to PUSH_OPT_CONNECTIONS -
+     *  1 the pool starts with this many and opens more, up to PUSH_OPT_CONNECTIONS, while every
+     *  stream is in use and notifications wait; extra ones close when demand stays at or below
+     *  half of what one fewer carries for PUSH_OPT_POOL_SHRINK_MS (see README, Sizing the pool).
+     *  0 (default): a fixed pool of PUSH_OPT_CONNECTIONS. Default 0; 0..64. */
+    PUSH_OPT_MIN_CONNECTIONS = 28,
+    /** int: how long, in milliseconds, demand must stay low before a self-sizing pool
+     *  (PUSH_OPT_MIN_CONNECTIONS) closes one of its extra connections. Default 60000;
+     *  100..3600000. */
+    PUSH_OPT_POOL_SHRINK_MS = 29
+};
+
 #define PUSH_REASON_TABLE_COUNT 40
 #define PUSH_TYPE_COUNT 11
 

@@ -56,75 +56,7 @@ typedef struct push_error {
     char message[252];  /**< NUL-terminated, never contains key material */
 } push_error;
 
-/** Options for push_config_set_string / push_config_set_int. */
-enum push_option {
-    /** string: APNs host name (default "api.push.apple.com"). Also the TLS server name. */
-    PUSH_OPT_HOST = 1,
-    /** int: TCP port (default 443; APNs also listens on 2197). */
-    PUSH_OPT_PORT = 2,
-    /** string: PEM file of CA certificates to trust instead of the system trust store. */
-    PUSH_OPT_CA_FILE = 3,
-    /** string: path of the Apple token-signing key (.p8, PKCS#8 PEM, P-256). */
-    PUSH_OPT_TOKEN_KEY_FILE = 4,
-    /** string: the key's 10-character key id (JWT `kid`). */
-    PUSH_OPT_KEY_ID = 5,
-    /** string: the 10-character team id (JWT `iss`). */
-    PUSH_OPT_TEAM_ID = 6,
-    /** string: topic used when a notification names none (usually the app's bundle id). */
-    PUSH_OPT_DEFAULT_TOPIC = 7,
-    /** int: number of connections in the pool (default 2, 1..64; see README, Performance). */
-    PUSH_OPT_CONNECTIONS = 8,
-    /** int: most concurrent streams per connection, whatever the server allows (default 1000). */
-    PUSH_OPT_MAX_STREAMS = 9,
-    /** int: notifications held at once: queued + in flight + results not yet polled
-     *  (default 65536, 16..4194304). When all are used, send returns PUSH_E_QUEUE_FULL. */
-    PUSH_OPT_QUEUE_CAPACITY = 10,
-    /** int: milliseconds a notification may wait for its outcome, from send (default 60000). */
-    PUSH_OPT_DEADLINE_MS = 11,
-    /** int: milliseconds a connection attempt (TCP + TLS) may take (default 10000). */
-    PUSH_OPT_CONNECT_TIMEOUT_MS = 12,
-    /** string: PEM file with the token key, given as file contents instead of a path. */
-    PUSH_OPT_TOKEN_KEY_PEM = 13,
-    /** int: PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX; sets PUSH_OPT_HOST to Apple's host. */
-    PUSH_OPT_ENVIRONMENT = 14,
-    /** int: most answered attempts of a notification: a 429 or 5xx answer is retried with
-     *  exponential back-off while its deadline allows, at most this many attempts in all
-     *  (default 10, 1..100; 1 turns retries off). Resends of writes the server never processed
-     *  (REFUSED_STREAM, above a GOAWAY's last-stream-id) are bounded by the deadline only
-     *  (see README, Reliability). */
-    PUSH_OPT_MAX_ATTEMPTS = 15,
-    /** int: first delay before retrying a 429/5xx answer, doubled each time, with jitter
-     *  (default 1000 ms). */
-    PUSH_OPT_RETRY_DELAY_MS = 16,
-    /** int: send a PING after a connection has been idle this long (default 60000 ms; 0: never). */
-    PUSH_OPT_IDLE_PING_MS = 17,
-    /** int: a PING not acknowledged within this time retires the connection (default 10000 ms). */
-    PUSH_OPT_PING_TIMEOUT_MS = 18,
-    /** int: consecutive stream timeouts after which a connection is retired (default 3). */
-    PUSH_OPT_RETIRE_AFTER_TIMEOUTS = 19,
-    /** string: HTTP CONNECT proxy as "host:port" (connections tunnel through it). */
-    PUSH_OPT_PROXY = 20,
-    /** string: proxy credentials "user:password" (sent as Proxy-Authorization: Basic; copied
-     *  into memory that is cleared when the configuration and the client are freed). */
-    PUSH_OPT_PROXY_CREDENTIALS = 21,
-    /** string: client certificate chain (PEM) for certificate authentication. */
-    PUSH_OPT_CERT_FILE = 22,
-    /** string: private key (PEM) of PUSH_OPT_CERT_FILE; may be the same file. */
-    PUSH_OPT_CERT_KEY_FILE = 23,
-    /** string: PKCS#12 (.p12) file holding the client certificate and key. */
-    PUSH_OPT_P12_FILE = 24,
-    /** string: password of PUSH_OPT_P12_FILE (set it before PUSH_OPT_P12_FILE; "" for none;
-     *  copied into memory that is cleared when freed, like the .p12's bytes). */
-    PUSH_OPT_P12_PASSWORD = 25,
-    /** int: I/O threads (default 1, 1..16). Each owns a share of PUSH_OPT_CONNECTIONS and of
-     *  PUSH_OPT_QUEUE_CAPACITY (rounded up); sends rotate over them; a result callback is still
-     *  called by one thread at a time. For hosts with cores to spare (see README, Performance). */
-    PUSH_OPT_IO_THREADS = 26,
-    /** int: longest wait between connection attempts while APNs keeps refusing (expired or
-     *  invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and
-     *  doubles up to this, with jitter (default 60000 ms, 1000..3600000; see README, Reliability). */
-    PUSH_OPT_RECONNECT_MAX_MS = 27
-};
+/* enum push_option (PUSH_OPT_*) is generated from Tables/options.tsv into swiftpush_tables.h. */
 
 /** Values of PUSH_OPT_ENVIRONMENT. */
 enum push_environment {

@@ -93,6 +93,15 @@ struct ClientTestSupport {
         }
     }
 
+    /// For a client on a `ManualClock`: waits until a refusal has backed off its next connection
+    /// (in the clock's time, which stands still), then moves the clock to the end of the back-off
+    /// so that the client reconnects. Returns false when no back-off came within 10 s.
+    func passBackoff(of client: PushClient, on clock: ManualClock) -> Bool {
+        guard waitUntil(seconds: 10, { client.reconnect.nextAttemptNanos > clock.monotonicNanos() }) else { return false }
+        clock.advance(nanos: client.reconnect.nextAttemptNanos - clock.monotonicNanos())
+        return true
+    }
+
     /// Polls until `count` results arrived or nothing came for `idleMillis`.
     func collect(_ client: some TestClient, count: Int, idleMillis: Int32 = 5000) -> [push_result] {
         var results: [push_result] = []
