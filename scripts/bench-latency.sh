@@ -14,6 +14,9 @@
 #   the client's system calls (perf stat tracepoints where allowed, strace -c -f otherwise;
 #   LAT_SYSCALL_TOOL=perf|strace|none chooses).
 # LAT_MOCK_CLI: another swiftpush-cli to run the mock from (to compare mock versions).
+# Per delay, one more row: the library with a self-sizing pool (PUSH_OPT_MIN_CONNECTIONS 1) that
+# may grow to LAT_AUTO_MAX connections (default the largest of LAT_CONNECTIONS; 1 skips it),
+# to be read against the fixed pools' rates.
 # h2load's rate counts from its start (connecting included), load.c's from its first send.
 # The server runs on CPU 0 and each client on CPU 1 where the machine has two cores. Little's law
 # bounds every row: rate <= connections x 1000 / delay.
@@ -57,15 +60,16 @@ else
   fi
 fi
 
-load_cmd() { # COUNT CONNECTIONS
+load_cmd() { # COUNT CONNECTIONS [MIN_CONNECTIONS]
   # 10 notifications queued per stream, as in scripts/bench.sh: the streams never wait for the sender.
   echo "$out/load" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
     --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --token "$token" --quiet \
-    --count "$1" --connections "$2" --window $(($2 * streams * 10))
+    --count "$1" --connections "$2" --window $(($2 * streams * 10)) --min-connections "${3:-0}"
 }
 # Runs a client under /usr/bin/time; prints "rate cpu_us rss_mb".
-timed() { # WHICH COUNT CONNECTIONS
-  local which=$1 n=$2 c=$3 rate
+timed() { # WHICH COUNT CONNECTIONS (WHICH: h2load, swiftpush, or swiftpush-auto: a self-sizing pool from 1)
+  local which=$1 n=$2 c=$3 rate auto_min=0
+  [ "$which" = swiftpush-auto ] && auto_min=1
   if [ "$which" = h2load ]; then
     /usr/bin/time -f '%U %S %M' -o "$out/time.txt" $client_cpu h2load -n "$n" -c "$c" -m "$streams" -t 1 \
       -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' -H 'apns-priority: 10' \
@@ -77,7 +81,7 @@ timed() { # WHICH COUNT CONNECTIONS
     [ "$ok" = "$n" ] || { tail -5 "$out/client.txt" >&2; echo "h2load: only $ok of $n answered 2xx" >&2; }
   else
     # shellcheck disable=SC2046 # load_cmd's words contain no spaces
-    /usr/bin/time -f '%U %S %M' -o "$out/time.txt" $client_cpu $(load_cmd "$n" "$c") > "$out/client.txt" 2>&1 || true
+    /usr/bin/time -f '%U %S %M' -o "$out/time.txt" $client_cpu $(load_cmd "$n" "$c" "$auto_min") > "$out/client.txt" 2>&1 || true
     rate=$(grep '^load-result' "$out/client.txt" | sed -E 's/.* rate=([^ ]+).*/\1/' || true)
     local accepted
     accepted=$(grep '^load-result' "$out/client.txt" | sed -E 's/.* accepted=([^ ]+).*/\1/' || true)
@@ -123,6 +127,8 @@ echo "workload: at least $count notifications per run, 200-byte payload, $stream
 echo "  every answer delayed by the mock; server on ${server_cpu:-any CPU}, clients on ${client_cpu:-any CPU};"
 echo "  $runs runs per client and configuration, interleaved, medians; system calls: $syscall_tool ($sys_count notifications)"
 summary=()
+auto_rows=()
+auto_max=${LAT_AUTO_MAX:-$(printf '%s\n' $conn_list | sort -n | tail -1)}
 for delay in $delays; do
   mock_stop_all
   MOCK_RUNNER=$server_cpu mock_start "latency-$delay" "${LAT_MOCK_CLI:-$build/swiftpush-cli}" "$pki" --lenient-initial-limit --delay-ms "$delay"
@@ -169,8 +175,31 @@ for delay in $delays; do
     summary+=("| $delay | $c | $rate ($(ratio "$rate" "$h2")×) | $h2 | $cpu ($(ratio "$cpu" "$h2cpu")×) | $h2cpu | $st / $ht | $rss / $h2rss |")
     echo "swiftpush-latency-bench delay_ms=$delay connections=$c rate=$rate h2load_rate=$h2 cpu_us=$cpu h2load_cpu_us=$h2cpu"
   done
+  # The self-sizing pool: starts with one connection, may grow to LAT_AUTO_MAX (default the
+  # largest of LAT_CONNECTIONS); its rate is to be read against the fixed rows above.
+  if [ "$auto_max" -gt 1 ]; then
+    n=$count
+    [ $((min_rtts * auto_max * streams)) -gt "$n" ] && n=$((min_rtts * auto_max * streams))
+    echo
+    echo "delay ${delay} ms, self-sizing pool from 1 up to $auto_max connections x $streams streams, $n notifications per run"
+    : > "$out/auto"
+    for i in $(seq 1 "$runs"); do
+      r=$(timed swiftpush-auto "$n" "$auto_max")
+      echo "$r" >> "$out/auto"
+      printf '  run %d %-14s %8s /s  %6s CPU-us/notification  %6s MB RSS\n' "$i" swiftpush-auto $r
+    done
+    rate=$(col 1 < "$out/auto" | median); cpu=$(col 2 < "$out/auto" | median)
+    auto_rows+=("| $delay | 1 → $auto_max | $rate | $cpu |")
+    echo "swiftpush-latency-bench delay_ms=$delay connections=1..$auto_max rate=$rate cpu_us=$cpu"
+  fi
 done
 echo
 echo "| delay ms | connections | swiftpush /s | h2load /s | swiftpush CPU-µs/notification | h2load CPU-µs/request | syscalls/notification swiftpush / h2load | peak RSS MB swiftpush / h2load |"
 echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${summary[@]}"
+if [ ${#auto_rows[@]} -gt 0 ]; then
+  echo
+  echo "| delay ms | self-sizing pool | swiftpush /s | swiftpush CPU-µs/notification |"
+  echo "|---|---|---|---|"
+  printf '%s\n' "${auto_rows[@]}"
+fi

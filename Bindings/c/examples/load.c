@@ -4,13 +4,15 @@
  *
  *   load --host localhost --port 2197 --ca ca.pem --key AuthKey.p8 --key-id ID --team-id TEAM
  *        --topic com.example.app [--count 100000] [--window 10000] [--connections 1]
- *        [--payload-bytes 200] [--token HEX] [--rate N] [--clients N] [--io-threads N] [--quiet]
+ *        [--payload-bytes 200] [--token HEX] [--rate N] [--clients N] [--io-threads N]
+ *        [--min-connections N] [--quiet]
  *
  * --rate paces sending at N notifications/s (latency under a given load); without it, the
  * client is kept as full as --window allows (throughput). --clients N opens N clients (each
  * with its own I/O thread and --connections connections) and spreads the batches over them;
  * --io-threads N opens each client with N I/O threads (PUSH_OPT_IO_THREADS), which share out
- * its --connections.
+ * its --connections. --min-connections N (1 to --connections - 1) makes the pool size itself
+ * between N and --connections (PUSH_OPT_MIN_CONNECTIONS).
  *
  * Last line (machine-readable):
  *   load-result sent=N accepted=N rejected=N failed=N seconds=S rate=R cpu_us_per_notification=C peak_rss_mb=M
@@ -71,6 +73,7 @@ int main(int argc, char **argv) {
     long count = atol(arg(argc, argv, "--count", "100000"));
     long window = atol(arg(argc, argv, "--window", "10000"));
     long connections = atol(arg(argc, argv, "--connections", "1"));
+    long min_connections = atol(arg(argc, argv, "--min-connections", "0"));
     long payload_bytes = atol(arg(argc, argv, "--payload-bytes", "200"));
     const char *token = arg(argc, argv, "--token",
                             "b6f1f6a2c3d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddee"); /* 64 hex digits */
@@ -83,7 +86,7 @@ int main(int argc, char **argv) {
     if (!key || count <= 0 || window <= 0) {
         fprintf(stderr, "usage: load --key AuthKey.p8 [--host H --port P --ca ca.pem --key-id ID --team-id T "
                         "--topic T --count N --window W --connections C --payload-bytes B --token HEX --rate N "
-                        "--clients N --io-threads N --quiet]\n");
+                        "--clients N --io-threads N --min-connections N --quiet]\n");
         return 2;
     }
 
@@ -105,6 +108,7 @@ int main(int argc, char **argv) {
              check(push_config_set_string(cfg, PUSH_OPT_TEAM_ID, team_id, 0, &err), &err, "team id") &&
              check(push_config_set_string(cfg, PUSH_OPT_DEFAULT_TOPIC, topic, 0, &err), &err, "topic") &&
              check(push_config_set_int(cfg, PUSH_OPT_CONNECTIONS, connections, &err), &err, "connections") &&
+             check(push_config_set_int(cfg, PUSH_OPT_MIN_CONNECTIONS, min_connections, &err), &err, "min connections") &&
              check(push_config_set_int(cfg, PUSH_OPT_IO_THREADS, io_threads, &err), &err, "I/O threads") &&
              check(push_config_set_int(cfg, PUSH_OPT_QUEUE_CAPACITY, window + BATCH, &err), &err, "queue");
     push_client_t clients[16] = {NULL};
