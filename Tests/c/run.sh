@@ -17,6 +17,12 @@ untrusted=$MOCK_PORT
 
 SWIFTPUSH_TEST_PKI=$pki SWIFTPUSH_TEST_PORT=$trusted SWIFTPUSH_TEST_UNTRUSTED_PORT=$untrusted "$out/abi_e2e"
 
+# Broadcast push: channel management on the mock's second listener, broadcasts on its first.
+build_c "$build" Tests/c/broadcast_e2e.c "$out/broadcast_e2e"
+mock_start broadcast "$build/swiftpush-cli" "$pki" --channel-port-file "$out/channel-port" --channel-limit 3 \
+  --broadcast-disabled com.example.disabled
+SWIFTPUSH_TEST_PKI=$pki SWIFTPUSH_TEST_PORT=$MOCK_PORT SWIFTPUSH_TEST_CHANNEL_PORT=$(cat "$out/channel-port") "$out/broadcast_e2e"
+
 # The payload builder and the topic helper through the C ABI (no server needed).
 build_c "$build" Tests/c/payload_test.c "$out/payload_test"
 "$out/payload_test"
