@@ -16,9 +16,13 @@ extension PushClient {
     /// Validates and queues `count` notifications. Stops at the first invalid one (everything
     /// before it is queued). When no slot is free, waits up to `timeoutMillis` (0: not at all,
     /// negative: without limit) and then reports `.queueFull` with the prefix that fit.
-    /// `stride` is the distance between the caller's records (`NotificationRecord.stride`).
-    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32,
-                     stride: Int = MemoryLayout<push_notification>.stride) -> SendResult {
+    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> SendResult {
+        send(notifications, count: count, timeoutMillis: timeoutMillis, stride: MemoryLayout<push_notification>.stride)
+    }
+
+    /// As `send(_:count:timeoutMillis:)` for an array whose records are `stride` bytes apart
+    /// (`NotificationRecord.stride`: a caller's older, smaller records).
+    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32, stride: Int) -> SendResult {
         // From a result callback (the I/O thread) waiting for room would wait for ourselves.
         let timeoutMillis = isIOThread ? 0 : timeoutMillis
         var done = 0

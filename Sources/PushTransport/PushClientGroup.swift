@@ -82,8 +82,12 @@ public final class PushClientGroup: @unchecked Sendable {
     /// As `PushClient.send`: queues a prefix of the batch and says why the rest was not.
     /// A full shard hands the rest to the next; when all are full, waits (in short turns on
     /// each, up to `timeoutMillis`). From a result callback it never waits.
-    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32,
-                     stride: Int = MemoryLayout<push_notification>.stride) -> PushClient.SendResult {
+    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> PushClient.SendResult {
+        send(notifications, count: count, timeoutMillis: timeoutMillis, stride: MemoryLayout<push_notification>.stride)
+    }
+
+    /// As `send(_:count:timeoutMillis:)` for records `stride` bytes apart.
+    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32, stride: Int) -> PushClient.SendResult {
         if shards.count == 1 { return shards[0].send(notifications, count: count, timeoutMillis: timeoutMillis, stride: stride) }
         let timeoutMillis = isIOThread ? 0 : timeoutMillis
         let waitUntil: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
