@@ -399,6 +399,8 @@ enum push_payload_field {
     PUSH_PAYLOAD_FILTER_CRITERIA = 13,       /**< aps.filter-criteria */
     PUSH_PAYLOAD_EVENT = 14,                 /**< aps.event (Live Activity): start, update or end */
     PUSH_PAYLOAD_ATTRIBUTES_TYPE = 15,       /**< aps.attributes-type (Live Activity start) */
+    PUSH_PAYLOAD_INPUT_PUSH_CHANNEL = 16,    /**< aps.input-push-channel (iOS 18, Live Activity start): the
+                                                  channel id (base64) the new activity subscribes to */
     /* String lists, push_payload_add_loc_arg (one argument per call). */
     PUSH_PAYLOAD_ALERT_TITLE_LOC_ARGS = 20,    /**< aps.alert.title-loc-args (needs the title loc key) */
     PUSH_PAYLOAD_ALERT_SUBTITLE_LOC_ARGS = 21, /**< aps.alert.subtitle-loc-args (needs the subtitle loc key) */
@@ -412,6 +414,8 @@ enum push_payload_field {
     PUSH_PAYLOAD_DISMISSAL_DATE = 35,    /**< aps.dismissal-date (Live Activity), UNIX seconds */
     PUSH_PAYLOAD_PUSH_TYPE = 36,         /**< not a key: the PUSH_TYPE_* whose size limit push_payload_build
                                               enforces (default PUSH_TYPE_ALERT: 4096 bytes; voip 5120) */
+    PUSH_PAYLOAD_INPUT_PUSH_TOKEN = 37,  /**< aps.input-push-token (iOS 18, Live Activity start): 1, or 0 for
+                                              absent; the new activity reports its own update token */
     /* Numbers, push_payload_set_double. */
     PUSH_PAYLOAD_RELEVANCE_SCORE = 40,   /**< aps.relevance-score, 0 to 1 */
     /* Raw JSON objects, push_payload_set_raw (copied as they are). */
@@ -691,7 +695,9 @@ int32_t push_payload_add_loc_arg(push_payload_t payload, int32_t list, char cons
 /// `*out_length`. With `buffer` NULL, only `*out_length` is set: the way to ask for the size.
 /// The payload is not changed and may be built again.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL out_length, negative
-/// capacity), PUSH_E_BAD_PAYLOAD (a loc-args list without its loc key, or raw JSON values
+/// capacity), PUSH_E_BAD_PAYLOAD (a loc-args list without its loc key; a Live Activity start
+/// (event start) without attributes-type, attributes or an alert; input-push-token or
+/// input-push-channel on anything but a start; raw JSON values
 /// (content-state, attributes, custom keys) that make the payload nest more than 64 levels
 /// deep, the most push_client_send accepts), PUSH_E_PAYLOAD_TOO_LARGE (over the push type's
 /// limit, PUSH_PAYLOAD_PUSH_TYPE; *out_length still receives the size),
@@ -737,8 +743,9 @@ int32_t push_payload_set_custom(push_payload_t payload, char const * key, ptrdif
 /// PUSH_E_BAD_PAYLOAD (out of range, or NaN). `err` may be NULL. Thread-safe.
 int32_t push_payload_set_double(push_payload_t payload, int32_t field, double value, push_error * err);
 
-/// Sets an integer field: PUSH_PAYLOAD_BADGE (0 or more), PUSH_PAYLOAD_CONTENT_AVAILABLE and
-/// PUSH_PAYLOAD_MUTABLE_CONTENT (1, or 0 to leave the key out), PUSH_PAYLOAD_TIMESTAMP,
+/// Sets an integer field: PUSH_PAYLOAD_BADGE (0 or more), PUSH_PAYLOAD_CONTENT_AVAILABLE,
+/// PUSH_PAYLOAD_MUTABLE_CONTENT and PUSH_PAYLOAD_INPUT_PUSH_TOKEN (1, or 0 to leave the key
+/// out), PUSH_PAYLOAD_TIMESTAMP,
 /// PUSH_PAYLOAD_STALE_DATE, PUSH_PAYLOAD_DISMISSAL_DATE (UNIX seconds, 0 or more), or
 /// PUSH_PAYLOAD_PUSH_TYPE (a PUSH_TYPE_<em>: the size limit push_payload_build enforces).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, not an integer field),
@@ -754,12 +761,13 @@ int32_t push_payload_set_int(push_payload_t payload, int32_t field, int64_t valu
 /// offset), PUSH_E_PAYLOAD_TOO_LARGE (longer than 5120 bytes). `err` may be NULL. Thread-safe.
 int32_t push_payload_set_raw(push_payload_t payload, int32_t field, char const * json, ptrdiff_t length, push_error * err);
 
-/// Sets a string field (PUSH_PAYLOAD_ALERT_TITLE … PUSH_PAYLOAD_ATTRIBUTES_TYPE, see
+/// Sets a string field (PUSH_PAYLOAD_ALERT_TITLE … PUSH_PAYLOAD_INPUT_PUSH_CHANNEL, see
 /// enum push_payload_field) to `value`, `length` bytes of UTF-8 (0: NUL-terminated), copied.
 /// A NULL `value` removes the field. Any UTF-8 text is accepted and escaped when built.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload handle, negative length, a field
 /// that is not a string field), PUSH_E_BAD_PAYLOAD (invalid UTF-8; an interruption level other
-/// than passive, active, time-sensitive, critical; an event other than start, update, end),
+/// than passive, active, time-sensitive, critical; an event other than start, update, end; an
+/// input-push-channel that is not a base64 channel id),
 /// PUSH_E_PAYLOAD_TOO_LARGE (a value longer than 5120 bytes, refused before it is read). A
 /// refused value leaves the payload unchanged. `err` may be NULL. Thread-safe (calls on one
 /// payload are serialized).

@@ -693,6 +693,8 @@ const (
 	PayloadEvent PayloadField = 14
 	// PayloadAttributesType (string): aps.attributes-type (Live Activity start)
 	PayloadAttributesType PayloadField = 15
+	// PayloadInputPushChannel (string): aps.input-push-channel (iOS 18, Live Activity start): the channel id (base64) the new activity subscribes to
+	PayloadInputPushChannel PayloadField = 16
 	// PayloadAlertTitleLocArgs (loc_arg): aps.alert.title-loc-args (needs the title loc key)
 	PayloadAlertTitleLocArgs PayloadField = 20
 	// PayloadAlertSubtitleLocArgs (loc_arg): aps.alert.subtitle-loc-args (needs the subtitle loc key)
@@ -713,6 +715,8 @@ const (
 	PayloadDismissalDate PayloadField = 35
 	// PayloadPushType (int): not a key: the PUSH_TYPE_* whose size limit push_payload_build enforces (default PUSH_TYPE_ALERT: 4096 bytes; voip 5120)
 	PayloadPushType PayloadField = 36
+	// PayloadInputPushToken (int): aps.input-push-token (iOS 18, Live Activity start): 1, or 0 for absent; the new activity reports its own update token
+	PayloadInputPushToken PayloadField = 37
 	// PayloadRelevanceScore (double): aps.relevance-score, 0 to 1
 	PayloadRelevanceScore PayloadField = 40
 	// PayloadContentState (raw): aps.content-state (Live Activity)
@@ -724,11 +728,11 @@ const (
 // kind names the setter of a field: string, loc_arg, int, double or raw ("" for none).
 func (f PayloadField) kind() string {
 	switch f {
-	case PayloadAlertTitle, PayloadAlertSubtitle, PayloadAlertBody, PayloadAlertLaunchImage, PayloadAlertTitleLocKey, PayloadAlertSubtitleLocKey, PayloadAlertLocKey, PayloadSound, PayloadThreadID, PayloadCategory, PayloadTargetContentID, PayloadInterruptionLevel, PayloadFilterCriteria, PayloadEvent, PayloadAttributesType:
+	case PayloadAlertTitle, PayloadAlertSubtitle, PayloadAlertBody, PayloadAlertLaunchImage, PayloadAlertTitleLocKey, PayloadAlertSubtitleLocKey, PayloadAlertLocKey, PayloadSound, PayloadThreadID, PayloadCategory, PayloadTargetContentID, PayloadInterruptionLevel, PayloadFilterCriteria, PayloadEvent, PayloadAttributesType, PayloadInputPushChannel:
 		return "string"
 	case PayloadAlertTitleLocArgs, PayloadAlertSubtitleLocArgs, PayloadAlertLocArgs:
 		return "loc_arg"
-	case PayloadBadge, PayloadContentAvailable, PayloadMutableContent, PayloadTimestamp, PayloadStaleDate, PayloadDismissalDate, PayloadPushType:
+	case PayloadBadge, PayloadContentAvailable, PayloadMutableContent, PayloadTimestamp, PayloadStaleDate, PayloadDismissalDate, PayloadPushType, PayloadInputPushToken:
 		return "int"
 	case PayloadRelevanceScore:
 		return "double"

@@ -546,6 +546,8 @@ class PayloadField(enum.IntEnum):
     EVENT = 14
     #: string: aps.attributes-type (Live Activity start)
     ATTRIBUTES_TYPE = 15
+    #: string: aps.input-push-channel (iOS 18, Live Activity start): the channel id (base64) the new activity subscribes to
+    INPUT_PUSH_CHANNEL = 16
     #: loc_arg: aps.alert.title-loc-args (needs the title loc key)
     ALERT_TITLE_LOC_ARGS = 20
     #: loc_arg: aps.alert.subtitle-loc-args (needs the subtitle loc key)
@@ -566,6 +568,8 @@ class PayloadField(enum.IntEnum):
     DISMISSAL_DATE = 35
     #: int: not a key: the PUSH_TYPE_* whose size limit push_payload_build enforces (default PUSH_TYPE_ALERT: 4096 bytes; voip 5120)
     PUSH_TYPE = 36
+    #: int: aps.input-push-token (iOS 18, Live Activity start): 1, or 0 for absent; the new activity reports its own update token
+    INPUT_PUSH_TOKEN = 37
     #: double: aps.relevance-score, 0 to 1
     RELEVANCE_SCORE = 40
     #: raw: aps.content-state (Live Activity)
@@ -595,6 +599,7 @@ _PAYLOAD_FIELD_KIND: Dict[int, str] = {
     13: 'string',
     14: 'string',
     15: 'string',
+    16: 'string',
     20: 'loc_arg',
     21: 'loc_arg',
     22: 'loc_arg',
@@ -605,6 +610,7 @@ _PAYLOAD_FIELD_KIND: Dict[int, str] = {
     34: 'int',
     35: 'int',
     36: 'int',
+    37: 'int',
     40: 'double',
     50: 'raw',
     51: 'raw',

@@ -287,6 +287,8 @@ enum push_payload_field {
     PUSH_PAYLOAD_FILTER_CRITERIA = 13,       /**< aps.filter-criteria */
     PUSH_PAYLOAD_EVENT = 14,                 /**< aps.event (Live Activity): start, update or end */
     PUSH_PAYLOAD_ATTRIBUTES_TYPE = 15,       /**< aps.attributes-type (Live Activity start) */
+    PUSH_PAYLOAD_INPUT_PUSH_CHANNEL = 16,    /**< aps.input-push-channel (iOS 18, Live Activity start): the
+                                                  channel id (base64) the new activity subscribes to */
     /* String lists, push_payload_add_loc_arg (one argument per call). */
     PUSH_PAYLOAD_ALERT_TITLE_LOC_ARGS = 20,    /**< aps.alert.title-loc-args (needs the title loc key) */
     PUSH_PAYLOAD_ALERT_SUBTITLE_LOC_ARGS = 21, /**< aps.alert.subtitle-loc-args (needs the subtitle loc key) */
@@ -300,6 +302,8 @@ enum push_payload_field {
     PUSH_PAYLOAD_DISMISSAL_DATE = 35,    /**< aps.dismissal-date (Live Activity), UNIX seconds */
     PUSH_PAYLOAD_PUSH_TYPE = 36,         /**< not a key: the PUSH_TYPE_* whose size limit push_payload_build
                                               enforces (default PUSH_TYPE_ALERT: 4096 bytes; voip 5120) */
+    PUSH_PAYLOAD_INPUT_PUSH_TOKEN = 37,  /**< aps.input-push-token (iOS 18, Live Activity start): 1, or 0 for
+                                              absent; the new activity reports its own update token */
     /* Numbers, push_payload_set_double. */
     PUSH_PAYLOAD_RELEVANCE_SCORE = 40,   /**< aps.relevance-score, 0 to 1 */
     /* Raw JSON objects, push_payload_set_raw (copied as they are). */
