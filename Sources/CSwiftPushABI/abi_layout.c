@@ -13,6 +13,8 @@ _Static_assert(offsetof(push_notification, apns_id_len) == 104, "push_notificati
 _Static_assert(sizeof(push_result) == 256, "push_result layout");
 _Static_assert(offsetof(push_result, apns_id) == 48, "push_result layout");
 _Static_assert(offsetof(push_result, reason_text) == 128, "push_result layout");
+_Static_assert(sizeof(push_channel_result) == 184, "push_channel_result layout");
+_Static_assert(sizeof(push_channel_ids) == 16, "push_channel_ids layout");
 #endif
 
 #if defined(__LP64__)

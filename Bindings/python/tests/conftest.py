@@ -29,14 +29,14 @@ PAYLOAD = '{"aps":{"alert":{"title":"Hi","body":"café ☃"}}}'
 class Mock:
     """A mock APNs server process listening on loopback."""
 
-    def __init__(self, cli: str, pki: Path, workdir: Path, name: str, cert: str = "server") -> None:
+    def __init__(self, cli: str, pki: Path, workdir: Path, name: str, cert: str = "server", extra: List[str] = []) -> None:
         port_file = workdir / f"{name}.port"
         self.log = workdir / f"{name}.log"
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [cli, "mock", "--cert", str(pki / f"{cert}.pem"), "--key", str(pki / f"{cert}.key"), "--port", "0",
                  "--key-id", "TESTKEY001", "--team-id", "TEAM123456",
-                 "--auth-key", str(pki / "AuthKey_TESTKEY001.pub.pem"), "--port-file", str(port_file)],
+                 "--auth-key", str(pki / "AuthKey_TESTKEY001.pub.pem"), "--port-file", str(port_file)] + extra,
                 stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while not (port_file.exists() and port_file.read_text().strip()):
