@@ -3,7 +3,9 @@ package swiftpush
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -187,5 +189,43 @@ func TestPayloadStartsALiveActivityWithTheIOS18Keys(t *testing.T) {
 	}
 	if _, err := p.Build(); !errors.Is(err, ErrBadPayload) || !strings.Contains(err.Error(), "start") {
 		t.Errorf("input-push-* on an update: %v", err)
+	}
+}
+
+// TestTheReadmeBroadcastExampleRuns builds the Go program of README.md's "Broadcast push"
+// section as written, in a module of its own that points at this one, and runs it against a
+// mock with a management listener.
+func TestTheReadmeBroadcastExampleRuns(t *testing.T) {
+	cfg, channelPort := broadcastMock(t)
+	example, err := exec.Command("python3", "../../scripts/readme-block.py", "../../README.md", "Broadcast push", "go").Output()
+	if err != nil {
+		t.Fatalf("readme-block.py: %v", err)
+	}
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	goMod := "module example\n\ngo 1.19\n\nrequire swiftpush.dev/swiftpush v0.0.0\n\nreplace swiftpush.dev/swiftpush => " + here + "\n"
+	key, err := os.ReadFile(filepath.Join(pkiDir, "AuthKey_TESTKEY001.p8"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"go.mod": []byte(goMod), "main.go": example, "AuthKey_TESTKEY001.p8": key} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "run", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "APNS_HOST=localhost", "APNS_PORT="+strconv.Itoa(cfg.Port),
+		"APNS_CA_FILE="+filepath.Join(pkiDir, "ca.pem"), "APNS_CHANNEL_HOST=localhost",
+		"APNS_CHANNEL_PORT="+strconv.Itoa(channelPort), "GOPROXY=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	if got := strings.Join(strings.Fields(string(out)), " "); got != "ACCEPTED 200" {
+		t.Errorf("output %q, want \"ACCEPTED 200\"", out)
 	}
 }

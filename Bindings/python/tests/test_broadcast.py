@@ -3,6 +3,10 @@ against the mock's management listener, broadcasts against its APNs listener."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Callable, Iterator, List, Tuple
@@ -12,7 +16,7 @@ import pytest
 import swiftpush
 from swiftpush import ChannelRejected, InvalidNotification, Notification, Outcome, Reason, StoragePolicy
 
-from conftest import TOPIC, Mock
+from conftest import ROOT, TOPIC, Mock
 
 UPDATE = {"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"score": "1-0"}}}
 
@@ -125,3 +129,16 @@ def test_the_payload_builder_starts_a_live_activity_with_the_ios18_keys() -> Non
     p.set("event", "update")
     with pytest.raises(InvalidNotification, match="start"):
         p.build()
+
+
+def test_the_readme_broadcast_example_runs(broadcast_mock: Tuple[Mock, int], pki: Path, tmp_path: Path) -> None:
+    server, channel_port = broadcast_mock
+    example = subprocess.run([sys.executable, str(ROOT / "scripts" / "readme-block.py"), str(ROOT / "README.md"),
+                              "Broadcast push", "python"], check=True, capture_output=True, text=True).stdout
+    shutil.copy(pki / "AuthKey_TESTKEY001.p8", tmp_path / "AuthKey_TESTKEY001.p8")
+    env = dict(os.environ, APNS_HOST="localhost", APNS_PORT=str(server.port), APNS_CA_FILE=str(pki / "ca.pem"),
+               APNS_CHANNEL_HOST="localhost", APNS_CHANNEL_PORT=str(channel_port),
+               PYTHONPATH=os.pathsep.join(p for p in [str(ROOT / "Bindings" / "python"), os.environ.get("PYTHONPATH")] if p))
+    run = subprocess.run([sys.executable, "-c", example], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["1", "ACCEPTED", "200"], run.stdout
