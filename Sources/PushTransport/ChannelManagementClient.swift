@@ -45,6 +45,9 @@ public final class ChannelManagementClient: @unchecked Sendable {
         public var succeeded: Bool { reason == .none }
     }
 
+    /// Most resends of one request that the server never processed.
+    static let maxResends = 5
+
     private let configuration: ClientConfiguration
     /// Where the requests go (the proxy's tunnel leads there).
     public let host: String
@@ -117,7 +120,13 @@ public final class ChannelManagementClient: @unchecked Sendable {
         defer { lock.unlock() }
         let deadline: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
         var resignedOnce = false
+        var resends = 0
         while true {
+            // Resends of requests never processed are safe, but a server that refuses every
+            // stream must not keep a call (with no time limit) going round for ever.
+            if resends > Self.maxResends {
+                return .failure(ClientError(.connect, "\(host):\(port) refused the \(request.method) \(request.path) \(resends) times without processing it"))
+            }
             let conn: ChannelConnection
             switch connect(deadline: deadline) {
             case .success(let c): conn = c
@@ -126,6 +135,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             let (authorization, generation) = token.map { t in t.currentWithGeneration() } ?? ([], 0)
             guard let exchange = conn.start(request, authority: host, authorization: token == nil ? nil : authorization) else {
                 drop(conn) // GOAWAY'd or broken between calls: a new connection takes the request
+                resends += 1
                 continue
             }
             conn.tokenGeneration = generation
@@ -136,8 +146,10 @@ public final class ChannelManagementClient: @unchecked Sendable {
                     + "APNs may or may not have processed the \(request.method) \(request.path)"))
             }
             if exchange.unprocessed {
-                drop(conn)
-                continue // never processed: safe to send again on a new connection
+                // Never processed: safe to send again, on this connection unless it is going
+                // away (`connect` replaces it then), as the device client resends refused streams.
+                resends += 1
+                continue
             }
             if exchange.status == 0 {
                 drop(conn)

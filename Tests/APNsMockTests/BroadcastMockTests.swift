@@ -83,7 +83,8 @@ extension MockTests {
             #expect(record.deviceToken == "" && record.expiration == 1_900_000_000 && record.pushType == .liveactivity)
         }
 
-        @Test("Each broadcast rule has its reason", arguments: [
+        /// Header rules of a broadcast: (header, value or nil for absent, the reason).
+        static let headerRules: [(String, String?, String)] = [
             ("apns-channel-id", nil, "MissingChannelId"),
             ("apns-channel-id", "not base64!", "BadChannelId"),
             ("apns-push-type", nil, "MissingPushType"),
@@ -94,7 +95,9 @@ extension MockTests {
             ("apns-expiration", nil, "BadExpirationDate"),
             ("apns-expiration", "soon", "BadExpirationDate"),
             ("apns-request-id", "not-a-uuid", "BadMessageId"),
-        ] as [(String, String?, String)])
+        ]
+
+        @Test("Each broadcast rule has its reason", arguments: headerRules)
         func broadcastReasons(header: String, value: String?, reason: String) throws {
             let server = try startServer()
             defer { server.stop() }
@@ -125,19 +128,20 @@ extension MockTests {
                 Request(method: "GET", path: path, headers: Self.broadcastHeaders(stored)),
                 Request(path: path, headers: Self.broadcastHeaders(stored, expiration: "1900000000"), body: Self.update),
             ])
-            let got = answers.map { "\($0.status ?? 0) \($0.body ?? "")" }
-            #expect(got == [
-                #"400 {"reason":"ChannelNotRegistered"}"#,
-                #"403 {"reason":"TopicMismatch"}"#,
-                #"400 {"reason":"BadExpirationDate"}"#,
-                #"400 {"reason":"FeatureNotEnabled"}"#,
-                #"413 {"reason":"PayloadTooLarge"}"#,
-                "200 ",
-                #"400 {"reason":"PayloadEmpty"}"#,
-                #"405 {"reason":"MethodNotAllowed"}"#,
-                "200 ",
-            ])
+            #expect(answers.map { "\($0.status ?? 0) \($0.body ?? "")" } == Self.registryAnswers)
         }
+
+        static let registryAnswers = [
+            #"400 {"reason":"ChannelNotRegistered"}"#,
+            #"403 {"reason":"TopicMismatch"}"#,
+            #"400 {"reason":"BadExpirationDate"}"#,
+            #"400 {"reason":"FeatureNotEnabled"}"#,
+            #"413 {"reason":"PayloadTooLarge"}"#,
+            "200 ",
+            #"400 {"reason":"PayloadEmpty"}"#,
+            #"405 {"reason":"MethodNotAllowed"}"#,
+            "200 ",
+        ]
 
         @Test("Channel management: create 201 with apns-channel-id, read 200, list, delete 204, then ChannelNotRegistered")
         func managementLifeCycle() throws {
@@ -195,8 +199,13 @@ extension MockTests {
                 Request(path: "/4/broadcasts/apps/\(Self.bundle)", headers: Self.broadcastHeaders("AAAAAAAAAAAAAAAAAAAAAA=="),
                         body: Self.update),
             ])
-            let got = answers.map { "\($0.status ?? 0) \($0.body ?? "")" }
-            #expect(got == [
+            #expect(answers.map { "\($0.status ?? 0) \($0.body ?? "")" } == Self.managementAnswers)
+            // And the APNs host does not serve the management API.
+            let onAPNs = try exchange(port: server.port, [Request(path: channels, headers: [], body: good)])
+            #expect(onAPNs.first?.status == 404, "\(onAPNs)")
+        }
+
+        static let managementAnswers = [
                 #"400 {"reason":"BadRequestPayload"}"#,
                 #"400 {"reason":"MissingPushType"}"#,
                 #"400 {"reason":"InvalidPushType"}"#,
@@ -211,10 +220,21 @@ extension MockTests {
                 #"405 {"reason":"MethodNotAllowed"}"#,
                 #"404 {"reason":"BadPath"}"#,
                 #"404 {"reason":"BadPath"}"#,
-            ])
-            // And the APNs host does not serve the management API.
-            let onAPNs = try exchange(port: server.port, [Request(path: channels, headers: [], body: good)])
-            #expect(onAPNs.first?.status == 404, "\(onAPNs)")
+        ]
+
+        /// The reasons only broadcasts and channel requests get (apns.md, "Broadcast push and
+        /// channels"); RequestValidationTests covers the device notifications' ones.
+        static let broadcastOnlyReasons: Set<APNsReason> = [.featureNotEnabled, .missingChannelId, .badChannelId,
+            .channelNotRegistered, .badRequestParams, .badRequestPayload, .missingPushType, .cannotCreateChannelConfig,
+            .topicMismatch]
+
+        @Test("Every broadcast and channel reason is exercised by the cases above")
+        func everyReasonCovered() {
+            var covered = Set(Self.headerRules.map(\.2))
+            for answer in Self.registryAnswers + Self.managementAnswers {
+                if let m = answer.firstMatch(of: /"reason":"(\w+)"/) { covered.insert(String(m.1)) }
+            }
+            for r in Self.broadcastOnlyReasons { #expect(covered.contains(r.text), "no test for \(r.text)") }
         }
 
         @Test("Channel management needs the same authentication")

@@ -146,4 +146,28 @@ struct BroadcastClientTests {
         #expect(e.status == .connect && e.description.contains("backing off") && e.description.contains("InvalidProviderToken"))
         #expect(server.stats().connections == connections, "no new connection during the back-off")
     }
+
+    @Test("Management requests the server never processed (REFUSED_STREAM, after GOAWAY) are sent again; each call gets one answer")
+    func managementReplaysUnprocessedRequests() throws {
+        var faults = MockFaults()
+        faults.refuseEveryNthStream = 2
+        faults.goawayAfterRequests = 3
+        let server = try support.startMock {
+            $0.channelManagementPort = 0
+            $0.faults = faults
+        }
+        defer { server.stop() }
+        let configuration = try support.configuration(port: server.port, connections: 1)
+        let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort)
+        var created: [String] = []
+        for _ in 0..<8 {
+            let a = try client.send(ChannelRequest(.create(storagePolicy: 0), bundleId: "com.example.app"), timeoutMillis: 5000).get()
+            #expect(a.status == 201, "\(a)")
+            created.append(a.channelId)
+        }
+        let listed = try client.send(ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 5000).get()
+        #expect(listed.body.withUnsafeBytes { ChannelMessages.channelIds($0) } == .success(created), "each create made exactly one channel")
+        let stats = server.stats()
+        #expect(stats.refusedStreams > 0 && stats.goaways > 0 && stats.connections > 1, "the faults happened: \(stats)")
+    }
 }
