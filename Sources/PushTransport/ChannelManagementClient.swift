@@ -190,8 +190,13 @@ public final class ChannelManagementClient: @unchecked Sendable {
 
     /// The open connection, or a new one once the back-off allows, within `deadline`.
     private func connect(deadline: UInt64?) -> Result<ChannelConnection, ClientError> {
-        if let c = connection, !c.isClosed, !c.goingAway, c.ready { return .success(c) }
-        if let c = connection { drop(c) }
+        if let c = connection {
+            // Between calls nothing runs the loop: take what arrived meanwhile (a GOAWAY, the
+            // server closing an idle connection) so that no request goes out on a dead one.
+            _ = loop.runOnce(timeoutMillis: 0)
+            if !c.isClosed, !c.goingAway, c.ready { return .success(c) }
+            drop(c)
+        }
         var now = MonotonicTime.nanos()
         if !backoff.mayAttempt(now: now) {
             let wait = backoff.nextAttemptNanos

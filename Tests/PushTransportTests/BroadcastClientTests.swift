@@ -170,4 +170,24 @@ struct BroadcastClientTests {
         let stats = server.stats()
         #expect(stats.refusedStreams > 0 && stats.goaways > 0 && stats.connections > 1, "the faults happened: \(stats)")
     }
+
+    @Test("A connection the server closed after answering is replaced for the next management call")
+    func managementReplacesAConnectionClosedWhileIdle() throws {
+        var faults = MockFaults()
+        faults.killConnectionAfterRequests = 1
+        let server = try support.startMock {
+            $0.channelManagementPort = 0
+            $0.faults = faults
+        }
+        defer { server.stop() }
+        let configuration = try support.configuration(port: server.port, connections: 1)
+        let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort)
+        for call in 1...3 {
+            let a = try client.send(ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 5000).get()
+            #expect(a.status == 200, "call \(call): \(a)")
+            // The server has closed that connection (and loopback has delivered its FIN).
+            #expect(waitUntil(seconds: 5) { server.stats().killedConnections == call && server.stats().openConnections == 0 })
+        }
+        #expect(server.stats().connections == 3)
+    }
 }
