@@ -39,7 +39,7 @@ type mockServer struct {
 	log string
 }
 
-func startMock(cli, pki, dir, name, cert string) (*mockServer, int, error) {
+func startMock(cli, pki, dir, name, cert string, extra ...string) (*mockServer, int, error) {
 	portFile := filepath.Join(dir, name+".port")
 	logPath := filepath.Join(dir, name+".log")
 	logFile, err := os.Create(logPath)
@@ -47,9 +47,10 @@ func startMock(cli, pki, dir, name, cert string) (*mockServer, int, error) {
 		return nil, 0, err
 	}
 	defer logFile.Close()
-	cmd := exec.Command(cli, "mock", "--cert", filepath.Join(pki, cert+".pem"), "--key", filepath.Join(pki, cert+".key"),
+	args := append([]string{"mock", "--cert", filepath.Join(pki, cert+".pem"), "--key", filepath.Join(pki, cert+".key"),
 		"--port", "0", "--key-id", "TESTKEY001", "--team-id", "TEAM123456",
-		"--auth-key", filepath.Join(pki, "AuthKey_TESTKEY001.pub.pem"), "--port-file", portFile)
+		"--auth-key", filepath.Join(pki, "AuthKey_TESTKEY001.pub.pem"), "--port-file", portFile}, extra...)
+	cmd := exec.Command(cli, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		return nil, 0, err

@@ -129,11 +129,53 @@ func setInt(conf C.push_config_t, opt Option, value int64, e *C.push_error) erro
 // thread, which connects in the background (see WaitConnected). Errors: ErrKey (no or bad
 // credentials), ErrBadOption, ErrTLS (CA file unusable), as *Error with the library's message.
 func Open(cfg Config) (*Client, error) {
+	conf, err := newConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer C.push_config_free(conf)
+	var e C.push_error
+	var logHandle cgo.Handle
+	if cfg.Log != nil {
+		var err error
+		if logHandle, err = setLogCallback(conf, cfg.Log, cfg.LogLevel, &e); err != nil {
+			return nil, err
+		}
+	}
+	var h C.push_client_t
+	if err := errorFrom(C.push_client_open(conf, &h, &e), &e); err != nil {
+		if logHandle != 0 {
+			logHandle.Delete()
+		}
+		return nil, err
+	}
+	c := &Client{h: h, send: millis(cfg.SendTimeout), drain: millis(cfg.DrainTimeout), logHandle: logHandle}
+	if cfg.SendTimeout == 0 {
+		c.send = -1
+	}
+	if cfg.DrainTimeout == 0 {
+		c.drain = 5000
+	}
+	runtime.SetFinalizer(c, (*Client).finalize)
+	return c, nil
+}
+
+// newConfig makes a C configuration from cfg (options only; the caller frees it), for Open and
+// OpenChannels alike.
+func newConfig(cfg Config) (C.push_config_t, error) {
 	conf := C.push_config_new()
 	if conf == nil {
 		return nil, newError(StatusNoMemory, "")
 	}
-	defer C.push_config_free(conf)
+	if err := fillConfig(conf, cfg); err != nil {
+		C.push_config_free(conf)
+		return nil, err
+	}
+	return conf, nil
+}
+
+// fillConfig sets cfg's options on conf.
+func fillConfig(conf C.push_config_t, cfg Config) error {
 	var e C.push_error
 	type str struct {
 		opt   Option
@@ -143,13 +185,13 @@ func Open(cfg Config) (*Client, error) {
 		{OptionKeyID, cfg.KeyID}, {OptionTeamID, cfg.TeamID}, {OptionDefaultTopic, cfg.Topic}} {
 		if s.value != "" {
 			if err := setString(conf, s.opt, []byte(s.value), &e); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	if len(cfg.KeyPEM) > 0 {
 		if err := setString(conf, OptionTokenKeyPEM, cfg.KeyPEM, &e); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	type num struct {
@@ -161,7 +203,7 @@ func Open(cfg Config) (*Client, error) {
 		{OptionDeadlineMs, cfg.Deadline.Milliseconds()}, {OptionConnectTimeoutMs, cfg.ConnectTimeout.Milliseconds()}} {
 		if n.value != 0 {
 			if err := setInt(conf, n.opt, n.value, &e); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
@@ -195,32 +237,10 @@ func Open(cfg Config) (*Client, error) {
 			err = newError(StatusBadOption, "option "+opt.String()+": unsupported value type")
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	var logHandle cgo.Handle
-	if cfg.Log != nil {
-		var err error
-		if logHandle, err = setLogCallback(conf, cfg.Log, cfg.LogLevel, &e); err != nil {
-			return nil, err
-		}
-	}
-	var h C.push_client_t
-	if err := errorFrom(C.push_client_open(conf, &h, &e), &e); err != nil {
-		if logHandle != 0 {
-			logHandle.Delete()
-		}
-		return nil, err
-	}
-	c := &Client{h: h, send: millis(cfg.SendTimeout), drain: millis(cfg.DrainTimeout), logHandle: logHandle}
-	if cfg.SendTimeout == 0 {
-		c.send = -1
-	}
-	if cfg.DrainTimeout == 0 {
-		c.drain = 5000
-	}
-	runtime.SetFinalizer(c, (*Client).finalize)
-	return c, nil
+	return nil
 }
 
 // finalize is the safety net for a Client that was never closed: nothing else can use it now.

@@ -50,6 +50,10 @@ const (
 	StatusBufferTooSmall Status = -19
 	// StatusInternalError: internal error.
 	StatusInternalError Status = -99
+	// StatusBadChannelID: invalid channel id.
+	StatusBadChannelID Status = -20
+	// StatusRejected: rejected by APNs (see the result's status and reason).
+	StatusRejected Status = -21
 )
 
 // Sentinel errors, one per failure status: errors.Is(err, ErrClosed) is true for an *Error
@@ -95,6 +99,10 @@ const (
 	ErrBufferTooSmall = StatusBufferTooSmall
 	// ErrInternalError: internal error.
 	ErrInternalError = StatusInternalError
+	// ErrBadChannelID: invalid channel id.
+	ErrBadChannelID = StatusBadChannelID
+	// ErrRejected: rejected by APNs (see the result's status and reason).
+	ErrRejected = StatusRejected
 )
 
 // Message returns the static message push_strerror gives for s.
@@ -142,6 +150,10 @@ func (s Status) Message() string {
 		return "output buffer too small"
 	case StatusInternalError:
 		return "internal error"
+	case StatusBadChannelID:
+		return "invalid channel id"
+	case StatusRejected:
+		return "rejected by APNs (see the result's status and reason)"
 	}
 	return "unknown status code"
 }
@@ -149,7 +161,7 @@ func (s Status) Message() string {
 // IsValidation reports whether s rejects one notification as invalid (ErrInvalidNotification).
 func (s Status) IsValidation() bool {
 	switch s {
-	case StatusBadDeviceToken, StatusBadTopic, StatusBadPushType, StatusBadPriority, StatusBadPayload, StatusPayloadTooLarge, StatusBadCollapseID, StatusBadAPNsID, StatusBadExpiration:
+	case StatusBadDeviceToken, StatusBadTopic, StatusBadPushType, StatusBadPriority, StatusBadPayload, StatusPayloadTooLarge, StatusBadCollapseID, StatusBadAPNsID, StatusBadExpiration, StatusBadChannelID:
 		return true
 	}
 	return false
@@ -244,6 +256,24 @@ const (
 	ReasonTLSFailed Reason = 39
 	// ReasonProtocolError: 0 (unknown): The HTTP/2 stream failed with a protocol error.
 	ReasonProtocolError Reason = 40
+	// ReasonFeatureNotEnabled: 400 (never): Broadcast push is not enabled for this app (bundle id).
+	ReasonFeatureNotEnabled Reason = 41
+	// ReasonMissingChannelID: 400 (never): The apns-channel-id header is missing.
+	ReasonMissingChannelID Reason = 42
+	// ReasonBadChannelID: 400 (never): The apns-channel-id value is not a valid channel id.
+	ReasonBadChannelID Reason = 43
+	// ReasonChannelNotRegistered: 400 (never): The channel does not exist (never created, deleted, or of the other environment).
+	ReasonChannelNotRegistered Reason = 44
+	// ReasonBadRequestParams: 400 (never): The channel management request has invalid parameters.
+	ReasonBadRequestParams Reason = 45
+	// ReasonBadRequestPayload: 400 (never): The channel management request body is invalid.
+	ReasonBadRequestPayload Reason = 46
+	// ReasonMissingPushType: 400 (never): The apns-push-type header is missing and required (broadcasts and channels).
+	ReasonMissingPushType Reason = 47
+	// ReasonCannotCreateChannelConfig: 400 (never): The app has reached its limit of channels (10,000 per environment).
+	ReasonCannotCreateChannelConfig Reason = 48
+	// ReasonTopicMismatch: 403 (never): The channel belongs to another app (bundle id) than the request names.
+	ReasonTopicMismatch Reason = 49
 	// ReasonUnknown: a reason APNs sent that is not in the table.
 	ReasonUnknown Reason = 1000
 )
@@ -297,6 +327,15 @@ var reasonTable = [...]reasonInfo{
 	{"ConnectFailed", 0, "local", "No connection to the APNs host could be established."},
 	{"TLSFailed", 0, "local", "The TLS handshake failed (certificate, host name, protocol or ALPN)."},
 	{"ProtocolError", 0, "unknown", "The HTTP/2 stream failed with a protocol error."},
+	{"FeatureNotEnabled", 400, "never", "Broadcast push is not enabled for this app (bundle id)."},
+	{"MissingChannelId", 400, "never", "The apns-channel-id header is missing."},
+	{"BadChannelId", 400, "never", "The apns-channel-id value is not a valid channel id."},
+	{"ChannelNotRegistered", 400, "never", "The channel does not exist (never created, deleted, or of the other environment)."},
+	{"BadRequestParams", 400, "never", "The channel management request has invalid parameters."},
+	{"BadRequestPayload", 400, "never", "The channel management request body is invalid."},
+	{"MissingPushType", 400, "never", "The apns-push-type header is missing and required (broadcasts and channels)."},
+	{"CannotCreateChannelConfig", 400, "never", "The app has reached its limit of channels (10,000 per environment)."},
+	{"TopicMismatch", 403, "never", "The channel belongs to another app (bundle id) than the request names."},
 }
 
 var reasonUnknown = reasonInfo{"Unknown", 0, "never", "A reason that is not in the table."}
@@ -705,6 +744,8 @@ const (
 	PayloadEvent PayloadField = 14
 	// PayloadAttributesType (string): aps.attributes-type (Live Activity start)
 	PayloadAttributesType PayloadField = 15
+	// PayloadInputPushChannel (string): aps.input-push-channel (iOS 18, Live Activity start): the channel id (base64) the new activity subscribes to
+	PayloadInputPushChannel PayloadField = 16
 	// PayloadAlertTitleLocArgs (loc_arg): aps.alert.title-loc-args (needs the title loc key)
 	PayloadAlertTitleLocArgs PayloadField = 20
 	// PayloadAlertSubtitleLocArgs (loc_arg): aps.alert.subtitle-loc-args (needs the subtitle loc key)
@@ -725,6 +766,8 @@ const (
 	PayloadDismissalDate PayloadField = 35
 	// PayloadPushType (int): not a key: the PUSH_TYPE_* whose size limit push_payload_build enforces (default PUSH_TYPE_ALERT: 4096 bytes; voip 5120)
 	PayloadPushType PayloadField = 36
+	// PayloadInputPushToken (int): aps.input-push-token (iOS 18, Live Activity start): 1, or 0 for absent; the new activity reports its own update token
+	PayloadInputPushToken PayloadField = 37
 	// PayloadRelevanceScore (double): aps.relevance-score, 0 to 1
 	PayloadRelevanceScore PayloadField = 40
 	// PayloadContentState (raw): aps.content-state (Live Activity)
@@ -736,11 +779,11 @@ const (
 // kind names the setter of a field: string, loc_arg, int, double or raw ("" for none).
 func (f PayloadField) kind() string {
 	switch f {
-	case PayloadAlertTitle, PayloadAlertSubtitle, PayloadAlertBody, PayloadAlertLaunchImage, PayloadAlertTitleLocKey, PayloadAlertSubtitleLocKey, PayloadAlertLocKey, PayloadSound, PayloadThreadID, PayloadCategory, PayloadTargetContentID, PayloadInterruptionLevel, PayloadFilterCriteria, PayloadEvent, PayloadAttributesType:
+	case PayloadAlertTitle, PayloadAlertSubtitle, PayloadAlertBody, PayloadAlertLaunchImage, PayloadAlertTitleLocKey, PayloadAlertSubtitleLocKey, PayloadAlertLocKey, PayloadSound, PayloadThreadID, PayloadCategory, PayloadTargetContentID, PayloadInterruptionLevel, PayloadFilterCriteria, PayloadEvent, PayloadAttributesType, PayloadInputPushChannel:
 		return "string"
 	case PayloadAlertTitleLocArgs, PayloadAlertSubtitleLocArgs, PayloadAlertLocArgs:
 		return "loc_arg"
-	case PayloadBadge, PayloadContentAvailable, PayloadMutableContent, PayloadTimestamp, PayloadStaleDate, PayloadDismissalDate, PayloadPushType:
+	case PayloadBadge, PayloadContentAvailable, PayloadMutableContent, PayloadTimestamp, PayloadStaleDate, PayloadDismissalDate, PayloadPushType, PayloadInputPushToken:
 		return "int"
 	case PayloadRelevanceScore:
 		return "double"

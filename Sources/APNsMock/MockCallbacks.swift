@@ -80,9 +80,13 @@ enum MockCallbacks {
         return 0
     }
 
-    /// Payload bytes: counted, not kept.
+    /// Payload bytes: counted; kept only for channel management requests (their JSON body).
     static let dataChunk: nghttp2_on_data_chunk_recv_callback = { session, flags, streamID, data, length, userData in
-        stream(session, streamID)?.bodyBytes += length
+        guard let s = stream(session, streamID) else { return 0 }
+        s.bodyBytes += length
+        if s.path == .channels, let data, s.keptBody.count <= MockStream.keptBodyCapacity {
+            s.keptBody.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+        }
         return 0
     }
 
@@ -116,7 +120,11 @@ enum MockCallbacks {
         guard let buffer, let dataFlags, let p = source?.pointee.ptr else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
         let s = Unmanaged<MockStream>.fromOpaque(p).takeUnretainedValue()
         let n = min(length, s.bodyLength - s.bodySent)
-        memcpy(buffer, s.body + s.bodySent, n)
+        if s.answerBody.isEmpty {
+            memcpy(buffer, s.body + s.bodySent, n)
+        } else {
+            s.answerBody.withUnsafeBytes { _ = memcpy(buffer, $0.baseAddress! + s.bodySent, n) }
+        }
         s.bodySent += n
         if s.bodySent == s.bodyLength { dataFlags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return n

@@ -74,11 +74,17 @@ extension MockConnection {
         var reason = APNsReason.none
         var timestamp: Int64 = -1
         var stalled = false
+        var management: BroadcastValidation.ManagementAnswer?
         switch faultsApply ? core.faultState.early(token: token) : .none {
         case .stall:
             stalled = true
         case .fail(let r):
             reason = r
+        case .none where role == .channelManagement:
+            management = BroadcastValidation.answer(management: stream, policy: self, registry: core.channels)
+            reason = management!.reason
+        case .none where stream.path == .broadcast:
+            reason = BroadcastValidation.verdict(forBroadcast: stream, policy: self, registry: core.channels)
         case .none:
             applyDefaultTopic(to: stream)
             reason = RequestValidation.verdict(for: stream, policy: self)
@@ -100,12 +106,21 @@ extension MockConnection {
         stream.decided = true
         stream.reason = reason
         if stream.streamID > highestDecidedStream { highestDecidedStream = stream.streamID }
-        core.ledger.processed(connection: serial, stream: stream, reason: reason, stalled: stalled)
+        // Channel management requests are administration, not notifications: not in the record.
+        if role == .apns { core.ledger.processed(connection: serial, stream: stream, reason: reason, stalled: stalled) }
         // A stalled request keeps its stream open and never hears back (apns.md, "Lessons" 4).
         if stalled { return }
 
-        if core.developmentMode { uuids.write(to: stream.uniqueId) }
-        MockResponse.fillHeaders(stream, status: reason.httpStatus, uniqueId: core.developmentMode)
+        if let management {
+            MockResponse.fillManagementAnswer(stream, management)
+        } else if stream.path == .broadcast && role == .apns {
+            // A broadcast's answer always carries apns-unique-id (apns.md), in both environments.
+            uuids.write(to: stream.uniqueId)
+            MockResponse.fillBroadcastHeaders(stream, status: reason.httpStatus, uniqueId: reason == .none)
+        } else {
+            if core.developmentMode { uuids.write(to: stream.uniqueId) }
+            MockResponse.fillHeaders(stream, status: reason.httpStatus, uniqueId: core.developmentMode)
+        }
         if reason != .none { MockResponse.fillBody(stream, reason: reason, timestamp: timestamp) }
         let delay = faultsApply ? core.faultState.faults.responseDelayMillis : 0
         if delay > 0 {
@@ -130,7 +145,7 @@ extension MockConnection {
     private func answer(_ stream: MockStream) {
         guard let session else { return }
         let rv: Int32
-        if stream.reason == .none {
+        if stream.reason == .none && stream.answerBody.isEmpty {
             rv = nghttp2_submit_response(session, stream.streamID, stream.headers, stream.headerCount, nil)
         } else {
             var provider = nghttp2_data_provider()

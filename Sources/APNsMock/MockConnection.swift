@@ -46,6 +46,9 @@ final class MockConnection: EventHandler {
     let ssl: OpaquePointer
     /// The connection's serial number (1-based, in accept order), as records show it.
     let serial: Int
+    /// Which of Apple's hosts this connection plays: APNs (device notifications and
+    /// broadcasts) or the channel management host (apns.md: they are different hosts).
+    let role: MockListener.Role
     var session: OpaquePointer?
     var phase = Phase.handshaking
     var authentication = Authentication.none
@@ -149,8 +152,9 @@ final class MockConnection: EventHandler {
     /// When (server clock, seconds) the connection last adopted a new token.
     var lastTokenChange: Int64 = 0
 
-    init(core: MockServerCore, fd: Int32, ssl: OpaquePointer, serial: Int) {
+    init(core: MockServerCore, fd: Int32, ssl: OpaquePointer, serial: Int, role: MockListener.Role = .apns) {
         self.core = core
+        self.role = role
         loop = core.loop
         self.fd = fd
         self.ssl = ssl

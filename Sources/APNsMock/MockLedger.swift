@@ -31,6 +31,7 @@ final class MockLedger: @unchecked Sendable {
         var tokenLength: Int32
         var topicLength: Int32
         var collapseIdLength: Int32   // -1: absent
+        var channelIdLength: Int32    // -1: absent (device notifications)
         var pushType: Int32           // -1: absent
         var priority: Int32           // 0: absent
         var expiration: Int64         // -1: absent
@@ -91,17 +92,24 @@ final class MockLedger: @unchecked Sendable {
             return
         }
         let collapse = s.collapseIdBytes
+        // A broadcast names its app in the path: that is its topic in the record.
+        let broadcast = s.path == .broadcast
+        let topic = broadcast ? s.bundleBytes : s.topicBytes
+        let channel = broadcast ? s.channelIdBytes : nil
         entries.append(Entry(connection: Int32(truncatingIfNeeded: connection), stream: s.streamID,
                              reason: stalled ? -1 : reason.rawValue,
                              tokenStart: Int32(tokens.count), tokenLength: Int32(token.count),
-                             topicLength: Int32(s.topicLength), collapseIdLength: Int32(collapse?.count ?? -1),
+                             topicLength: Int32(topic.count), collapseIdLength: Int32(collapse?.count ?? -1),
+                             channelIdLength: Int32(channel?.count ?? -1),
                              pushType: s.pushType?.rawValue ?? -1, priority: s.priority, expiration: s.expiration,
                              authorized: s.authorization != .absent))
         apnsIds.append(contentsOf: UnsafeRawBufferPointer(start: s.apnsId, count: 36))
-        // Variable-length fields one after another in one byte array: token, topic, collapse id.
+        // Variable-length fields one after another in one byte array: token, topic, collapse
+        // id, channel id.
         tokens.append(contentsOf: token)
-        tokens.append(contentsOf: s.topicBytes)
+        tokens.append(contentsOf: topic)
         if let collapse { tokens.append(contentsOf: collapse) }
+        if let channel { tokens.append(contentsOf: channel) }
     }
 
     // MARK: - Read by any thread
@@ -131,6 +139,8 @@ final class MockLedger: @unchecked Sendable {
                 let topic = String(decoding: tokens[at..<(at + Int(e.topicLength))], as: UTF8.self)
                 at += Int(e.topicLength)
                 let collapse = e.collapseIdLength < 0 ? nil : String(decoding: tokens[at..<(at + Int(e.collapseIdLength))], as: UTF8.self)
+                at += max(0, Int(e.collapseIdLength))
+                let channel = e.channelIdLength < 0 ? nil : String(decoding: tokens[at..<(at + Int(e.channelIdLength))], as: UTF8.self)
                 let status: Int
                 let reason: String
                 if e.reason < 0 {
@@ -148,6 +158,7 @@ final class MockLedger: @unchecked Sendable {
                 record.priority = e.priority > 0 ? Int(e.priority) : nil
                 record.expiration = e.expiration < 0 ? nil : e.expiration
                 record.collapseId = collapse
+                record.channelId = channel
                 record.hadAuthorization = e.authorized
                 out.append(record)
             }

@@ -5,6 +5,14 @@ import PushTransport
 
 /// A listening socket: hands every pending connection to `onAccept` when readable.
 final class MockListener: EventHandler {
+    /// Which of Apple's hosts a listener plays.
+    enum Role {
+        /// api(.sandbox).push.apple.com: device notifications and broadcasts.
+        case apns
+        /// api-manage-broadcast(.sandbox).push.apple.com: the channel management API.
+        case channelManagement
+    }
+
     let fd: Int32
     private let onAccept: (Int32) -> Void
 

@@ -30,6 +30,9 @@ public struct MockRecord: Sendable, Equatable {
     public var expiration: Int64? = nil
     /// `apns-collapse-id`.
     public var collapseId: String? = nil
+    /// A broadcast's `apns-channel-id` (nil: a device notification). A broadcast's `topic` is
+    /// the bundle id its path names, and its `apnsId` the apns-request-id.
+    public var channelId: String? = nil
     /// Whether an `authorization` header was sent.
     public var hadAuthorization = false
 

@@ -49,6 +49,45 @@ enum MockResponse {
         }
     }
 
+    private static let requestIdName: StaticString = "apns-request-id"
+    private static let channelIdName: StaticString = "apns-channel-id"
+
+    /// A broadcast's answer headers: `:status`, `apns-request-id` (the request's, or one
+    /// generated) and, when `uniqueId`, `apns-unique-id` (apns.md: a 200 carries both).
+    static func fillBroadcastHeaders(_ stream: MockStream, status: Int32, uniqueId: Bool) {
+        fillHeaders(stream, status: status, uniqueId: uniqueId)
+        setName(requestIdName, at: 1, of: stream)
+    }
+
+    /// A channel management answer: `:status` (201 create, 200 read and list, 204 delete, or
+    /// the reason's), `apns-request-id`, `apns-channel-id` on a create, and the JSON body of a
+    /// read or a list (`stream.answerBody`).
+    static func fillManagementAnswer(_ stream: MockStream, _ answer: BroadcastValidation.ManagementAnswer) {
+        fillHeaders(stream, status: answer.reason == .none ? answer.status : answer.reason.httpStatus, uniqueId: false)
+        setName(requestIdName, at: 1, of: stream)
+        guard answer.reason == .none else { return }
+        if !answer.channelId.isEmpty && answer.channelId.count <= MockStream.channelIdCapacity {
+            // A create has no channel id of its own: its buffer holds the new one until the
+            // stream closes (nghttp2 copies nothing).
+            answer.channelId.withUnsafeBytes { stream.channelId.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            stream.headers[2] = nghttp2_nv(name: UnsafeMutablePointer(mutating: channelIdName.utf8Start),
+                                           value: stream.channelId.assumingMemoryBound(to: UInt8.self),
+                                           namelen: channelIdName.utf8CodeUnitCount, valuelen: answer.channelId.count,
+                                           flags: noCopyNoIndex)
+            stream.headerCount = 3
+        }
+        stream.answerBody = answer.body
+        stream.bodyLength = answer.body.count
+        stream.bodySent = 0
+    }
+
+    /// Renames header `index` (the request-id header of broadcasts and channel requests,
+    /// which carries what `apns-id` carries for device notifications).
+    private static func setName(_ name: StaticString, at index: Int, of stream: MockStream) {
+        stream.headers[index].name = UnsafeMutablePointer(mutating: name.utf8Start)
+        stream.headers[index].namelen = name.utf8CodeUnitCount
+    }
+
     /// Writes the error body for `reason` into `stream.body`; `timestamp` (ms) is included when
     /// not negative (410 only).
     static func fillBody(_ stream: MockStream, reason: APNsReason, timestamp: Int64) {

@@ -65,6 +65,14 @@ extension MockServer {
         /// When set, a control interface (plain HTTP/1.1, see `MockControl`) listens on
         /// 127.0.0.1 at this port (0: any free one; read it back from `MockServer.controlPort`).
         public var controlPort: Int?
+        /// When set, the channel management API (apns.md, "Broadcast push and channels": Apple
+        /// serves it on hosts of its own, ports 2195/2196) listens on `host` at this port (0:
+        /// any free one; read it back from `MockServer.channelManagementPort`), with the same
+        /// TLS and authentication as the main port.
+        public var channelManagementPort: Int?
+        /// The broadcast channels, shared by the management API and `/4/broadcasts` (and
+        /// readable by tests): the per-app limit and apps without broadcast push are set here.
+        public var channels = ChannelRegistry()
 
         /// A configuration presenting the given certificate chain and key; everything else
         /// at its default (loopback, ephemeral port, no token auth).

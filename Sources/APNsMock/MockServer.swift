@@ -35,6 +35,11 @@ public final class MockServer: @unchecked Sendable {
     /// The control interface's port (meaningful after `start()`; 0 when
     /// `Configuration.controlPort` is nil).
     public private(set) var controlPort: Int = 0
+    /// The channel management listener's port (meaningful after `start()`; 0 when
+    /// `Configuration.channelManagementPort` is nil).
+    public private(set) var channelManagementPort: Int = 0
+    /// The broadcast channels the server knows (`Configuration.channels`).
+    public var channels: ChannelRegistry { configuration.channels }
 
     private let ledger: MockLedger
     private let mailbox: FaultMailbox
@@ -57,6 +62,7 @@ public final class MockServer: @unchecked Sendable {
         let core = try MockServerCore(configuration: configuration, ledger: ledger, mailbox: mailbox)
         port = core.port
         controlPort = core.controlPort
+        channelManagementPort = core.channelManagementPort
         var tid = pthread_t()
         let context = Unmanaged.passRetained(core).toOpaque()
         let rc = pthread_create(&tid, nil, { context in

@@ -32,9 +32,13 @@ final class MockServerCore: @unchecked Sendable {
     /// The bound port, and the control interface's (0: none).
     let port: Int
     let controlPort: Int
+    /// The channel management listener's port (0: none), and the channels it manages.
+    let channelManagementPort: Int
+    let channels: ChannelRegistry
 
     private var listener: MockListener?
     private var controlListener: MockListener?
+    private var managementListener: MockListener?
     /// Open connections by descriptor, so that they can be closed on stop.
     private var connections: [Int32: MockConnection] = [:]
     private var controlConnections: [Int32: MockControlConnection] = [:]
@@ -71,6 +75,7 @@ final class MockServerCore: @unchecked Sendable {
         unregisteredDeviceTokens = Dictionary(c.unregisteredDeviceTokens.map { ($0.key.lowercased(), $0.value) },
                                               uniquingKeysWith: { a, _ in a })
         allowedTopics = c.allowedTopics
+        channels = c.channels
         deviceTokenTopics = Dictionary(c.deviceTokenTopics.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
 
         let (fd, port) = try SocketListen.listen(host: c.host, port: c.port)
@@ -86,6 +91,22 @@ final class MockServerCore: @unchecked Sendable {
             }
         }
         controlPort = boundControlPort
+        var managementFD: Int32 = -1
+        var boundManagementPort = 0
+        if let requested = c.channelManagementPort {
+            do throws(MockServer.StartError) {
+                (managementFD, boundManagementPort) = try SocketListen.listen(host: c.host, port: requested)
+            } catch {
+                close(fd)
+                if controlFD >= 0 { close(controlFD) }
+                throw MockServer.StartError("channel management listener: " + error.description)
+            }
+        }
+        channelManagementPort = boundManagementPort
+        if managementFD >= 0 {
+            managementListener = MockListener(fd: managementFD) { [unowned self] client in self.accept(fd: client, role: .channelManagement) }
+            loop.register(fd: managementFD, interest: EventLoop.readable, handler: managementListener!)
+        }
         listener = MockListener(fd: fd) { [unowned self] client in self.accept(fd: client) }
         loop.register(fd: fd, interest: EventLoop.readable, handler: listener!)
         if controlFD >= 0 {
@@ -116,12 +137,13 @@ final class MockServerCore: @unchecked Sendable {
     /// Closes the listening sockets and every connection at once (on the I/O thread, or
     /// before it ran): clients see their connections drop, as when a server dies.
     func discard() {
-        for l in [listener, controlListener].compactMap({ $0 }) {
+        for l in [listener, controlListener, managementListener].compactMap({ $0 }) {
             loop.unregister(fd: l.fd)
             close(l.fd)
         }
         listener = nil
         controlListener = nil
+        managementListener = nil
         timers.removeAll()
         for connection in Array(connections.values) { connection.close() }
         connections.removeAll()
@@ -140,7 +162,7 @@ final class MockServerCore: @unchecked Sendable {
 
     /// Takes an accepted, non-blocking socket and starts TLS on it, unless connections are
     /// being refused.
-    private func accept(fd: Int32) {
+    private func accept(fd: Int32, role: MockListener.Role = .apns) {
         refreshFaults()
         if let until = faultState.faults.refuseConnectionsUntil, MonotonicTime.nanos() < until {
             close(fd)
@@ -156,7 +178,7 @@ final class MockServerCore: @unchecked Sendable {
         SSL_set_accept_state(ssl)
         ledger.connectionOpened()
         nextSerial += 1
-        connections[fd] = MockConnection(core: self, fd: fd, ssl: ssl, serial: nextSerial)
+        connections[fd] = MockConnection(core: self, fd: fd, ssl: ssl, serial: nextSerial, role: role)
     }
 
     /// A connection closed: forget it.

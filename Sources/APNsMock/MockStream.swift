@@ -17,11 +17,16 @@ final class MockStream {
     static let topicCapacity = NotificationRules.maxTopicBytes
     /// Room for `{"reason":"...","timestamp":<ms>}` with any reason in the table.
     static let bodyCapacity = 128
+    /// Longest channel id kept (`BroadcastRules.maxChannelIdBytes`).
+    static let channelIdCapacity = BroadcastRules.maxChannelIdBytes
+    /// Longest channel management body kept; a longer one is BadRequestPayload.
+    static let keptBodyCapacity = 1024
 
     /// Which HTTP/2 method the request used.
-    enum Method { case notSeen, post, other }
-    /// What `:path` held.
-    enum Path { case notSeen, notDevicePath, device }
+    enum Method { case notSeen, post, get, delete, other }
+    /// What `:path` held: a device notification, a broadcast, or a channel management request
+    /// (apns.md, "Broadcast push and channels"), the last three naming a bundle id (`bundle`).
+    enum Path { case notSeen, notDevicePath, device, broadcast, channels, allChannels }
     /// Where the `authorization` header stands.
     enum Authorization { case absent, sameAsVerified, pending }
 
@@ -46,6 +51,17 @@ final class MockStream {
     /// nil with `pushTypeInvalid` false: header absent (APNs then assumes alert).
     var pushType: PushType?
     var pushTypeInvalid = false
+    /// The bundle id a broadcast or channel management path names.
+    let bundle: UnsafeMutableRawPointer
+    var bundleLength = 0
+    /// `apns-channel-id` (-1: absent; longer than `channelIdCapacity`: kept as too long).
+    let channelId: UnsafeMutableRawPointer
+    var channelIdLength = -1
+    var channelIdTooLong = false
+    /// A channel management request's body (create), kept up to `keptBodyCapacity` bytes.
+    var keptBody: [UInt8] = []
+    /// A channel management answer's body (read, list: any size), sent instead of `body`.
+    var answerBody: [UInt8] = []
     /// 0: absent (the push type's default applies); -1: not a number.
     var priority: Int32 = 0
     var apnsIdInvalid = false
@@ -97,7 +113,9 @@ final class MockStream {
         uniqueId = .allocate(byteCount: 36, alignment: 8)
         body = .allocate(byteCount: Self.bodyCapacity, alignment: 8)
         collapseId = .allocate(byteCount: NotificationRules.maxCollapseIdBytes, alignment: 8)
-        headers = .allocate(capacity: 3)
+        bundle = .allocate(byteCount: Self.topicCapacity, alignment: 8)
+        channelId = .allocate(byteCount: Self.channelIdCapacity, alignment: 8)
+        headers = .allocate(capacity: 4)
         authorizationValue.reserveCapacity(512)
     }
 
@@ -108,6 +126,8 @@ final class MockStream {
         uniqueId.deallocate()
         body.deallocate()
         collapseId.deallocate()
+        bundle.deallocate()
+        channelId.deallocate()
         headers.deallocate()
     }
 
@@ -132,6 +152,11 @@ final class MockStream {
         expirationInvalid = false
         expiration = -1
         collapseIdLength = -1
+        bundleLength = 0
+        channelIdLength = -1
+        channelIdTooLong = false
+        if !keptBody.isEmpty { keptBody.removeAll(keepingCapacity: true) }
+        if !answerBody.isEmpty { answerBody.removeAll(keepingCapacity: true) }
         authorization = .absent
         authorizationValue.removeAll(keepingCapacity: true)
         bodyBytes = 0
@@ -146,6 +171,10 @@ final class MockStream {
 
     var tokenBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: token, count: tokenLength) }
     var topicBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: topic, count: topicLength) }
+    var bundleBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: bundle, count: bundleLength) }
+    var channelIdBytes: UnsafeRawBufferPointer? {
+        channelIdLength < 0 ? nil : UnsafeRawBufferPointer(start: channelId, count: channelIdLength)
+    }
     var collapseIdBytes: UnsafeRawBufferPointer? {
         collapseIdLength < 0 ? nil : UnsafeRawBufferPointer(start: collapseId, count: collapseIdLength)
     }

@@ -6,6 +6,8 @@ import Glibc
 /// it does not know (user-agent, content-type, ...).
 enum RequestHeader: Int {
     case method, path, authorization, topic, pushType, apnsId, priority, expiration, collapseId
+    /// Broadcasts and channel management (apns.md, "Broadcast push and channels").
+    case channelId, requestId
 
     /// The header's bit in `MockStream.seenHeaders`.
     var bit: UInt16 { 1 << UInt16(rawValue) }
@@ -24,7 +26,10 @@ enum RequestHeader: Int {
             if equals(name, length, "authorization") { return .authorization }
             return equals(name, length, "apns-priority") ? .priority : nil
         case 14: return equals(name, length, "apns-push-type") ? .pushType : nil
-        case 15: return equals(name, length, "apns-expiration") ? .expiration : nil
+        case 15:
+            if equals(name, length, "apns-expiration") { return .expiration }
+            if equals(name, length, "apns-channel-id") { return .channelId }
+            return equals(name, length, "apns-request-id") ? .requestId : nil
         case 16: return equals(name, length, "apns-collapse-id") ? .collapseId : nil
         default: return nil
         }

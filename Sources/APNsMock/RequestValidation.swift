@@ -23,7 +23,13 @@ enum RequestValidation {
         stream.seenHeaders |= header.bit
         switch header {
         case .method:
-            stream.method = value.elementsEqual("POST".utf8) ? .post : .other
+            if value.elementsEqual("POST".utf8) {
+                stream.method = .post
+            } else if value.elementsEqual("GET".utf8) {
+                stream.method = .get
+            } else {
+                stream.method = value.elementsEqual("DELETE".utf8) ? .delete : .other
+            }
         case .path:
             recordPath(value, on: stream)
         case .topic:
@@ -36,7 +42,9 @@ enum RequestValidation {
         case .pushType:
             stream.pushType = pushType(value)
             stream.pushTypeInvalid = stream.pushType == nil
-        case .apnsId:
+        case .apnsId, .requestId:
+            // apns-id names a device notification, apns-request-id a broadcast or a channel
+            // request; both are canonical UUIDs echoed in the answer.
             if NotificationRules.checkApnsId(value) == nil {
                 stream.apnsId.copyMemory(from: value.baseAddress!, byteCount: 36)
                 stream.hasApnsId = true
@@ -58,6 +66,14 @@ enum RequestValidation {
             if !stream.collapseIdTooLong {
                 if let base = value.baseAddress { stream.collapseId.copyMemory(from: base, byteCount: value.count) }
                 stream.collapseIdLength = value.count
+            }
+        case .channelId:
+            if value.count > MockStream.channelIdCapacity {
+                stream.channelIdTooLong = true
+                stream.channelIdLength = 0
+            } else {
+                if let base = value.baseAddress { stream.channelId.copyMemory(from: base, byteCount: value.count) }
+                stream.channelIdLength = value.count
             }
         case .authorization:
             break
@@ -121,6 +137,7 @@ enum RequestValidation {
     }
 
     private static func recordPath(_ value: UnsafeRawBufferPointer, on stream: MockStream) {
+        if BroadcastValidation.recordPath(value, on: stream) { return }
         let prefixLength = devicePrefix.utf8CodeUnitCount
         guard value.count >= prefixLength,
               memcmp(value.baseAddress!, devicePrefix.utf8Start, prefixLength) == 0 else {

@@ -75,10 +75,15 @@ public enum NotificationRules {
     /// A payload must be non-empty, within the push type's size limit, and one well-formed UTF-8
     /// JSON object.
     public static func checkPayload(_ payload: UnsafeRawBufferPointer, pushType: PushType) -> Violation? {
+        checkPayload(payload, limit: pushType.payloadLimit, kind: "\(pushType.headerValue)")
+    }
+
+    /// As `checkPayload(_:pushType:)`, with the size limit of `kind` (a broadcast's differs
+    /// from its push type's).
+    public static func checkPayload(_ payload: UnsafeRawBufferPointer, limit: Int, kind: String) -> Violation? {
         if payload.isEmpty { return Violation(.badPayload, "payload is empty") }
-        if payload.count > pushType.payloadLimit {
-            return Violation(.payloadTooLarge,
-                             "payload is \(payload.count) bytes; \(pushType.headerValue) allows \(pushType.payloadLimit)")
+        if payload.count > limit {
+            return Violation(.payloadTooLarge, "payload is \(payload.count) bytes; \(kind) allows \(limit)")
         }
         var first = 0
         while first < payload.count, payload[first] == 0x20 || payload[first] == 0x0A || payload[first] == 0x0D || payload[first] == 0x09 {

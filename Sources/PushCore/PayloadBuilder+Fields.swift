@@ -6,7 +6,7 @@ extension PayloadBuilder {
     public enum TextField: CaseIterable, Sendable {
         case title, subtitle, body, launchImage, titleLocKey, subtitleLocKey, locKey
         case sound, threadID, category, targetContentID, interruptionLevel, filterCriteria
-        case event, attributesType
+        case event, attributesType, inputPushChannel
 
         /// The JSON key, for messages.
         public var key: String {
@@ -26,6 +26,7 @@ extension PayloadBuilder {
             case .filterCriteria: return "filter-criteria"
             case .event: return "event"
             case .attributesType: return "attributes-type"
+            case .inputPushChannel: return "input-push-channel"
             }
         }
     }
@@ -46,7 +47,7 @@ extension PayloadBuilder {
 
     /// The integer fields.
     public enum IntegerField: CaseIterable, Sendable {
-        case badge, contentAvailable, mutableContent, timestamp, staleDate, dismissalDate
+        case badge, contentAvailable, mutableContent, timestamp, staleDate, dismissalDate, inputPushToken
 
         /// The JSON key, for messages.
         public var key: String {
@@ -57,6 +58,7 @@ extension PayloadBuilder {
             case .timestamp: return "timestamp"
             case .staleDate: return "stale-date"
             case .dismissalDate: return "dismissal-date"
+            case .inputPushToken: return "input-push-token"
             }
         }
     }
@@ -100,6 +102,14 @@ extension PayloadBuilder {
         case .targetContentID: targetContentID = value
         case .filterCriteria: filterCriteria = value
         case .attributesType: attributesType = value
+        case .inputPushChannel:
+            if let value {
+                var id = value
+                if let v = id.withUTF8({ BroadcastRules.checkChannelId(UnsafeRawBufferPointer($0)) }) {
+                    throw Failure(.badPayload, "input-push-channel: \(v.message)")
+                }
+            }
+            inputPushChannel = value
         case .interruptionLevel:
             guard let value else { interruptionLevel = nil; return }
             guard let level = InterruptionLevel(rawValue: value) else {
@@ -130,7 +140,7 @@ extension PayloadBuilder {
     }
 
     /// Sets an integer field; nil removes it. `badge` and the dates must be 0 or more;
-    /// `contentAvailable` and `mutableContent` take 1 (present) or 0 (absent).
+    /// `contentAvailable`, `mutableContent` and `inputPushToken` take 1 (present) or 0 (absent).
     public mutating func set(_ field: IntegerField, _ value: Int64?) throws(Failure) {
         if let value { try Self.checkNotNegative(field.key, value) }
         switch field {
@@ -138,11 +148,15 @@ extension PayloadBuilder {
             guard let value else { badge = nil; return }
             guard value <= Int64(Int32.max) else { throw Failure(.badPayload, "badge \(value) is too large") }
             badge = Int(value)
-        case .contentAvailable, .mutableContent:
+        case .contentAvailable, .mutableContent, .inputPushToken:
             guard value == nil || value == 0 || value == 1 else {
                 throw Failure(.badPayload, "\(field.key) must be 0 or 1, got \(value!)")
             }
-            if field == .contentAvailable { contentAvailable = value == 1 } else { mutableContent = value == 1 }
+            switch field {
+            case .contentAvailable: contentAvailable = value == 1
+            case .mutableContent: mutableContent = value == 1
+            default: inputPushToken = value == 1
+            }
         case .timestamp: timestamp = value
         case .staleDate: staleDate = value
         case .dismissalDate: dismissalDate = value

@@ -146,6 +146,12 @@ public struct PayloadBuilder: Sendable, Equatable {
     public var attributesType: String?
     /// `aps.attributes` (a JSON object, with `event` start)
     public var attributes: RawJSON?
+    /// `aps.input-push-token: 1` (iOS 18, with `event` start): the new Live Activity reports
+    /// its own update push token.
+    public var inputPushToken = false
+    /// `aps.input-push-channel` (iOS 18, with `event` start): the channel id the new Live
+    /// Activity subscribes to (broadcast push).
+    public var inputPushChannel: String?
 
     // MARK: custom keys
 
@@ -244,6 +250,8 @@ public struct PayloadBuilder: Sendable, Equatable {
         if let dismissalDate { w.key("dismissal-date"); w.integer(dismissalDate) }
         if let attributesType { w.key("attributes-type"); w.string(attributesType) }
         if let attributes { w.key("attributes"); w.raw(attributes.bytes) }
+        if inputPushToken { w.key("input-push-token"); w.integer(1) }
+        if let inputPushChannel { w.key("input-push-channel"); w.string(inputPushChannel) }
         w.endObject()
         for c in customKeys {
             w.key(c.key)
@@ -285,6 +293,28 @@ public struct PayloadBuilder: Sendable, Equatable {
             throw Failure(.badPayload, "subtitle-loc-args given without subtitle-loc-key")
         }
         if !locArgs.isEmpty && locKey == nil { throw Failure(.badPayload, "loc-args given without loc-key") }
+        try checkLiveActivityStart()
+    }
+
+    /// Apple's rules for starting a Live Activity by push (ActivityKit, iOS 17.2 and 18): a
+    /// start names its attributes type and carries its attributes and an alert (the device
+    /// shows it); `input-push-token` and `input-push-channel` configure the activity being
+    /// started, so they mean nothing on an update or an end.
+    private func checkLiveActivityStart() throws(Failure) {
+        if event == .start {
+            if attributesType == nil { throw Failure(.badPayload, "a Live Activity start needs attributes-type") }
+            if attributes == nil { throw Failure(.badPayload, "a Live Activity start needs attributes") }
+            if !hasAlert { throw Failure(.badPayload, "a Live Activity start needs an alert (title or body)") }
+        } else if inputPushToken || inputPushChannel != nil {
+            let key = inputPushToken ? "input-push-token" : "input-push-channel"
+            throw Failure(.badPayload, "\(key) belongs to a Live Activity start (event start) only")
+        }
+        if let inputPushChannel {
+            var id = inputPushChannel
+            if let v = id.withUTF8({ BroadcastRules.checkChannelId(UnsafeRawBufferPointer($0)) }) {
+                throw Failure(.badPayload, "input-push-channel: \(v.message)")
+            }
+        }
     }
 
     static func checkNotNegative(_ name: String, _ value: Int64) throws(Failure) {

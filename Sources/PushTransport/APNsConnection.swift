@@ -36,7 +36,7 @@ final class APNsConnection: TLSH2Socket {
     /// Memory for this connection's nghttp2 session (see pool_alloc.c).
     private let sessionPool: OpaquePointer? = swiftpush_pool_new()
     /// Scratch header array reused by every request (nghttp2 copies what it must at submit).
-    private let nv: UnsafeMutablePointer<nghttp2_nv>
+    let nv: UnsafeMutablePointer<nghttp2_nv>
     private static let maxHeaders = 12
 
     /// Whether any notification was accepted on it: only then is a lost connection replaced at
@@ -88,12 +88,7 @@ final class APNsConnection: TLSH2Socket {
     }
 
     override func didCompleteHandshake() throws(TransportError) {
-        var proto: UnsafePointer<UInt8>?
-        var length: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &proto, &length)
-        guard length == 2, let p = proto, p[0] == UInt8(ascii: "h"), p[1] == UInt8(ascii: "2") else {
-            throw TransportError(.tls, "the server did not agree to HTTP/2 (ALPN h2); APNs requires it")
-        }
+        try requireNegotiatedH2()
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -168,6 +163,7 @@ final class APNsConnection: TLSH2Socket {
     /// negative nghttp2 error.
     func submit(slotIndex: Int32, slot: UnsafeMutablePointer<Slot>, authorization: UnsafeRawBufferPointer?) -> Int32 {
         guard let session, let buffer = slot.pointee.buffer else { return -1 }
+        if slot.pointee.channelLength > 0 { return submitBroadcast(slotIndex: slotIndex, slot: slot, authorization: authorization) }
         var h = HeaderList(nv: nv)
         let s = slot.pointee
         h.add(":method", "POST")
@@ -282,7 +278,8 @@ private func slotIndex(_ session: OpaquePointer?, _ streamID: Int32) -> Int32 {
     return Int32(Int(bitPattern: p) - 1)
 }
 
-private let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length, flags, source, userData in
+/// Supplies a request's payload from its slot (device notifications and broadcasts alike).
+let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length, flags, source, userData in
     let conn = connection(userData)
     let index = Int32(Int(bitPattern: source!.pointee.ptr) - 1)
     let slot = conn.client.slots[index]
@@ -315,6 +312,9 @@ private let onHeader: nghttp2_on_header_callback = { session, frame, name, namel
         for i in 0..<valuelen { status = status &* 10 &+ Int32(value[i] &- 0x30) }
         slot.pointee.status = status
     } else if namelen == 7 && memcmp(name, "apns-id", 7) == 0 && valuelen == 36 {
+        (buffer + SlotLayout.apnsId).copyMemory(from: value, byteCount: 36)
+    } else if namelen == 15 && valuelen == 36 && memcmp(name, "apns-request-id", 15) == 0 {
+        // A broadcast's answer names its request by apns-request-id (no apns-id).
         (buffer + SlotLayout.apnsId).copyMemory(from: value, byteCount: 36)
     } else if namelen == 14 && memcmp(name, "apns-unique-id", 14) == 0 {
         let n = min(valuelen, 36)

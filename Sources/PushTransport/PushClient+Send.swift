@@ -17,6 +17,12 @@ extension PushClient {
     /// before it is queued). When no slot is free, waits up to `timeoutMillis` (0: not at all,
     /// negative: without limit) and then reports `.queueFull` with the prefix that fit.
     public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> SendResult {
+        send(notifications, count: count, timeoutMillis: timeoutMillis, stride: MemoryLayout<push_notification>.stride)
+    }
+
+    /// As `send(_:count:timeoutMillis:)` for an array whose records are `stride` bytes apart
+    /// (`NotificationRecord.stride`: a caller's older, smaller records).
+    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32, stride: Int) -> SendResult {
         // From a result callback (the I/O thread) waiting for room would wait for ourselves.
         let timeoutMillis = isIOThread ? 0 : timeoutMillis
         var done = 0
@@ -54,7 +60,7 @@ extension PushClient {
             let now = configuration.clock.monotonicNanos() // the deadline counts from here
             while !taken.isEmpty {
                 let index = taken.head
-                if let violation = fill(slot: slots[index], from: notifications + done, now: now) {
+                if let violation = fill(slot: slots[index], from: NotificationRecord.at(notifications, done, stride: stride), now: now) {
                     failure = ClientError(violation.status, violation.message)
                     break
                 }
@@ -103,11 +109,15 @@ extension PushClient {
     }
 
     /// Copies one notification into a slot after checking it; returns the broken rule if any.
-    private func fill(slot: UnsafeMutablePointer<Slot>, from n: UnsafePointer<push_notification>, now: UInt64) -> NotificationRules.Violation? {
-        let size = n.pointee.struct_size
-        if size != 0 && size < UInt32(MemoryLayout<push_notification>.size) {
-            return .init(.invalidArgument, "push_notification.struct_size is \(size); expected sizeof(push_notification)")
+    private func fill(slot: UnsafeMutablePointer<Slot>, from record: UnsafePointer<push_notification>, now: UInt64) -> NotificationRules.Violation? {
+        NotificationRecord.readable(record, refused: { .init(.invalidArgument, $0) }) { n in
+            if let channel = n.pointee.channel_id { return fillBroadcast(slot: slot, from: n, channel: channel, now: now) }
+            return fillDevice(slot: slot, from: n, now: now)
         }
+    }
+
+    /// `fill` for a device notification (`POST /3/device/<token>`).
+    private func fillDevice(slot: UnsafeMutablePointer<Slot>, from n: UnsafePointer<push_notification>, now: UInt64) -> NotificationRules.Violation? {
         guard let pushType = PushType(rawValue: n.pointee.push_type) else {
             return .init(.badPushType, "push type \(n.pointee.push_type) is not a PUSH_TYPE_* value")
         }
@@ -172,19 +182,33 @@ extension PushClient {
         }
         slot.pointee.expirationOffset = Int32(at)
         slot.pointee.expirationLength = hasExpiration ? Int32(writeDecimal(n.pointee.expiration, to: buffer + at)) : 0
-        if apnsId.count == 36 {
-            for i in 0..<36 {
-                var c = apnsId[i]
-                if c >= 0x41 && c <= 0x46 { c += 0x20 } // APNs wants lowercase
-                buffer.storeBytes(of: c, toByteOffset: SlotLayout.apnsId + i, as: UInt8.self)
-            }
-            slot.pointee.hasCallerApnsId = true
-        } else {
-            slot.pointee.hasCallerApnsId = false
-        }
+        slot.pointee.channelLength = 0
+        storeApnsId(apnsId, in: slot)
         slot.pointee.pushType = pushType.rawValue
         slot.pointee.priority = priority
-        slot.pointee.tag = n.pointee.tag
+        startFresh(slot, tag: n.pointee.tag, now: now)
+        return nil
+    }
+
+    /// Copies the caller's apns-id (lowercased, as APNs wants it) into the slot, or notes that
+    /// the library generates one (`apnsId` empty).
+    func storeApnsId(_ apnsId: UnsafeRawBufferPointer, in slot: UnsafeMutablePointer<Slot>) {
+        guard apnsId.count == 36, let buffer = slot.pointee.buffer else {
+            slot.pointee.hasCallerApnsId = false
+            return
+        }
+        for i in 0..<36 {
+            var c = apnsId[i]
+            if c >= 0x41 && c <= 0x46 { c += 0x20 } // APNs wants lowercase
+            buffer.storeBytes(of: c, toByteOffset: SlotLayout.apnsId + i, as: UInt8.self)
+        }
+        slot.pointee.hasCallerApnsId = true
+    }
+
+    /// A freshly filled slot: no attempts, no result yet; its deadline runs from `now`.
+    @inline(__always)
+    func startFresh(_ slot: UnsafeMutablePointer<Slot>, tag: UInt64, now: UInt64) {
+        slot.pointee.tag = tag
         slot.pointee.submitNanos = now
         slot.pointee.deadlineNanos = now + deadlineNanos
         slot.pointee.attempts = 0
@@ -199,7 +223,6 @@ extension PushClient {
         slot.pointee.bodyLength = 0
         slot.pointee.uniqueIdLength = 0
         slot.pointee.reasonTextLength = 0
-        return nil
     }
 
     /// A (pointer, length) pair of the C ABI; length 0 reads a NUL-terminated string. Nothing
@@ -207,15 +230,15 @@ extension PushClient {
     /// is refused without touching the memory it claims. A size_t of 2^63 or more (a negative
     /// ptrdiff_t cast to size_t, or garbage) arrives as a negative Int and gives nil.
     @inline(__always)
-    private func bytes(_ p: UnsafePointer<CChar>, _ length: Int) -> UnsafeRawBufferPointer? {
+    func bytes(_ p: UnsafePointer<CChar>, _ length: Int) -> UnsafeRawBufferPointer? {
         length < 0 ? nil : UnsafeRawBufferPointer(start: p, count: length == 0 ? strlen(p) : length)
     }
 
-    private func notALength(_ field: String) -> String {
+    func notALength(_ field: String) -> String {
         "push_notification.\(field) is not a length (2^63 or more: a negative value cast to size_t?)"
     }
 
-    private func writeDecimal(_ value: Int64, to out: UnsafeMutableRawPointer) -> Int {
+    func writeDecimal(_ value: Int64, to out: UnsafeMutableRawPointer) -> Int {
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -86,7 +86,12 @@ public final class PushClientGroup: @unchecked Sendable {
     /// A full shard hands the rest to the next; when all are full, waits (in short turns on
     /// each, up to `timeoutMillis`). From a result callback it never waits.
     public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32) -> PushClient.SendResult {
-        if shards.count == 1 { return shards[0].send(notifications, count: count, timeoutMillis: timeoutMillis) }
+        send(notifications, count: count, timeoutMillis: timeoutMillis, stride: MemoryLayout<push_notification>.stride)
+    }
+
+    /// As `send(_:count:timeoutMillis:)` for records `stride` bytes apart.
+    public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32, stride: Int) -> PushClient.SendResult {
+        if shards.count == 1 { return shards[0].send(notifications, count: count, timeoutMillis: timeoutMillis, stride: stride) }
         let timeoutMillis = isIOThread ? 0 : timeoutMillis
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         var next = nextSend.wrappingAdd(1, ordering: .relaxed).oldValue % shards.count
@@ -104,7 +109,8 @@ public final class PushClientGroup: @unchecked Sendable {
                 }
                 turn = Int32(min(waitUntil.map { ($0 - now) / 1_000_000 + 1 } ?? 5, 5))
             }
-            let r = shards[next].send(notifications + done, count: count - done, timeoutMillis: turn)
+            let r = shards[next].send(NotificationRecord.at(notifications, done, stride: stride), count: count - done,
+                                      timeoutMillis: turn, stride: stride)
             done += r.accepted
             guard let error = r.error else { break }
             guard error.status == .queueFull else { return .init(accepted: done, error: error) }

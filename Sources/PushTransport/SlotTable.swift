@@ -31,6 +31,9 @@ public struct Slot {
     var collapseLength: Int32 = 0
     var expirationOffset: Int32 = 0
     var expirationLength: Int32 = 0
+    /// A broadcast's apns-channel-id (length 0: a device notification).
+    var channelOffset: Int32 = 0
+    var channelLength: Int32 = 0
     var pushType: Int32 = 0
     var priority: Int32 = 10
     var hasCallerApnsId = false
@@ -76,6 +79,8 @@ enum SlotLayout {
     static let bodyCapacity = 256
     static let request = 456              // path ("/3/device/<token>") then the rest
     static let pathPrefix: StaticString = "/3/device/"
+    /// A broadcast's path: this, then the bundle id.
+    static let broadcastPathPrefix: StaticString = "/4/broadcasts/apps/"
 }
 
 /// The slots of one client, created lazily in chunks up to a fixed capacity and addressed by

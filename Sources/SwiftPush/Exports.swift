@@ -214,7 +214,7 @@ private let maxRecordSize = 64 * 1024
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL client or notification), a validation error
 /// (PUSH_E_BAD_DEVICE_TOKEN, PUSH_E_BAD_TOPIC, PUSH_E_BAD_PUSH_TYPE, PUSH_E_BAD_PRIORITY,
 /// PUSH_E_BAD_PAYLOAD, PUSH_E_PAYLOAD_TOO_LARGE, PUSH_E_BAD_COLLAPSE_ID, PUSH_E_BAD_APNS_ID,
-/// PUSH_E_BAD_EXPIRATION), PUSH_E_QUEUE_FULL, PUSH_E_CLOSED. A notification refused with an
+/// PUSH_E_BAD_EXPIRATION, PUSH_E_BAD_CHANNEL_ID for a broadcast), PUSH_E_QUEUE_FULL, PUSH_E_CLOSED. A notification refused with an
 /// error gets no result. `err` may be NULL. Thread-safe.
 @c public func push_client_send(_ client: push_client_t?, _ notification: UnsafePointer<push_notification>?,
                                 _ timeout_ms: Int32, _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
@@ -229,6 +229,8 @@ private let maxRecordSize = 64 * 1024
 /// hand-off for the batch). Stops at the first notification that is invalid or does not fit:
 /// `*accepted` (may be NULL) receives how many of the first ones were queued, and the return
 /// value and `err` describe why the next one was not. Waiting for room as push_client_send.
+/// Every record of the array has the first record's struct_size (0: PUSH_NOTIFICATION_SIZE_V1),
+/// which is also the distance between records: programs built with an older header keep working.
 /// Errors: as push_client_send; PUSH_E_INVALID_ARGUMENT also for a NULL array with count > 0,
 /// a negative count, or a count no array could hold.
 /// `err` may be NULL. Thread-safe.
@@ -243,7 +245,8 @@ private let maxRecordSize = 64 * 1024
     }
     if count == 0 { return succeed(err) }
     guard let notifications else { return report(err, .invalidArgument, "notifications is NULL") }
-    let r = box.client.send(notifications, count: count, timeoutMillis: timeout_ms)
+    // The caller's records may be an older, smaller version: walk them with its stride.
+    let r = box.client.send(notifications, count: count, timeoutMillis: timeout_ms, stride: NotificationRecord.stride(of: notifications))
     accepted?.pointee = r.accepted
     if let e = r.error {
         return report(err, e.status, r.accepted > 0 || count > 1 ? "notification \(r.accepted): \(e.description)" : e.description)

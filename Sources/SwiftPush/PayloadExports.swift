@@ -63,6 +63,7 @@ private enum PayloadField {
         case PUSH_PAYLOAD_FILTER_CRITERIA.rawValue: self = .text(.filterCriteria)
         case PUSH_PAYLOAD_EVENT.rawValue: self = .text(.event)
         case PUSH_PAYLOAD_ATTRIBUTES_TYPE.rawValue: self = .text(.attributesType)
+        case PUSH_PAYLOAD_INPUT_PUSH_CHANNEL.rawValue: self = .text(.inputPushChannel)
         case PUSH_PAYLOAD_ALERT_TITLE_LOC_ARGS.rawValue: self = .locArgs(.title)
         case PUSH_PAYLOAD_ALERT_SUBTITLE_LOC_ARGS.rawValue: self = .locArgs(.subtitle)
         case PUSH_PAYLOAD_ALERT_LOC_ARGS.rawValue: self = .locArgs(.body)
@@ -72,6 +73,7 @@ private enum PayloadField {
         case PUSH_PAYLOAD_TIMESTAMP.rawValue: self = .integer(.timestamp)
         case PUSH_PAYLOAD_STALE_DATE.rawValue: self = .integer(.staleDate)
         case PUSH_PAYLOAD_DISMISSAL_DATE.rawValue: self = .integer(.dismissalDate)
+        case PUSH_PAYLOAD_INPUT_PUSH_TOKEN.rawValue: self = .integer(.inputPushToken)
         case PUSH_PAYLOAD_PUSH_TYPE.rawValue: self = .pushType
         case PUSH_PAYLOAD_RELEVANCE_SCORE.rawValue: self = .relevanceScore
         case PUSH_PAYLOAD_CONTENT_STATE.rawValue: self = .raw(.contentState)
@@ -120,12 +122,13 @@ func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ capacity: 
     HandleRecord.free(payload)
 }
 
-/// Sets a string field (PUSH_PAYLOAD_ALERT_TITLE ... PUSH_PAYLOAD_ATTRIBUTES_TYPE, see
+/// Sets a string field (PUSH_PAYLOAD_ALERT_TITLE ... PUSH_PAYLOAD_INPUT_PUSH_CHANNEL, see
 /// enum push_payload_field) to `value`, `length` bytes of UTF-8 (0: NUL-terminated), copied.
 /// A NULL `value` removes the field. Any UTF-8 text is accepted and escaped when built.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload handle, negative length, a field
 /// that is not a string field), PUSH_E_BAD_PAYLOAD (invalid UTF-8; an interruption level other
-/// than passive, active, time-sensitive, critical; an event other than start, update, end),
+/// than passive, active, time-sensitive, critical; an event other than start, update, end; an
+/// input-push-channel that is not a base64 channel id),
 /// PUSH_E_PAYLOAD_TOO_LARGE (a value longer than 5120 bytes, refused before it is read). A
 /// refused value leaves the payload unchanged. `err` may be NULL. Thread-safe (calls on one
 /// payload are serialized).
@@ -165,8 +168,9 @@ func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ capacity: 
     return box.edit(err) { (b: inout PayloadBuilder) throws(PayloadBuilder.Failure) in try b.appendLocArg(f, utf8: bytes) }
 }
 
-/// Sets an integer field: PUSH_PAYLOAD_BADGE (0 or more), PUSH_PAYLOAD_CONTENT_AVAILABLE and
-/// PUSH_PAYLOAD_MUTABLE_CONTENT (1, or 0 to leave the key out), PUSH_PAYLOAD_TIMESTAMP,
+/// Sets an integer field: PUSH_PAYLOAD_BADGE (0 or more), PUSH_PAYLOAD_CONTENT_AVAILABLE,
+/// PUSH_PAYLOAD_MUTABLE_CONTENT and PUSH_PAYLOAD_INPUT_PUSH_TOKEN (1, or 0 to leave the key
+/// out), PUSH_PAYLOAD_TIMESTAMP,
 /// PUSH_PAYLOAD_STALE_DATE, PUSH_PAYLOAD_DISMISSAL_DATE (UNIX seconds, 0 or more), or
 /// PUSH_PAYLOAD_PUSH_TYPE (a PUSH_TYPE_*: the size limit push_payload_build enforces).
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, not an integer field),
@@ -295,7 +299,9 @@ func copyOut(_ bytes: [UInt8], _ out: UnsafeMutablePointer<CChar>?, _ capacity: 
 /// `*out_length`. With `buffer` NULL, only `*out_length` is set: the way to ask for the size.
 /// The payload is not changed and may be built again.
 /// Errors: PUSH_E_INVALID_ARGUMENT (NULL or invalid payload, NULL out_length, negative
-/// capacity), PUSH_E_BAD_PAYLOAD (a loc-args list without its loc key, or raw JSON values
+/// capacity), PUSH_E_BAD_PAYLOAD (a loc-args list without its loc key; a Live Activity start
+/// (event start) without attributes-type, attributes or an alert; input-push-token or
+/// input-push-channel on anything but a start; raw JSON values
 /// (content-state, attributes, custom keys) that make the payload nest more than 64 levels
 /// deep, the most push_client_send accepts), PUSH_E_PAYLOAD_TOO_LARGE (over the push type's
 /// limit, PUSH_PAYLOAD_PUSH_TYPE; *out_length still receives the size),

@@ -30,6 +30,8 @@ struct UsageError: Error, Sendable {
 struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
+    /// The word after the command name, for commands with actions (`Subcommand.actions`).
+    var action: String?
 
     /// The value of a single-valued option, if given.
     func value(_ name: String) -> String? { values[name]?.last }

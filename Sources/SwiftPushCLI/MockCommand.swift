@@ -27,6 +27,12 @@ enum MockCommand {
             OptionSpec("allowed-topic", value: "TOPIC", repeatable: true, help: "token auth may push only to these (else TopicDisallowed)"),
             OptionSpec("token-topic", value: "TOKEN=TOPIC", repeatable: true,
                        help: "the token belongs to TOPIC (others get DeviceTokenNotForTopic)"),
+            // Broadcast push
+            OptionSpec("channel-port", value: "N", help: "serve the channel management API on port N too (0: any; default off)"),
+            OptionSpec("channel-port-file", value: "FILE", help: "serve the channel management API and write its port to FILE"),
+            OptionSpec("channel-limit", value: "N", help: "channels per app before CannotCreateChannelConfig (default 10000)"),
+            OptionSpec("broadcast-disabled", value: "BUNDLE", repeatable: true,
+                       help: "broadcasts and channel requests for BUNDLE get FeatureNotEnabled"),
             // HTTP/2 and responses
             OptionSpec("max-streams", value: "N", help: "MAX_CONCURRENT_STREAMS after the first success (default 1000)"),
             OptionSpec("development", help: "answer with apns-unique-id, as the sandbox environment does"),
@@ -101,6 +107,11 @@ enum MockCommand {
             config.controlPort = try args.integer("control-port", default: 0, in: 0...65535)
         }
         config.faults = try faults(args)
+        if args.value("channel-port") != nil || args.value("channel-port-file") != nil {
+            config.channelManagementPort = try args.integer("channel-port", default: 0, in: 0...65535)
+        }
+        config.channels = ChannelRegistry(limit: try args.integer("channel-limit", default: 10_000, in: 0...Int(Int32.max)),
+                                          disabledBundleIds: Set(args.all("broadcast-disabled")))
 
         let ids = args.all("key-id"), teams = args.all("team-id"), files = args.all("auth-key")
         guard ids.count == teams.count, ids.count == files.count else {
@@ -138,6 +149,11 @@ enum MockCommand {
             server.stop()
             return 1
         }
+        if let channelFile = args.value("channel-port-file"), !writeFile(channelFile, "\(server.channelManagementPort)\n") {
+            Console.err("swiftpush mock: cannot write \(channelFile): \(String(cString: strerror(errno)))")
+            server.stop()
+            return 1
+        }
         if let portFile = args.value("port-file"), !writeFile(portFile, "\(server.port)\n") {
             Console.err("swiftpush mock: cannot write \(portFile): \(String(cString: strerror(errno)))")
             server.stop()
@@ -145,6 +161,7 @@ enum MockCommand {
         }
         Console.out("listening on \(shownHost):\(server.port)")
         if config.controlPort != nil { Console.out("control on 127.0.0.1:\(server.controlPort)") }
+        if config.channelManagementPort != nil { Console.out("channel management on \(shownHost):\(server.channelManagementPort)") }
 
         var signal: Int32 = 0
         while sigwait(&stopSignals, &signal) != 0 {}

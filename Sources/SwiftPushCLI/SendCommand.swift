@@ -16,18 +16,8 @@ enum SendCommand {
         options: [
             OptionSpec("token", value: "HEX", repeatable: true, help: "a device token"),
             OptionSpec("tokens-file", value: "FILE", help: "device tokens, one per line ('#' comments, blank lines skipped)"),
-            OptionSpec("key", value: "FILE", help: "token auth: the .p8 key (AuthKey_XXXXXXXXXX.p8)"),
-            OptionSpec("key-id", value: "ID", help: "token auth: the key id"),
-            OptionSpec("team-id", value: "TEAM", help: "token auth: the team id"),
-            OptionSpec("cert", value: "FILE", help: "certificate auth: PEM certificate (and its key, unless --cert-key)"),
-            OptionSpec("cert-key", value: "FILE", help: "certificate auth: the PEM private key of --cert"),
-            OptionSpec("p12", value: "FILE", help: "certificate auth: a .p12 file holding certificate and key"),
-            OptionSpec("password", value: "PASSWORD", help: "password of the .p12 file"),
-            OptionSpec("production", value: nil, help: "send to api.push.apple.com (the default)"),
-            OptionSpec("sandbox", value: nil, help: "send to api.sandbox.push.apple.com (development builds)"),
-            OptionSpec("host", value: "HOST", help: "send to another host (a mock, a proxy)"),
-            OptionSpec("port", value: "N", help: "TCP port (default 443; APNs also listens on 2197)"),
-            OptionSpec("ca-file", value: "FILE", help: "trust these CA certificates (PEM) instead of the system's"),
+            OptionSpec("channel", value: "ID", help: "broadcast to this channel instead (iOS 18 Live Activities; --topic is the bundle id)"),
+        ] + ConnectionOptions.specs + [
             OptionSpec("topic", value: "TOPIC", help: "apns-topic (default: from --apns-file's bundle id)"),
             OptionSpec("push-type", value: "TYPE", help: "alert (default), background, voip, liveactivity, ..."),
             OptionSpec("priority", value: "N", help: "10, 5 or 1 (default: the push type's, 5 for background)"),
@@ -56,6 +46,9 @@ enum SendCommand {
         (FAILED: no answer from APNs; the reason says why), then a summary line.
         Exit status: 0 all accepted, 1 something rejected or failed, 2 usage error.
         Background notifications need --push-type background (and --content-available).
+        A broadcast (--channel ID, from 'swiftpush channels create') goes to every device subscribed
+        to the channel: --topic names the app's bundle id, the push type is liveactivity, and
+        --expiration defaults to 0 (what a channel storing no message requires).
         example: swiftpush send --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id TEAM123456 \\
                    --topic com.example.app --token 00fc13ad... --title Hello --body 'from swiftpush'
         """,
@@ -80,6 +73,8 @@ private struct SendRequest {
     var payload: [UInt8] = []
     var timeoutMillis: Int32 = 30_000
     var json = false
+    /// A broadcast's channel id (`--channel`): then `tokens` holds it alone, as the outcome's label.
+    var channel: String?
 
     init(_ args: ParsedArguments) throws(UsageError) {
         json = args.has("json")
@@ -93,8 +88,13 @@ private struct SendRequest {
         }
         // Seconds, within the deadline option's range (it becomes the deadline).
         timeoutMillis = Int32(try args.integer("timeout", default: 30, in: 1...PushOption.deadlineMs.intRange.upperBound / 1000) * 1000)
-        try readCredentials(args)
         try readDestination(args)
+        if let id = args.value("channel") {
+            if let v = Array(id.utf8).withUnsafeBytes({ BroadcastRules.checkChannelId($0) }) { throw UsageError("--channel: \(v.message)") }
+            channel = id
+            pushType = BroadcastRules.pushType // a broadcast's only push type; --push-type may say it again
+            expiration = 0 // required on a broadcast: try once unless --expiration says otherwise
+        }
         try readHeaders(args)
         let bundleID = try readPayload(args)
         try readTopic(args, bundleID: bundleID)
@@ -104,54 +104,8 @@ private struct SendRequest {
         }
     }
 
-    private mutating func readCredentials(_ args: ParsedArguments) throws(UsageError) {
-        if let cert = args.value("cert") ?? args.value("p12") {
-            if args.value("key") != nil { throw UsageError("--key (token auth) and --cert/--p12 (certificate auth) exclude each other") }
-            let certificate: ClientCertificate
-            if args.value("p12") != nil {
-                if args.value("cert") != nil { throw UsageError("--cert and --p12 exclude each other") }
-                certificate = .pkcs12(bytes: try readSecretFile(cert, what: ".p12 file", limit: 1 << 20),
-                                      password: SecretBytes(copying: args.value("password") ?? ""))
-            } else {
-                certificate = .pem(certificateFile: cert, keyFile: args.value("cert-key") ?? cert)
-            }
-            do throws(TransportError) {
-                try certificate.validate()
-            } catch {
-                throw UsageError(error.description)
-            }
-            configuration.clientCertificate = certificate
-            return
-        }
-        if args.value("password") != nil { throw UsageError("--password goes with --p12") }
-        let path = try args.required("key")
-        configuration.tokenKey = try readSecretFile(path, what: "key file", limit: 64 * 1024)
-        configuration.keyID = try args.required("key-id")
-        configuration.teamID = try args.required("team-id")
-        do throws(SigningKey.LoadError) {
-            _ = try SigningKey(pem: configuration.tokenKey!)
-        } catch {
-            throw UsageError("key file \(path): \(error.description)")
-        }
-    }
-
     private mutating func readDestination(_ args: ParsedArguments) throws(UsageError) {
-        let environments = ["sandbox", "production"].filter { args.has($0) }
-        if environments.count > 1 { throw UsageError("--sandbox and --production exclude each other") }
-        if let host = args.value("host") {
-            if !environments.isEmpty { throw UsageError("--host and --\(environments[0]) exclude each other") }
-            guard !host.isEmpty, !host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
-                throw UsageError("--host needs a host name or address, got '\(host)'")
-            }
-            configuration.host = host
-        } else {
-            configuration.host = args.has("sandbox") ? "api.sandbox.push.apple.com" : "api.push.apple.com"
-        }
-        configuration.port = try args.integer("port", default: PushOption.port.defaultInt, in: PushOption.port.intRange)
-        if let ca = args.value("ca-file") {
-            guard access(ca, R_OK) == 0 else { throw UsageError("cannot read --ca-file \(ca): \(String(cString: strerror(errno)))") }
-            configuration.caFile = ca
-        }
+        try ConnectionOptions.apply(args, to: &configuration)
         configuration.deadlineMillis = Int(timeoutMillis)
         configuration.connectTimeoutMillis = min(Int(timeoutMillis), PushOption.connectTimeoutMs.defaultInt)
     }
@@ -162,6 +116,7 @@ private struct SendRequest {
                 let names = PushType.allCases.map { "\($0.headerValue)" }.joined(separator: ", ")
                 throw UsageError("--push-type must be one of \(names); got '\(name)'")
             }
+            if channel != nil && type != BroadcastRules.pushType { throw UsageError("--channel broadcasts are --push-type liveactivity") }
             pushType = type
         }
         if let text = args.value("priority") {
@@ -210,7 +165,9 @@ private struct SendRequest {
         } else {
             payload = try buildPayload(args)
         }
-        let violation = payload.withUnsafeBytes { NotificationRules.checkPayload($0, pushType: pushType) }
+        let violation = payload.withUnsafeBytes {
+            channel == nil ? NotificationRules.checkPayload($0, pushType: pushType) : BroadcastRules.checkPayload($0)
+        }
         if let violation { throw UsageError(violation.message) }
         return bundleID
     }
@@ -231,7 +188,7 @@ private struct SendRequest {
                 guard let eq = item.firstIndex(of: "=") else { throw PayloadBuilder.Failure(.badPayload, "--custom needs KEY=JSON, got '\(item)'") }
                 try b.addCustom(key: String(item[..<eq]), json: Array(item[item.index(after: eq)...].utf8))
             }
-            return try b.build(for: pushType)
+            return channel == nil ? try b.build(for: pushType) : try b.build(limit: BroadcastRules.maxPayloadBytes)
         } catch {
             throw UsageError(error.message)
         }
@@ -248,10 +205,20 @@ private struct SendRequest {
         } else {
             throw UsageError("missing --topic (the app's bundle id, plus the push type's suffix)")
         }
-        if let v = topic.withUnsafeBytes({ NotificationRules.checkTopic($0, pushType: pushType) }) { throw UsageError(v.message) }
+        let violation = topic.withUnsafeBytes {
+            channel == nil ? NotificationRules.checkTopic($0, pushType: pushType) : BroadcastRules.checkBundleId($0)
+        }
+        if let violation { throw UsageError(violation.message) }
     }
 
     private mutating func readTokens(_ args: ParsedArguments) throws(UsageError) {
+        if let channel {
+            if !args.all("token").isEmpty || args.value("tokens-file") != nil {
+                throw UsageError("--channel broadcasts to a channel: no --token or --tokens-file with it")
+            }
+            tokens = [channel]
+            return
+        }
         tokens = args.all("token")
         if let path = args.value("tokens-file") {
             let text = String(decoding: try readFile(path, what: "tokens file", limit: 64 << 20), as: UTF8.self)
@@ -266,15 +233,6 @@ private struct SendRequest {
             if let v = Array(token.utf8).withUnsafeBytes({ NotificationRules.checkDeviceToken($0) }) {
                 throw UsageError("invalid device token '\(token)': \(v.message)")
             }
-        }
-    }
-
-    /// Reads a key or a .p12 into memory that is cleared when freed.
-    private func readSecretFile(_ path: String, what: String, limit: Int) throws(UsageError) -> SecretBytes {
-        do throws(FileBytes.ReadError) {
-            return try FileBytes.readSecret(path: path, limit: limit)
-        } catch {
-            throw UsageError("cannot read \(what) \(path): \(error.description)")
         }
     }
 
@@ -304,7 +262,7 @@ private struct SendRequest {
         }
         let shared = (topic: CBytes(topic), payload: CBytes(payload),
                       collapseID: collapseID.map(CBytes.init), apnsID: apnsID.map(CBytes.init))
-        var printer = OutcomePrinter(tokens: tokens, json: json)
+        var printer = OutcomePrinter(tokens: tokens, json: json, label: channel == nil ? "token" : "channel")
         var sent = 0
         var results = [push_result](repeating: push_result(), count: 64)
 
@@ -327,7 +285,11 @@ private struct SendRequest {
                 n.expiration = expiration
             }
             n.tag = UInt64(i)
-            (n.device_token, n.device_token_len) = tokenBytes.argument
+            if channel == nil {
+                (n.device_token, n.device_token_len) = tokenBytes.argument
+            } else {
+                (n.channel_id, n.channel_id_len) = tokenBytes.argument
+            }
             (n.topic, n.topic_len) = shared.topic.argument
             (n.payload, n.payload_len) = shared.payload.argument
             if let c = shared.collapseID { (n.collapse_id, n.collapse_id_len) = c.argument }
@@ -354,14 +316,17 @@ private struct SendRequest {
 private struct OutcomePrinter {
     let tokens: [String]
     let json: Bool
+    /// What `tokens` hold, as the JSON key: "token", or "channel" for a broadcast.
+    let label: String
     private(set) var printed = 0
     private(set) var accepted = 0
     private(set) var rejected = 0
     private(set) var failed = 0
 
-    init(tokens: [String], json: Bool) {
+    init(tokens: [String], json: Bool, label: String) {
         self.tokens = tokens
         self.json = json
+        self.label = label
     }
 
     mutating func print(_ r: push_result) {
@@ -378,12 +343,12 @@ private struct OutcomePrinter {
         let reason = reasonCode == .unknown && !detail.isEmpty ? detail : reasonCode.text
         let apnsID = cString(r.apns_id)
         if json {
-            var line = "{\"token\":\(quoted(token)),\"outcome\":\"\(outcome)\",\"status\":\(r.status),\"reason\":\(quoted(reason))"
-            line += ",\"apns_id\":\(quoted(apnsID))"
+            var line = "{\"\(label)\":\(jsonQuoted(token)),\"outcome\":\"\(outcome)\",\"status\":\(r.status),\"reason\":\(jsonQuoted(reason))"
+            line += ",\"apns_id\":\(jsonQuoted(apnsID))"
             let uniqueID = cString(r.unique_id)
-            if !uniqueID.isEmpty { line += ",\"unique_id\":\(quoted(uniqueID))" }
+            if !uniqueID.isEmpty { line += ",\"unique_id\":\(jsonQuoted(uniqueID))" }
             if r.timestamp_ms != 0 { line += ",\"timestamp_ms\":\(r.timestamp_ms)" }
-            if !detail.isEmpty && detail != reason { line += ",\"detail\":\(quoted(detail))" }
+            if !detail.isEmpty && detail != reason { line += ",\"detail\":\(jsonQuoted(detail))" }
             line += ",\"attempts\":\(r.attempts),\"latency_us\":\(r.latency_us)}"
             Console.out(line)
         } else {
@@ -398,7 +363,7 @@ private struct OutcomePrinter {
         printed += 1
         failed += 1
         if json {
-            Console.out("{\"token\":\(quoted(token)),\"outcome\":\"FAILED\",\"status\":0,\"reason\":\"\",\"apns_id\":\"\",\"detail\":\(quoted(error.description))}")
+            Console.out("{\"\(label)\":\(jsonQuoted(token)),\"outcome\":\"FAILED\",\"status\":0,\"reason\":\"\",\"apns_id\":\"\",\"detail\":\(jsonQuoted(error.description))}")
         } else {
             Console.out("\(token) FAILED 0 - apns-id=- (\(error.description))")
         }
@@ -418,25 +383,6 @@ private struct OutcomePrinter {
             let n = raw.firstIndex(of: 0) ?? raw.count
             return String(decoding: raw.prefix(n), as: UTF8.self)
         }
-    }
-
-    /// A JSON string literal (reasons, tokens and ids are short and mostly ASCII).
-    private func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            case _ where u.value < 0x20:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -15,14 +15,19 @@ struct Subcommand: Sendable {
     let notes: String
     /// Runs with the parsed options; returns the exit status.
     let run: @Sendable (ParsedArguments) throws(UsageError) -> Int32
+    /// The words that may follow the name (`channels create`), given to `run` as
+    /// `ParsedArguments.action`; empty for commands without them.
+    var actions: [String] = []
 
     /// Every subcommand, in the order `--help` lists them.
     static let all: [Subcommand] = [SendCommand.subcommand, BenchCommand.subcommand, MockCommand.subcommand, JWTCommand.subcommand,
-                                   WorkerCommand.subcommand, EnqueueCommand.subcommand, OutcomesCommand.subcommand]
+                                   WorkerCommand.subcommand, EnqueueCommand.subcommand, OutcomesCommand.subcommand,
+                                   ChannelsCommand.subcommand]
 
     /// The usage text for this subcommand.
     var usage: String {
-        var s = "usage: swiftpush \(name) [options]\n\n\(summary)\n\noptions:\n"
+        let words = actions.isEmpty ? "" : " " + actions.joined(separator: "|")
+        var s = "usage: swiftpush \(name)\(words) [options]\n\n\(summary)\n\noptions:\n"
         let rows = options.map { o -> (String, String) in
             var left = "  --\(o.name)"
             if let v = o.valueName { left += " \(v)" }

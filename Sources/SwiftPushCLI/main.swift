@@ -20,7 +20,17 @@ guard let command = Subcommand.all.first(where: { $0.name == word }) else {
     exit(2)
 }
 do throws(UsageError) {
-    let parsed = try ParsedArguments.parse(arguments.dropFirst(), specs: command.options)
+    var rest = arguments.dropFirst()
+    var action: String?
+    if !command.actions.isEmpty, let word = rest.first, !word.hasPrefix("-") {
+        guard command.actions.contains(word) else {
+            throw UsageError("unknown action '\(word)' (one of: \(command.actions.joined(separator: ", ")))")
+        }
+        action = word
+        rest = rest.dropFirst()
+    }
+    var parsed = try ParsedArguments.parse(rest, specs: command.options)
+    parsed.action = action
     if parsed.has("help") {
         Console.out(command.usage)
         exit(0)

@@ -12,7 +12,8 @@ enum H2Probe {
     enum Step {
         /// Opens `count` request streams at once, without reading; `force` ignores the
         /// server's MAX_CONCURRENT_STREAMS.
-        case send(path: String, headers: [(String, String)], body: String = TestPKI.payload, count: Int = 1, force: Bool = false)
+        case send(path: String, headers: [(String, String)], body: String = TestPKI.payload, count: Int = 1, force: Bool = false,
+                  method: String = "POST")
         /// Reads until the totals are reached, or `timeout` seconds pass.
         case wait(answers: Int = 0, settings: Int = 0, goaway: Bool = false, closed: Bool = false, pingAcks: Int = 0,
                   timeout: Double = 5)
@@ -23,8 +24,9 @@ enum H2Probe {
 
         var json: [String: Any] {
             switch self {
-            case let .send(path, headers, body, count, force):
-                return ["send": ["path": path, "headers": headers.map { [$0.0, $0.1] }, "body": body, "count": count, "force": force]]
+            case let .send(path, headers, body, count, force, method):
+                return ["send": ["path": path, "headers": headers.map { [$0.0, $0.1] }, "body": body, "count": count, "force": force,
+                                 "method": method]]
             case let .wait(answers, settings, goaway, closed, pingAcks, timeout):
                 return ["await": ["answers": answers, "settings": settings, "goaway": goaway, "closed": closed,
                                   "ping_acks": pingAcks, "timeout": timeout]]

@@ -92,11 +92,12 @@ struct PayloadBuilderTests {
         b.dismissalDate = 1_700_003_600
         b.attributesType = "MatchAttributes"
         b.attributes = try .init(#"{"home":"A","away":"B"}"#)
+        b.title = "Kick-off"
         let json = text(try b.build(for: .liveactivity))
         // Raw values keep their spelling (1.50, \u00e9, inner spaces); only the outer whitespace goes.
         #expect(json.contains(#""content-state":{"score": 1.50, "team":"caf\u00e9"},"#))
         let expected: NSDictionary = ["aps": [
-            "timestamp": 1_700_000_000, "event": "start", "content-state": ["score": 1.5, "team": "café"],
+            "alert": ["title": "Kick-off"], "timestamp": 1_700_000_000, "event": "start", "content-state": ["score": 1.5, "team": "café"],
             "stale-date": 1_700_000_600, "dismissal-date": 1_700_003_600,
             "attributes-type": "MatchAttributes", "attributes": ["home": "A", "away": "B"],
         ]]
@@ -133,11 +134,13 @@ struct PayloadBuilderTests {
     @Test("The field setters reach the same properties as direct assignment")
     func fieldSetters() throws {
         var b = PayloadBuilder()
-        for field in PayloadBuilder.TextField.allCases where field != .interruptionLevel && field != .event {
+        for field in PayloadBuilder.TextField.allCases where field != .interruptionLevel && field != .event && field != .inputPushChannel {
             try withRaw(Array(field.key.utf8)) { try b.set(field, utf8: $0) }
         }
         try b.set(.interruptionLevel, "critical")
-        try b.set(.event, "end")
+        // A start, so that input-push-token and input-push-channel (start only) may be set too.
+        try b.set(.event, "start")
+        try withRaw(Array("dHN0LXNyY2gtY2hubA==".utf8)) { try b.set(.inputPushChannel, utf8: $0) }
         try withRaw(Array("x".utf8)) { try b.appendLocArg(.title, utf8: $0) }
         b.appendLocArg(.subtitle, "y")
         b.appendLocArg(.body, "z")
@@ -153,8 +156,9 @@ struct PayloadBuilderTests {
             "badge": 1, "sound": "sound", "thread-id": "thread-id", "category": "category",
             "content-available": 1, "mutable-content": 1, "target-content-id": "target-content-id",
             "interruption-level": "critical", "relevance-score": 0.25, "filter-criteria": "filter-criteria",
-            "timestamp": 1, "event": "end", "content-state": ["a": 1], "stale-date": 1, "dismissal-date": 1,
+            "timestamp": 1, "event": "start", "content-state": ["a": 1], "stale-date": 1, "dismissal-date": 1,
             "attributes-type": "attributes-type", "attributes": ["b": 2],
+            "input-push-token": 1, "input-push-channel": "dHN0LXNyY2gtY2hubA==",
         ]]
         #expect(try parsed(b) == expected)
 
@@ -179,10 +183,12 @@ struct PayloadBuilderTests {
             #expect(try parsed(b) == ["aps": ["interruption-level": level]] as NSDictionary)
         }
         b.interruptionLevel = nil
-        for event in ["start", "update", "end"] {
+        for event in ["update", "end"] {
             try b.set(.event, event)
             #expect(try parsed(b) == ["aps": ["event": event]] as NSDictionary)
         }
+        try b.set(.event, "start")
+        #expect(b.event == .start, "a start is built only with its attributes (see liveActivityStart)")
         let before = b
         #expect(throws: PayloadBuilder.Failure(.badPayload,
             #"interruption-level must be passive, active, time-sensitive or critical, got "urgent""#)) {
@@ -425,5 +431,39 @@ struct PayloadBuilderTests {
         #expect(throws: PayloadBuilder.Failure(.payloadTooLarge, "payload is \(overhead + 4080) bytes; the limit is 4096")) { try b.build() }
         b.body = String(repeating: "\u{1}", count: 680) // \u0001 takes 6 bytes
         #expect(throws: PayloadBuilder.Failure(.payloadTooLarge, "payload is \(overhead + 4080) bytes; the limit is 4096")) { try b.build() }
+    }
+
+    @Test("A Live Activity start needs attributes-type, attributes and an alert; input-push-* only on a start")
+    func liveActivityStart() throws {
+        var b = PayloadBuilder()
+        try b.set(.event, "start")
+        #expect(throws: PayloadBuilder.Failure(.badPayload, "a Live Activity start needs attributes-type")) { try b.build(for: .liveactivity) }
+        b.attributesType = "MatchAttributes"
+        #expect(throws: PayloadBuilder.Failure(.badPayload, "a Live Activity start needs attributes")) { try b.build(for: .liveactivity) }
+        b.attributes = try .init(#"{"home":"A"}"#)
+        #expect(throws: PayloadBuilder.Failure(.badPayload, "a Live Activity start needs an alert (title or body)")) {
+            try b.build(for: .liveactivity)
+        }
+        b.body = "Kick-off"
+        try b.set(.inputPushToken, 1)
+        try b.set(.inputPushChannel, "dHN0LXNyY2gtY2hubA==")
+        #expect(text(try b.build(for: .liveactivity)).hasSuffix(#""input-push-token":1,"input-push-channel":"dHN0LXNyY2gtY2hubA=="}}"#))
+        #expect(throws: PayloadBuilder.Failure(.badPayload, "input-push-token must be 0 or 1, got 2")) { try b.set(.inputPushToken, 2) }
+        let before = b
+        #expect(throws: PayloadBuilder.Failure.self) { try b.set(.inputPushChannel, "not a channel") }
+        #expect(b == before, "a refused value leaves the payload unchanged")
+        try b.set(.event, "update")
+        #expect(throws: PayloadBuilder.Failure(.badPayload, "input-push-token belongs to a Live Activity start (event start) only")) {
+            try b.build(for: .liveactivity)
+        }
+        try b.set(.inputPushToken, 0)
+        #expect(throws: PayloadBuilder.Failure(.badPayload, "input-push-channel belongs to a Live Activity start (event start) only")) {
+            try b.build(for: .liveactivity)
+        }
+        try b.set(.inputPushChannel, nil)
+        #expect(!text(try b.build(for: .liveactivity)).contains("input-push"))
+        b.event = nil
+        b.inputPushChannel = "%%%%"
+        #expect(throws: PayloadBuilder.Failure.self) { try b.build() }
     }
 }

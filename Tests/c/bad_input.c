@@ -717,6 +717,92 @@ static void test_payload_builder_and_topic_helper_refuse_bad_input(void) {
     report(__func__);
 }
 
+static void test_channel_functions_refuse_bad_input(void) {
+    ok = 1;
+    push_config_t cfg = good_config();
+    push_channels_t ch = NULL;
+    push_client_t client = good_client();
+    EXPECT(cfg && client, "handles");
+    if (!cfg || !client) { report(__func__); return; }
+    /* open */
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channels_open(NULL, "127.0.0.1", 0, refused_port, &ch, &err));
+    CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_channels_open(cfg, "127.0.0.1", 0, refused_port, NULL, &err), "channels_out");
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channels_open((push_config_t)(void *)client, "127.0.0.1", 0, 1, &ch, &err));
+    CHECK_MSG(PUSH_E_BAD_OPTION, push_channels_open(cfg, NULL, 0, 0, &ch, &err), "no channel management host");
+    CHECK_MSG(PUSH_E_BAD_OPTION, push_channels_open(cfg, "127.0.0.1", 0, 0, &ch, &err), "port");
+    CHECK(PUSH_E_BAD_OPTION, push_channels_open(cfg, "127.0.0.1", 0, 70000, &ch, &err));
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channels_open(cfg, "127.0.0.1", -1, 1, &ch, &err));
+    CHECK(PUSH_E_BAD_OPTION, push_channels_open(cfg, guarded("h", 1), 100000, 1, &ch, &err));
+    EXPECT(ch == NULL, "no handle after refusals");
+    CHECK(PUSH_OK, push_channels_open(cfg, "127.0.0.1", 0, refused_port, &ch, &err));
+    if (!ch) { report(__func__); return; }
+    char id[PUSH_CHANNEL_ID_CAPACITY];
+    ptrdiff_t id_len = 5;
+    int32_t policy = 3;
+    push_channel_result result;
+    memset(&result, 0, sizeof result);
+    push_channel_ids *list = (push_channel_ids *)(void *)&result;
+    const char *good_id = "dHN0LXNyY2gtY2hubA==";
+    /* create */
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channel_create(NULL, "com.example.app", 0, 0, id, sizeof id, &id_len, NULL, 100, &err));
+    EXPECT(id_len == 0, "no id length after a refusal");
+    CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_channel_create((push_channels_t)(void *)client, "a", 0, 0, id, sizeof id, NULL, NULL, 100, &err),
+              "not a push_channels_t");
+    CHECK_MSG(PUSH_E_BAD_TOPIC, push_channel_create(ch, NULL, 0, 0, id, sizeof id, NULL, NULL, 100, &err), "bundle_id is NULL");
+    CHECK(PUSH_E_BAD_TOPIC, push_channel_create(ch, guarded("com", 3), 10000000, 0, id, sizeof id, NULL, NULL, 100, &err));
+    CHECK(PUSH_E_BAD_TOPIC, push_channel_create(ch, "com.example/app", 0, 0, id, sizeof id, NULL, NULL, 100, &err));
+    CHECK(PUSH_E_BAD_TOPIC, push_channel_create(ch, "", 0, 0, id, sizeof id, NULL, NULL, 100, &err));
+    CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_channel_create(ch, "com.example.app", 0, 2, id, sizeof id, NULL, NULL, 100, &err),
+              "storage policy");
+    CHECK_MSG(PUSH_E_BUFFER_TOO_SMALL, push_channel_create(ch, "com.example.app", 0, 0, id, 24, NULL, NULL, 100, &err),
+              "PUSH_CHANNEL_ID_CAPACITY");
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channel_create(ch, "com.example.app", 0, 0, NULL, sizeof id, NULL, NULL, 100, &err));
+    result.struct_size = 8;
+    CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_channel_create(ch, "com.example.app", 0, 0, id, sizeof id, NULL, &result, 100, &err),
+              "struct_size");
+    /* read, delete, list */
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channel_read(NULL, "com.example.app", 0, good_id, 0, &policy, NULL, 100, &err));
+    EXPECT(policy == -1, "no policy after a refusal");
+    CHECK_MSG(PUSH_E_BAD_CHANNEL_ID, push_channel_read(ch, "com.example.app", 0, NULL, 0, &policy, NULL, 100, &err), "NULL");
+    CHECK(PUSH_E_BAD_CHANNEL_ID, push_channel_read(ch, "com.example.app", 0, "abc", 0, &policy, NULL, 100, &err));
+    CHECK(PUSH_E_BAD_CHANNEL_ID, push_channel_read(ch, "com.example.app", 0, "abc?", 0, &policy, NULL, 100, &err));
+    CHECK(PUSH_E_BAD_CHANNEL_ID, push_channel_read(ch, "com.example.app", 0, guarded("abcd", 4), 1 << 20, &policy, NULL, 100, &err));
+    CHECK(PUSH_E_BAD_CHANNEL_ID, push_channel_read(ch, "com.example.app", 0, good_id, -1, &policy, NULL, 100, &err));
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channel_delete(NULL, "com.example.app", 0, good_id, 0, NULL, 100, &err));
+    CHECK(PUSH_E_BAD_CHANNEL_ID, push_channel_delete(ch, "com.example.app", 0, NULL, 0, NULL, 100, &err));
+    CHECK(PUSH_E_BAD_TOPIC, push_channel_delete(ch, "com.example.app.push-type.liveactivity", 0, good_id, 0, NULL, 100, &err));
+    CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_channel_list(ch, "com.example.app", 0, NULL, NULL, 100, &err), "list is NULL");
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channel_list(NULL, "com.example.app", 0, &list, NULL, 100, &err));
+    EXPECT(list == NULL, "no list after a refusal");
+    /* a management host that refuses connections: a clear error, then the back-off */
+    memset(&result, 0, sizeof result);
+    CHECK_MSG(PUSH_E_CONNECT, push_channel_list(ch, "com.example.app", 0, &list, &result, 2000, &err), "cannot connect");
+    EXPECT(result.status == 0 && result.struct_size == sizeof result, "no answer: status 0");
+    CHECK_MSG(PUSH_E_CONNECT, push_channel_list(ch, "com.example.app", 0, &list, &result, 100, &err), "backing off");
+    push_channel_ids_free(NULL);
+    push_channels_free(NULL);
+    push_channels_free((push_channels_t)(void *)client); /* ignored: not a push_channels_t */
+    push_channels_free(ch);
+    /* broadcasts: a channel id length beyond any valid one is refused before it is read */
+    push_notification n;
+    memset(&n, 0, sizeof n);
+    n.struct_size = sizeof n;
+    n.push_type = PUSH_TYPE_LIVEACTIVITY;
+    n.flags = PUSH_NOTIFICATION_HAS_EXPIRATION;
+    n.payload = "{}";
+    n.channel_id = guarded("abcd", 4);
+    n.channel_id_len = 1 << 20;
+    CHECK_MSG(PUSH_E_BAD_CHANNEL_ID, push_client_send(client, &n, 0, &err), "longer than");
+    n.channel_id_len = (size_t)-1;
+    CHECK_MSG(PUSH_E_BAD_CHANNEL_ID, push_client_send(client, &n, 0, &err), "not a length");
+    n.struct_size = 12;
+    CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_client_send(client, &n, 0, &err), "struct_size");
+    push_client_close(client, 0);
+    push_client_free(client);
+    push_config_free(cfg);
+    report(__func__);
+}
+
 int main(void) {
     pki = getenv("SWIFTPUSH_TEST_PKI");
     if (!pki) {
@@ -751,6 +837,7 @@ int main(void) {
     test_handles_of_the_wrong_kind_are_refused();
     test_invalid_notifications_are_refused_with_the_field_named();
     test_payload_builder_and_topic_helper_refuse_bad_input();
+    test_channel_functions_refuse_bad_input();
     close(s);
     printf("bad-input: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -339,6 +339,43 @@ static void test_topics_are_derived_from_bundle_ids(void) {
     report("push_topic_for appends each push type's suffix; mdm and bad bundle ids are refused", ok);
 }
 
+static void test_a_live_activity_start_by_push_with_the_ios18_keys(void) {
+    int ok = 1;
+    push_error err;
+    push_payload_t p = push_payload_new();
+    EXPECT(push_payload_set_int(p, PUSH_PAYLOAD_PUSH_TYPE, PUSH_TYPE_LIVEACTIVITY, &err) == PUSH_OK, "%s", err.message);
+    EXPECT(push_payload_set_string(p, PUSH_PAYLOAD_EVENT, "start", 0, &err) == PUSH_OK, "%s", err.message);
+    EXPECT(push_payload_set_int(p, PUSH_PAYLOAD_TIMESTAMP, 1700000000, &err) == PUSH_OK, "%s", err.message);
+    EXPECT(push_payload_set_int(p, PUSH_PAYLOAD_INPUT_PUSH_TOKEN, 1, &err) == PUSH_OK, "%s", err.message);
+    EXPECT(push_payload_set_string(p, PUSH_PAYLOAD_INPUT_PUSH_CHANNEL, "dHN0LXNyY2gtY2hubA==", 0, &err) == PUSH_OK, "%s",
+           err.message);
+    int32_t rc;
+    build(p, &rc, &err);
+    EXPECT(rc == PUSH_E_BAD_PAYLOAD && strstr(err.message, "attributes-type"), "a start without attributes-type: %s", err.message);
+    EXPECT(push_payload_set_string(p, PUSH_PAYLOAD_ATTRIBUTES_TYPE, "MatchAttributes", 0, &err) == PUSH_OK, "%s", err.message);
+    build(p, &rc, &err);
+    EXPECT(rc == PUSH_E_BAD_PAYLOAD && strstr(err.message, "needs attributes"), "without attributes: %s", err.message);
+    EXPECT(push_payload_set_raw(p, PUSH_PAYLOAD_ATTRIBUTES, "{\"home\":\"A\"}", 0, &err) == PUSH_OK, "%s", err.message);
+    build(p, &rc, &err);
+    EXPECT(rc == PUSH_E_BAD_PAYLOAD && strstr(err.message, "alert"), "without an alert: %s", err.message);
+    EXPECT(push_payload_set_string(p, PUSH_PAYLOAD_ALERT_TITLE, "Kick-off", 0, &err) == PUSH_OK, "%s", err.message);
+    BUILDS_TO(p, "{\"aps\":{\"alert\":{\"title\":\"Kick-off\"},\"timestamp\":1700000000,\"event\":\"start\","
+                 "\"attributes-type\":\"MatchAttributes\",\"attributes\":{\"home\":\"A\"},\"input-push-token\":1,"
+                 "\"input-push-channel\":\"dHN0LXNyY2gtY2hubA==\"}}");
+    EXPECT(push_payload_set_string(p, PUSH_PAYLOAD_INPUT_PUSH_CHANNEL, "not a channel", 0, &err) == PUSH_E_BAD_PAYLOAD,
+           "a channel id that is not base64");
+    EXPECT(push_payload_set_int(p, PUSH_PAYLOAD_INPUT_PUSH_TOKEN, 2, &err) == PUSH_E_BAD_PAYLOAD, "input-push-token 2");
+    EXPECT(push_payload_set_string(p, PUSH_PAYLOAD_EVENT, "update", 0, &err) == PUSH_OK, "%s", err.message);
+    build(p, &rc, &err);
+    EXPECT(rc == PUSH_E_BAD_PAYLOAD && strstr(err.message, "start"), "input-push-* on an update: %s", err.message);
+    EXPECT(push_payload_clear(p, PUSH_PAYLOAD_INPUT_PUSH_TOKEN, &err) == PUSH_OK, "%s", err.message);
+    EXPECT(push_payload_clear(p, PUSH_PAYLOAD_INPUT_PUSH_CHANNEL, &err) == PUSH_OK, "%s", err.message);
+    build(p, &rc, &err);
+    EXPECT(rc == PUSH_OK, "an update without them builds: %s", err.message);
+    push_payload_free(p);
+    report("a Live Activity start by push is checked, with the iOS 18 input-push-token and input-push-channel", ok);
+}
+
 int main(void) {
     test_an_empty_payload_builds_to_an_empty_aps();
     test_every_string_field_lands_under_its_key();
@@ -350,6 +387,7 @@ int main(void) {
     test_build_reports_the_size_and_refuses_small_buffers();
     test_the_push_types_size_limit_is_enforced();
     test_topics_are_derived_from_bundle_ids();
+    test_a_live_activity_start_by_push_with_the_ios18_keys();
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

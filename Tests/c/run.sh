@@ -17,6 +17,21 @@ untrusted=$MOCK_PORT
 
 SWIFTPUSH_TEST_PKI=$pki SWIFTPUSH_TEST_PORT=$trusted SWIFTPUSH_TEST_UNTRUSTED_PORT=$untrusted "$out/abi_e2e"
 
+# Broadcast push: channel management on the mock's second listener, broadcasts on its first.
+build_c "$build" Tests/c/broadcast_e2e.c "$out/broadcast_e2e"
+mock_start broadcast "$build/swiftpush-cli" "$pki" --channel-port-file "$out/channel-port" --channel-limit 3 \
+  --broadcast-disabled com.example.disabled
+SWIFTPUSH_TEST_PKI=$pki SWIFTPUSH_TEST_PORT=$MOCK_PORT SWIFTPUSH_TEST_CHANNEL_PORT=$(cat "$out/channel-port") "$out/broadcast_e2e"
+# The README's broadcast example in C, exactly as written there, against the same mock.
+python3 scripts/readme-block.py README.md "Broadcast push" c > "$out/readme_broadcast.c"
+build_c "$build" "$out/readme_broadcast.c" "$out/readme_broadcast"
+mkdir -p "$out/readme-broadcast" && cp "$pki/AuthKey_TESTKEY001.p8" "$out/readme-broadcast/"
+(cd "$out/readme-broadcast" && APNS_HOST=localhost APNS_PORT=$MOCK_PORT APNS_CA_FILE=$pki/ca.pem APNS_CHANNEL_HOST=localhost \
+  APNS_CHANNEL_PORT=$(cat "$out/channel-port") "$out/readme_broadcast") > "$out/readme-broadcast.txt"
+grep -qE '^1 200 [0-9a-f-]{36}$' "$out/readme-broadcast.txt" \
+  || { cat "$out/readme-broadcast.txt"; echo "FAILED: the README's broadcast example in C"; exit 1; }
+echo "ok: the README's broadcast example in C created a channel and broadcast to it: $(cat "$out/readme-broadcast.txt")"
+
 # The payload builder and the topic helper through the C ABI (no server needed).
 build_c "$build" Tests/c/payload_test.c "$out/payload_test"
 "$out/payload_test"

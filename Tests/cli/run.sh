@@ -143,4 +143,6 @@ if "$cli" bench --help > "$out/stdout" 2>&1 && grep -q -- "--h2load" "$out/stdou
 then ok "$name"; else bad "$name"; fi
 
 echo "cli: $pass passed, $fail failed"
+# Broadcast push: channels and send --channel, against a mock with a management listener.
+bash Tests/cli/broadcast.sh "$build" || fail=$((fail + 1))
 [ "$fail" -eq 0 ]

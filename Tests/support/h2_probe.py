@@ -7,7 +7,8 @@ connection) or that reports every frame it gets (SETTINGS values, GOAWAY debug d
 
 Usage: h2_probe.py < scenario.json    prints one JSON object: {"events": [...]}
 Scenario: {"port": N, "cert": FILE?, "key": FILE?, "steps": [STEP, ...]}
-  {"send": {"path": P, "headers": [[name, value], ...], "body": TEXT, "count": N, "force": BOOL}}
+  {"send": {"path": P, "headers": [[name, value], ...], "body": TEXT, "count": N, "force": BOOL,
+            "method": M (default POST)}}
       opens N request streams back to back without reading, written at once; "force" ignores
       the server's MAX_CONCURRENT_STREAMS (to provoke a violation)
   {"await": {"answers": N, "settings": N, "goaway": true, "closed": true, "ping_acks": N,
@@ -90,7 +91,7 @@ class Probe:
             self.events.append({"type": "closed"})
 
     def send(self, step):
-        headers = [(":method", "POST"), (":scheme", "https"), (":authority", "localhost"),
+        headers = [(":method", step.get("method", "POST")), (":scheme", "https"), (":authority", "localhost"),
                    (":path", step["path"])] + [tuple(h) for h in step.get("headers", [])]
         body = step.get("body", "").encode()
         for _ in range(step.get("count", 1)):

@@ -19,6 +19,7 @@ _logging.getLogger("swiftpush").addHandler(_logging.NullHandler())
 
 from ._errors import (
     CallbackError,
+    ChannelRejected,
     Closed,
     ConfigError,
     ConnectError,
@@ -34,6 +35,7 @@ from ._errors import (
 )
 from ._ffi import version as library_version
 from ._tables import ConnectionState, Environment, Option, Outcome, PayloadField, Priority, PushType, Reason, Status
+from .channels import ChannelInfo, StoragePolicy
 from .client import BATCH_SIZE, Client, ConnectionStats, Notification, Result, Stats
 from .payload import Payload, topic_for
 
@@ -42,6 +44,8 @@ __version__ = "0.1.0"
 __all__ = [
     "BATCH_SIZE",
     "CallbackError",
+    "ChannelInfo",
+    "ChannelRejected",
     "Client",
     "Closed",
     "ConfigError",
@@ -66,6 +70,7 @@ __all__ = [
     "Result",
     "Stats",
     "Status",
+    "StoragePolicy",
     "SwiftPushError",
     "Timeout",
     "TLSError",

@@ -73,6 +73,20 @@ class InvalidNotification(SwiftPushError, ValueError):
     `accepted` notifications before it were queued."""
 
 
+class ChannelRejected(SwiftPushError):
+    """PUSH_E_REJECTED: APNs refused a channel management request. `status` is the HTTP status,
+    `reason` the Reason (CHANNEL_NOT_REGISTERED, CANNOT_CREATE_CHANNEL_CONFIG,
+    FEATURE_NOT_ENABLED, ...), `reason_text` APNs's text and `request_id` the answer's
+    apns-request-id."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(code, message)
+        self.status: int = 0
+        self.reason: int = 0
+        self.reason_text: str = ""
+        self.request_id: str = ""
+
+
 class InternalError(SwiftPushError):
     """PUSH_E_INTERNAL_ERROR: a bug in the library."""
 
@@ -108,6 +122,7 @@ _BY_STATUS: Dict[int, Type[SwiftPushError]] = {
     Status.KEY: CredentialsError,
     Status.TLS: TLSError,
     Status.CONNECT: ConnectError,
+    Status.REJECTED: ChannelRejected,
     Status.INTERNAL_ERROR: InternalError,
 }
 _BY_STATUS.update({code: InvalidNotification for code in VALIDATION_STATUSES})

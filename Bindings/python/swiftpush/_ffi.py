@@ -56,6 +56,8 @@ class PushNotification(Structure):
         ("collapse_id_len", c_size_t),
         ("apns_id", c_char_p),
         ("apns_id_len", c_size_t),
+        ("channel_id", c_char_p),
+        ("channel_id_len", c_size_t),
     ]
 
 
@@ -111,17 +113,37 @@ class PushStats(Structure):
 
 
 #: push_notification packed in one go by struct (native sizes and alignment, like the C compiler):
-#: struct_size, push_type, priority, flags, expiration, tag, then five (pointer, length) pairs.
-NOTIFICATION_RECORD = struct.Struct("@IiiIqQ" + "PN" * 5)
+#: struct_size, push_type, priority, flags, expiration, tag, then six (pointer, length) pairs.
+NOTIFICATION_RECORD = struct.Struct("@IiiIqQ" + "PN" * 6)
 #: push_result unpacked in one go: the fields of PushResult in order.
 RESULT_RECORD = struct.Struct("@IiiiQqqII40s40s128s")
 
 assert NOTIFICATION_RECORD.size == ctypes.sizeof(PushNotification), "push_notification layout"
+
+
+class PushChannelResult(Structure):
+    """push_channel_result: what APNs answered to a channel management call."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("status", c_int32),
+        ("reason", c_int32),
+        ("storage_policy", c_int32),
+        ("request_id", c_char * 40),
+        ("reason_text", c_char * 128),
+    ]
+
+
+class PushChannelIds(Structure):
+    """push_channel_ids: an app's channel ids, allocated by push_channel_list."""
+
+    _fields_ = [("count", c_size_t), ("ids", POINTER(c_char_p))]
 assert RESULT_RECORD.size == ctypes.sizeof(PushResult), "push_result layout"
 
 push_client_t = c_void_p
 push_config_t = c_void_p
 push_payload_t = c_void_p
+push_channels_t = c_void_p
 
 #: push_result_callback: (user_data, results, count). `results` comes as a plain address (an
 #: int: no pointer object to build per call), read with ctypes.string_at during the call.
@@ -198,6 +220,34 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any], Optional[Callable[..., Any]]]] = {
     "push_payload_set_custom": (
         c_int32, [push_payload_t, c_char_p, c_ssize_t, c_char_p, c_ssize_t, _P(PushError)], _check_status),
     "push_payload_clear": (c_int32, [push_payload_t, c_int32, _P(PushError)], _check_status),
+    # Channel management: not checked here (swiftpush.channels turns PUSH_E_REJECTED into
+    # ChannelRejected with the answer's status and reason).
+    "push_channels_open": (
+        c_int32, [push_config_t, c_char_p, c_ssize_t, c_int32, _P(push_channels_t), _P(PushError)], None),
+    "push_channels_free": (None, [push_channels_t], None),
+    "push_channel_create": (
+        c_int32,
+        [push_channels_t, c_char_p, c_ssize_t, c_int32, c_void_p, c_ssize_t, _P(c_ssize_t), _P(PushChannelResult),
+         c_int32, _P(PushError)],
+        None,
+    ),
+    "push_channel_read": (
+        c_int32,
+        [push_channels_t, c_char_p, c_ssize_t, c_char_p, c_ssize_t, _P(c_int32), _P(PushChannelResult), c_int32,
+         _P(PushError)],
+        None,
+    ),
+    "push_channel_delete": (
+        c_int32,
+        [push_channels_t, c_char_p, c_ssize_t, c_char_p, c_ssize_t, _P(PushChannelResult), c_int32, _P(PushError)],
+        None,
+    ),
+    "push_channel_list": (
+        c_int32,
+        [push_channels_t, c_char_p, c_ssize_t, _P(_P(PushChannelIds)), _P(PushChannelResult), c_int32, _P(PushError)],
+        None,
+    ),
+    "push_channel_ids_free": (None, [_P(PushChannelIds)], None),
     # Not checked: PUSH_E_BUFFER_TOO_SMALL is how build reports the size it needs.
     "push_payload_build": (c_int32, [push_payload_t, c_void_p, c_ssize_t, _P(c_ssize_t), _P(PushError)], None),
 }
@@ -247,6 +297,13 @@ def declare(lib: ctypes.CDLL, table: Dict[str, Tuple[Any, Sequence[Any], Optiona
 
 
 lib = _load()
+
+
+def timeout_ms(seconds: Optional[float]) -> int:
+    """A timeout in seconds as the C ABI's milliseconds (None: -1, no limit)."""
+    if seconds is None:
+        return -1
+    return max(0, min(int(seconds * 1000), 2**31 - 1))
 
 
 def strerror(code: int) -> str:

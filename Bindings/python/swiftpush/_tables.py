@@ -54,6 +54,10 @@ class Status(enum.IntEnum):
     BUFFER_TOO_SMALL = -19
     #: internal error
     INTERNAL_ERROR = -99
+    #: invalid channel id
+    BAD_CHANNEL_ID = -20
+    #: rejected by APNs (see the result's status and reason)
+    REJECTED = -21
 
     @property
     def message(self) -> str:
@@ -88,6 +92,8 @@ _STATUS_MESSAGES: Dict[int, str] = {
     -18: 'invalid expiration',
     -19: 'output buffer too small',
     -99: 'internal error',
+    -20: 'invalid channel id',
+    -21: "rejected by APNs (see the result's status and reason)",
 }
 
 #: The codes with which a send refuses an invalid notification.
@@ -101,6 +107,7 @@ VALIDATION_STATUSES: FrozenSet[Status] = frozenset({
     Status.BAD_COLLAPSE_ID,
     Status.BAD_APNS_ID,
     Status.BAD_EXPIRATION,
+    Status.BAD_CHANNEL_ID,
 })
 
 
@@ -193,6 +200,24 @@ class Reason(enum.IntEnum):
     TLS_FAILED = 39
     #: 0 (unknown): The HTTP/2 stream failed with a protocol error.
     PROTOCOL_ERROR = 40
+    #: 400 (never): Broadcast push is not enabled for this app (bundle id).
+    FEATURE_NOT_ENABLED = 41
+    #: 400 (never): The apns-channel-id header is missing.
+    MISSING_CHANNEL_ID = 42
+    #: 400 (never): The apns-channel-id value is not a valid channel id.
+    BAD_CHANNEL_ID = 43
+    #: 400 (never): The channel does not exist (never created, deleted, or of the other environment).
+    CHANNEL_NOT_REGISTERED = 44
+    #: 400 (never): The channel management request has invalid parameters.
+    BAD_REQUEST_PARAMS = 45
+    #: 400 (never): The channel management request body is invalid.
+    BAD_REQUEST_PAYLOAD = 46
+    #: 400 (never): The apns-push-type header is missing and required (broadcasts and channels).
+    MISSING_PUSH_TYPE = 47
+    #: 400 (never): The app has reached its limit of channels (10,000 per environment).
+    CANNOT_CREATE_CHANNEL_CONFIG = 48
+    #: 403 (never): The channel belongs to another app (bundle id) than the request names.
+    TOPIC_MISMATCH = 49
     #: A reason APNs sent that is not in the table.
     UNKNOWN = 1000
 
@@ -264,6 +289,15 @@ _REASON_INFO: Dict[int, Tuple[str, int, str, str]] = {
     38: ('ConnectFailed', 0, 'local', 'No connection to the APNs host could be established.'),
     39: ('TLSFailed', 0, 'local', 'The TLS handshake failed (certificate, host name, protocol or ALPN).'),
     40: ('ProtocolError', 0, 'unknown', 'The HTTP/2 stream failed with a protocol error.'),
+    41: ('FeatureNotEnabled', 400, 'never', 'Broadcast push is not enabled for this app (bundle id).'),
+    42: ('MissingChannelId', 400, 'never', 'The apns-channel-id header is missing.'),
+    43: ('BadChannelId', 400, 'never', 'The apns-channel-id value is not a valid channel id.'),
+    44: ('ChannelNotRegistered', 400, 'never', 'The channel does not exist (never created, deleted, or of the other environment).'),
+    45: ('BadRequestParams', 400, 'never', 'The channel management request has invalid parameters.'),
+    46: ('BadRequestPayload', 400, 'never', 'The channel management request body is invalid.'),
+    47: ('MissingPushType', 400, 'never', 'The apns-push-type header is missing and required (broadcasts and channels).'),
+    48: ('CannotCreateChannelConfig', 400, 'never', 'The app has reached its limit of channels (10,000 per environment).'),
+    49: ('TopicMismatch', 403, 'never', 'The channel belongs to another app (bundle id) than the request names.'),
     1000: ("Unknown", 0, "never", "A reason that is not in the table."),
 }
 _REASON_BY_TEXT: Dict[str, Reason] = {info[0]: Reason(value) for value, info in _REASON_INFO.items() if value}
@@ -528,6 +562,8 @@ class PayloadField(enum.IntEnum):
     EVENT = 14
     #: string: aps.attributes-type (Live Activity start)
     ATTRIBUTES_TYPE = 15
+    #: string: aps.input-push-channel (iOS 18, Live Activity start): the channel id (base64) the new activity subscribes to
+    INPUT_PUSH_CHANNEL = 16
     #: loc_arg: aps.alert.title-loc-args (needs the title loc key)
     ALERT_TITLE_LOC_ARGS = 20
     #: loc_arg: aps.alert.subtitle-loc-args (needs the subtitle loc key)
@@ -548,6 +584,8 @@ class PayloadField(enum.IntEnum):
     DISMISSAL_DATE = 35
     #: int: not a key: the PUSH_TYPE_* whose size limit push_payload_build enforces (default PUSH_TYPE_ALERT: 4096 bytes; voip 5120)
     PUSH_TYPE = 36
+    #: int: aps.input-push-token (iOS 18, Live Activity start): 1, or 0 for absent; the new activity reports its own update token
+    INPUT_PUSH_TOKEN = 37
     #: double: aps.relevance-score, 0 to 1
     RELEVANCE_SCORE = 40
     #: raw: aps.content-state (Live Activity)
@@ -577,6 +615,7 @@ _PAYLOAD_FIELD_KIND: Dict[int, str] = {
     13: 'string',
     14: 'string',
     15: 'string',
+    16: 'string',
     20: 'loc_arg',
     21: 'loc_arg',
     22: 'loc_arg',
@@ -587,6 +626,7 @@ _PAYLOAD_FIELD_KIND: Dict[int, str] = {
     34: 'int',
     35: 'int',
     36: 'int',
+    37: 'int',
     40: 'double',
     50: 'raw',
     51: 'raw',
@@ -596,5 +636,5 @@ _PAYLOAD_FIELD_KIND: Dict[int, str] = {
 # push_notification.flags
 NOTIFICATION_HAS_EXPIRATION = 1  # push_notification.expiration is set (otherwise no apns-expiration header is sent).
 
-REASON_TABLE_COUNT = 40
+REASON_TABLE_COUNT = 49
 PUSH_TYPE_COUNT = 11

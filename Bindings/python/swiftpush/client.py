@@ -20,7 +20,9 @@ from typing import Any, AsyncIterator, Callable, Iterable, Iterator, List, Mappi
 from . import _ffi
 from ._errors import CallbackError, InvalidArgument, InvalidNotification, OutOfMemory, QueueFull, SwiftPushError, Timeout
 from ._ffi import NOTIFICATION_RECORD, RESULT_RECORD, PushError, PushNotification, PushResult, PushStats, lib
+from ._ffi import timeout_ms as _ms
 from ._tables import NOTIFICATION_HAS_EXPIRATION, ConnectionState, Option, Outcome, PushType, Reason, Status
+from .channels import ChannelMethods, _Channels
 from .payload import Payload
 
 Token = Union[str, bytes]
@@ -50,9 +52,12 @@ class Notification:
     is), or a dict (serialized compactly). topic: None for the client's default. expiration:
     None (no apns-expiration), UNIX seconds (0: try once), a datetime, or a timedelta from now.
     tag: your 64-bit value echoed in the Result; None for the client's next automatic tag.
+    channel_id: makes it a broadcast (iOS 18 Live Activities, see Client.broadcast): token None,
+    topic the app's bundle id (None: the client's default), push_type LIVEACTIVITY, expiration
+    required (0 on a channel that stores no message).
     """
 
-    token: Token
+    token: Optional[Token]
     payload: PayloadLike
     topic: Optional[str] = None
     push_type: Union[PushType, int, str] = PushType.ALERT
@@ -61,6 +66,7 @@ class Notification:
     collapse_id: Optional[str] = None
     apns_id: Optional[str] = None
     tag: Optional[int] = None
+    channel_id: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -274,13 +280,6 @@ def _close_at_exit() -> None:
         lib.push_client_close(client._handle, 0)
 
 
-def _ms(seconds: Optional[float]) -> int:
-    """A timeout in seconds as the C ABI's milliseconds (None: -1, no limit)."""
-    if seconds is None:
-        return -1
-    return max(0, min(int(seconds * 1000), 2**31 - 1))
-
-
 class _Deadline:
     """A timeout (None: no limit) cut into slices of at most _WAIT_SLICE."""
 
@@ -298,7 +297,9 @@ class _Deadline:
         return self.end is not None and time.monotonic() >= self.end
 
 
-def _token_bytes(token: Token) -> bytes:
+def _token_bytes(token: Optional[Token]) -> Optional[bytes]:
+    if token is None:
+        return None  # absent: a broadcast has none
     if type(token) is str:
         return token.encode("utf-8")
     if isinstance(token, (bytes, bytearray, memoryview)):
@@ -348,8 +349,10 @@ def _expiration(value: Expiration) -> Tuple[int, int]:
     return NOTIFICATION_HAS_EXPIRATION, int(value)
 
 
-# One notification ready to pack: the five strings (None: absent) and the scalar fields.
-_Row = Tuple[bytes, Optional[bytes], bytes, Optional[bytes], Optional[bytes], int, int, int, int, int]
+# One notification ready to pack: token, topic, payload, collapse id, apns-id (None: absent),
+# the scalar fields (push type, priority, flags, expiration, tag), then the channel id.
+_Row = Tuple[Optional[bytes], Optional[bytes], bytes, Optional[bytes], Optional[bytes], int, int, int, int, int,
+             Optional[bytes]]
 
 
 #: The numeric fields of a row as push_notification holds them: (name, row index, range).
@@ -394,7 +397,9 @@ class _Packer:
         last_payload: Optional[bytes] = None
         last_payload_at = 0
         for token, topic, payload, collapse_id, apns_id, *_ in rows:
-            if token:
+            if token is None:
+                t = -1
+            elif token:
                 t = len(blob)
                 blob += token
             else:
@@ -431,20 +436,29 @@ class _Packer:
                 blob += apns_id
             else:
                 a = 0
-            append((t, tp, p, c, a))
+            channel = rows[len(offsets)][10]
+            if channel is None:
+                ch = -1
+            elif channel:
+                ch = len(blob)
+                blob += channel
+            else:
+                ch = 0
+            append((t, tp, p, c, a, ch))
         view = (ctypes.c_char * len(blob)).from_buffer(blob)
         base = ctypes.addressof(view)
         records = bytearray(n * _NOTIFICATION_SIZE)
         pack = NOTIFICATION_RECORD.pack_into
         size = _NOTIFICATION_SIZE
         at = 0
-        for (token, topic, payload, collapse_id, apns_id, ptype, prio, flags, exp, tag), (t, tp, p, c, a) in zip(rows, offsets):
+        for (token, topic, payload, collapse_id, apns_id, ptype, prio, flags, exp, tag, channel), (t, tp, p, c, a, ch) in zip(rows, offsets):
             pack(records, at, size, ptype, prio, flags, exp, tag,
-                 base + t, len(token),
+                 base + t if t >= 0 else 0, len(token) if t >= 0 else 0,
                  base + tp if tp >= 0 else 0, len(topic) if tp >= 0 else 0,
                  base + p, len(payload),
                  base + c if c >= 0 else 0, len(collapse_id) if c >= 0 else 0,
-                 base + a if a >= 0 else 0, len(apns_id) if a >= 0 else 0)
+                 base + a if a >= 0 else 0, len(apns_id) if a >= 0 else 0,
+                 base + ch if ch >= 0 else 0, len(channel) if ch >= 0 else 0)
             at += size
         self.blob = (blob, view)
         self.records = records
@@ -458,7 +472,7 @@ class _Packer:
         return (PushNotification * (self.count - start)).from_buffer(self.records, start * _NOTIFICATION_SIZE)
 
 
-class Client:
+class Client(ChannelMethods):
     """An APNs client: a pool of TLS + HTTP/2 connections, run by the library's own I/O thread.
 
     Keyword arguments are configuration options (see `Option`; each is accepted by its name in
@@ -496,6 +510,8 @@ class Client:
         queue_capacity: Optional[int] = None,
         deadline_ms: Optional[int] = None,
         on_result: Optional[Callable[[List["Result"]], Any]] = None,
+        channel_host: Optional[str] = None,
+        channel_port: Optional[int] = None,
         **options: Any,
     ) -> None:
         if on_result is not None and not callable(on_result):
@@ -540,6 +556,9 @@ class Client:
             if wanted is not None and hasattr(lib, "push_config_set_log_callback"):
                 lib.push_config_set_log_callback(config, _LOG_FUNCTION, None, wanted, err)
             lib.push_client_open(config, ctypes.byref(self._handle), err)
+            # Channel management (create_channel, ...): Apple's management host for this APNs
+            # host, or channel_host:channel_port (a test server's).
+            self._channels = _Channels(config, channel_host, channel_port)
         finally:
             lib.push_config_free(config)
         self._finalizer = weakref.finalize(self, _release, self._handle.value, self._delivery)
@@ -548,13 +567,13 @@ class Client:
 
     # -- sending ---------------------------------------------------------------------------------
 
-    def _row(self, token: Token, payload: PayloadLike, topic: Optional[str], push_type: Union[PushType, int, str],
+    def _row(self, token: Optional[Token], payload: PayloadLike, topic: Optional[str], push_type: Union[PushType, int, str],
              priority: Optional[int], expiration: Expiration, collapse_id: Optional[str], apns_id: Optional[str],
-             tag: Optional[int]) -> _Row:
+             tag: Optional[int], channel_id: Optional[str] = None) -> _Row:
         flags, exp = _expiration(expiration)
         return (_token_bytes(token), _text_bytes(topic), _payload_bytes(payload), _text_bytes(collapse_id),
                 _text_bytes(apns_id), _push_type(push_type), priority or 0, flags, exp,
-                next(self._tags) if tag is None else tag)
+                next(self._tags) if tag is None else tag, _text_bytes(channel_id))
 
     def send(
         self,
@@ -578,6 +597,31 @@ class Client:
         message says what is wrong; the notification gets no result), QueueFull, Closed.
         """
         row = self._row(token, payload, topic, push_type, priority, expiration, collapse_id, apns_id, tag)
+        return self._send_row(row, timeout)
+
+    def broadcast(
+        self,
+        channel_id: str,
+        payload: PayloadLike,
+        *,
+        topic: Optional[str] = None,
+        priority: Optional[int] = None,
+        expiration: Expiration = 0,
+        apns_id: Optional[str] = None,
+        tag: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> int:
+        """Queues a broadcast to a channel (iOS 18 Live Activities: POST /4/broadcasts): the
+        Live Activity update `payload` reaches every device subscribed to `channel_id` (from
+        create_channel). topic: the app's bundle id (None: the client's default topic).
+        expiration: 0 (the default; what a channel that stores no message requires), UNIX
+        seconds, a datetime or a timedelta. Returns the tag; the Result's apns_id is the
+        apns-request-id and unique_id the apns-unique-id. Raises as send()."""
+        row = self._row(None, payload, topic, PushType.LIVEACTIVITY, priority, expiration, None, apns_id, tag,
+                        channel_id)
+        return self._send_row(row, timeout)
+
+    def _send_row(self, row: _Row, timeout: Optional[float]) -> int:
         packer = self._pack([row])
         err = PushError()
         deadline = _Deadline(0 if self._delivery is not None and self._delivery.running_here() else timeout)
@@ -618,13 +662,14 @@ class Client:
                     token = item[0]
                     tb = token.encode("utf-8") if type(token) is str else _token_bytes(token)
                     tag = item[2] if len(item) > 2 else next(tag_counter)
-                    add((tb, None, pb, None, None, 0, 0, 0, 0, tag))
+                    add((tb, None, pb, None, None, 0, 0, 0, 0, tag, None))
                 elif isinstance(item, Notification):
                     add(row(item.token, item.payload, item.topic, item.push_type, item.priority,
-                            item.expiration, item.collapse_id, item.apns_id, item.tag))
+                            item.expiration, item.collapse_id, item.apns_id, item.tag, item.channel_id))
                 elif isinstance(item, Mapping):
-                    add(row(**{"topic": None, "push_type": PushType.ALERT, "priority": None,
-                               "expiration": None, "collapse_id": None, "apns_id": None, "tag": None, **item}))
+                    add(row(**{"token": None, "topic": None, "push_type": PushType.ALERT, "priority": None,
+                               "expiration": None, "collapse_id": None, "apns_id": None, "tag": None,
+                               "channel_id": None, **item}))
                 else:
                     raise TypeError(f"send_many: expected a Notification, dict or (token, payload) tuple, not {type(item).__name__}")
                 if len(rows) == BATCH_SIZE:
@@ -868,6 +913,7 @@ class Client:
                                   "close() called from on_result: it would wait for the thread running it")
         self._closed = True
         lib.push_client_close(self._handle, _ms(drain))
+        self._channels.close()
         if delivery is not None:
             delivery.on_result = None  # see _Delivery: reached through the Client from now on
             self._drained = True

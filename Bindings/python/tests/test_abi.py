@@ -14,7 +14,8 @@ from swiftpush._tables import Option, Reason, Status
 from conftest import ROOT
 
 MIRRORS = {"push_notification": _ffi.PushNotification, "push_result": _ffi.PushResult, "push_error": _ffi.PushError,
-           "push_stats": _ffi.PushStats, "push_connection_stats": _ffi.PushConnectionStats}
+           "push_stats": _ffi.PushStats, "push_connection_stats": _ffi.PushConnectionStats,
+           "push_channel_result": _ffi.PushChannelResult, "push_channel_ids": _ffi.PushChannelIds}
 
 
 def test_records_have_the_sizes_and_offsets_abi_layout_c_asserts() -> None:

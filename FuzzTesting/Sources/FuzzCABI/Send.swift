@@ -83,13 +83,23 @@ func sendOne(_ input: inout FuzzInput, _ session: Session) {
 
 func sendBatch(_ input: inout FuzzInput, _ session: Session) {
     let batch = (0...input.choose(3)).map { _ in FuzzNotification(&input) }
-    var records = batch.map(\.record)
+    // The array's records share the first one's struct_size, which is also their stride
+    // (push_client_send_batch): 0 is the first version, PUSH_NOTIFICATION_SIZE_V1 bytes apart.
+    let size = batch[0].record.struct_size
+    for n in batch { n.record.struct_size = size }
+    let firstVersionSize = MemoryLayout<push_notification>.offset(of: \push_notification.channel_id)!
+    let stride = size == 0 ? firstVersionSize : MemoryLayout<push_notification>.stride
+    let records = UnsafeMutableRawPointer.allocate(byteCount: stride * batch.count, alignment: MemoryLayout<push_notification>.alignment)
+    defer { records.deallocate() }
+    for (i, n) in batch.enumerated() {
+        withUnsafeBytes(of: n.record) { (records + i * stride).copyMemory(from: $0.baseAddress!, byteCount: stride) }
+    }
     var err = push_error()
     var accepted = -1
-    let rc = push_client_send_batch(sharedClient, &records, records.count, 0, &accepted, &err)
+    let rc = push_client_send_batch(sharedClient, records.assumingMemoryBound(to: push_notification.self), batch.count, 0, &accepted, &err)
     checkStatus(rc, err, allowed: sendStatuses, "push_client_send_batch")
-    fuzzRequire((0...records.count).contains(accepted), "accepted \(accepted) of \(records.count)")
-    fuzzRequire((rc == 0) == (accepted == records.count), "status \(rc) with \(accepted) of \(records.count) accepted")
+    fuzzRequire((0...batch.count).contains(accepted), "accepted \(accepted) of \(batch.count)")
+    fuzzRequire((rc == 0) == (accepted == batch.count), "status \(rc) with \(accepted) of \(batch.count) accepted")
     for n in batch.prefix(accepted) { fuzzRequire(n.violations.isEmpty, "the batch accepted a notification that breaks \(n.violations)") }
     if accepted < batch.count { checkAgainstRules(rc, batch[accepted], "push_client_send_batch") }
     if rc == PushStatus.queueFull.rawValue { drainResults(wait: true) }

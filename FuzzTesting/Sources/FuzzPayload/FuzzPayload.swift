@@ -128,6 +128,7 @@ private func stringField(_ b: PayloadBuilder, _ field: PayloadBuilder.TextField)
     case .filterCriteria: return b.filterCriteria
     case .event: return b.event?.rawValue
     case .attributesType: return b.attributesType
+    case .inputPushChannel: return b.inputPushChannel
     }
 }
 

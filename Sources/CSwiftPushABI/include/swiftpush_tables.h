@@ -26,6 +26,8 @@ enum push_status_code {
     PUSH_E_BAD_EXPIRATION = -18, /**< invalid expiration */
     PUSH_E_BUFFER_TOO_SMALL = -19, /**< output buffer too small */
     PUSH_E_INTERNAL_ERROR = -99, /**< internal error */
+    PUSH_E_BAD_CHANNEL_ID = -20, /**< invalid channel id */
+    PUSH_E_REJECTED = -21, /**< rejected by APNs (see the result's status and reason) */
 };
 
 /** Why a notification ended as it did (push_result.reason). Values 1-999 come from the
@@ -74,6 +76,15 @@ enum push_reason {
     PUSH_REASON_CONNECT_FAILED = 38, /**< 0 local: No connection to the APNs host could be established. */
     PUSH_REASON_TLS_FAILED = 39, /**< 0 local: The TLS handshake failed (certificate, host name, protocol or ALPN). */
     PUSH_REASON_PROTOCOL_ERROR = 40, /**< 0 unknown: The HTTP/2 stream failed with a protocol error. */
+    PUSH_REASON_FEATURE_NOT_ENABLED = 41, /**< 400 never: Broadcast push is not enabled for this app (bundle id). */
+    PUSH_REASON_MISSING_CHANNEL_ID = 42, /**< 400 never: The apns-channel-id header is missing. */
+    PUSH_REASON_BAD_CHANNEL_ID = 43, /**< 400 never: The apns-channel-id value is not a valid channel id. */
+    PUSH_REASON_CHANNEL_NOT_REGISTERED = 44, /**< 400 never: The channel does not exist (never created, deleted, or of the other environment). */
+    PUSH_REASON_BAD_REQUEST_PARAMS = 45, /**< 400 never: The channel management request has invalid parameters. */
+    PUSH_REASON_BAD_REQUEST_PAYLOAD = 46, /**< 400 never: The channel management request body is invalid. */
+    PUSH_REASON_MISSING_PUSH_TYPE = 47, /**< 400 never: The apns-push-type header is missing and required (broadcasts and channels). */
+    PUSH_REASON_CANNOT_CREATE_CHANNEL_CONFIG = 48, /**< 400 never: The app has reached its limit of channels (10,000 per environment). */
+    PUSH_REASON_TOPIC_MISMATCH = 49, /**< 403 never: The channel belongs to another app (bundle id) than the request names. */
     PUSH_REASON_UNKNOWN = 1000 /**< a reason APNs sent that is not in the table (see reason_text) */
 };
 
@@ -184,7 +195,7 @@ enum push_option {
     PUSH_OPT_POOL_SHRINK_MS = 29
 };
 
-#define PUSH_REASON_TABLE_COUNT 40
+#define PUSH_REASON_TABLE_COUNT 49
 #define PUSH_TYPE_COUNT 11
 
 #endif

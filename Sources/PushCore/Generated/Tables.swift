@@ -86,6 +86,24 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
     case tlsFailed = 39
     /// 0 (unknown): The HTTP/2 stream failed with a protocol error.
     case protocolError = 40
+    /// 400 (never): Broadcast push is not enabled for this app (bundle id).
+    case featureNotEnabled = 41
+    /// 400 (never): The apns-channel-id header is missing.
+    case missingChannelId = 42
+    /// 400 (never): The apns-channel-id value is not a valid channel id.
+    case badChannelId = 43
+    /// 400 (never): The channel does not exist (never created, deleted, or of the other environment).
+    case channelNotRegistered = 44
+    /// 400 (never): The channel management request has invalid parameters.
+    case badRequestParams = 45
+    /// 400 (never): The channel management request body is invalid.
+    case badRequestPayload = 46
+    /// 400 (never): The apns-push-type header is missing and required (broadcasts and channels).
+    case missingPushType = 47
+    /// 400 (never): The app has reached its limit of channels (10,000 per environment).
+    case cannotCreateChannelConfig = 48
+    /// 403 (never): The channel belongs to another app (bundle id) than the request names.
+    case topicMismatch = 49
     /// A reason APNs sent that is not in the table; its text is kept beside it.
     case unknown = 1000
 
@@ -133,6 +151,15 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .connectFailed: return "ConnectFailed"
         case .tlsFailed: return "TLSFailed"
         case .protocolError: return "ProtocolError"
+        case .featureNotEnabled: return "FeatureNotEnabled"
+        case .missingChannelId: return "MissingChannelId"
+        case .badChannelId: return "BadChannelId"
+        case .channelNotRegistered: return "ChannelNotRegistered"
+        case .badRequestParams: return "BadRequestParams"
+        case .badRequestPayload: return "BadRequestPayload"
+        case .missingPushType: return "MissingPushType"
+        case .cannotCreateChannelConfig: return "CannotCreateChannelConfig"
+        case .topicMismatch: return "TopicMismatch"
         case .unknown: return "Unknown"
         }
     }
@@ -181,6 +208,15 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .connectFailed: return "ConnectFailed"
         case .tlsFailed: return "TLSFailed"
         case .protocolError: return "ProtocolError"
+        case .featureNotEnabled: return "FeatureNotEnabled"
+        case .missingChannelId: return "MissingChannelId"
+        case .badChannelId: return "BadChannelId"
+        case .channelNotRegistered: return "ChannelNotRegistered"
+        case .badRequestParams: return "BadRequestParams"
+        case .badRequestPayload: return "BadRequestPayload"
+        case .missingPushType: return "MissingPushType"
+        case .cannotCreateChannelConfig: return "CannotCreateChannelConfig"
+        case .topicMismatch: return "TopicMismatch"
         case .unknown: return "Unknown"
         }
     }
@@ -229,6 +265,15 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .connectFailed: return 0
         case .tlsFailed: return 0
         case .protocolError: return 0
+        case .featureNotEnabled: return 400
+        case .missingChannelId: return 400
+        case .badChannelId: return 400
+        case .channelNotRegistered: return 400
+        case .badRequestParams: return 400
+        case .badRequestPayload: return 400
+        case .missingPushType: return 400
+        case .cannotCreateChannelConfig: return 400
+        case .topicMismatch: return 403
         case .unknown: return 0
         }
     }
@@ -277,6 +322,15 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .connectFailed: return .local
         case .tlsFailed: return .local
         case .protocolError: return .unknown
+        case .featureNotEnabled: return .never
+        case .missingChannelId: return .never
+        case .badChannelId: return .never
+        case .channelNotRegistered: return .never
+        case .badRequestParams: return .never
+        case .badRequestPayload: return .never
+        case .missingPushType: return .never
+        case .cannotCreateChannelConfig: return .never
+        case .topicMismatch: return .never
         case .unknown: return .never
         }
     }
@@ -325,6 +379,15 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .connectFailed: return "No connection to the APNs host could be established."
         case .tlsFailed: return "The TLS handshake failed (certificate, host name, protocol or ALPN)."
         case .protocolError: return "The HTTP/2 stream failed with a protocol error."
+        case .featureNotEnabled: return "Broadcast push is not enabled for this app (bundle id)."
+        case .missingChannelId: return "The apns-channel-id header is missing."
+        case .badChannelId: return "The apns-channel-id value is not a valid channel id."
+        case .channelNotRegistered: return "The channel does not exist (never created, deleted, or of the other environment)."
+        case .badRequestParams: return "The channel management request has invalid parameters."
+        case .badRequestPayload: return "The channel management request body is invalid."
+        case .missingPushType: return "The apns-push-type header is missing and required (broadcasts and channels)."
+        case .cannotCreateChannelConfig: return "The app has reached its limit of channels (10,000 per environment)."
+        case .topicMismatch: return "The channel belongs to another app (bundle id) than the request names."
         case .unknown: return "A reason that is not in the table."
         }
     }
@@ -372,6 +435,15 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case "ConnectFailed": self = .connectFailed
         case "TLSFailed": self = .tlsFailed
         case "ProtocolError": self = .protocolError
+        case "FeatureNotEnabled": self = .featureNotEnabled
+        case "MissingChannelId": self = .missingChannelId
+        case "BadChannelId": self = .badChannelId
+        case "ChannelNotRegistered": self = .channelNotRegistered
+        case "BadRequestParams": self = .badRequestParams
+        case "BadRequestPayload": self = .badRequestPayload
+        case "MissingPushType": self = .missingPushType
+        case "CannotCreateChannelConfig": self = .cannotCreateChannelConfig
+        case "TopicMismatch": self = .topicMismatch
         default: self = .unknown
         }
     }
@@ -412,6 +484,15 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case "InternalServerError": self = .internalServerError
         case "ServiceUnavailable": self = .serviceUnavailable
         case "Shutdown": self = .shutdown
+        case "FeatureNotEnabled": self = .featureNotEnabled
+        case "MissingChannelId": self = .missingChannelId
+        case "BadChannelId": self = .badChannelId
+        case "ChannelNotRegistered": self = .channelNotRegistered
+        case "BadRequestParams": self = .badRequestParams
+        case "BadRequestPayload": self = .badRequestPayload
+        case "MissingPushType": self = .missingPushType
+        case "CannotCreateChannelConfig": self = .cannotCreateChannelConfig
+        case "TopicMismatch": self = .topicMismatch
         default: self = .unknown
         }
     }
@@ -461,6 +542,10 @@ public enum PushStatus: Int32, CaseIterable, Sendable, Error {
     case bufferTooSmall = -19
     /// internal error
     case internalError = -99
+    /// invalid channel id
+    case badChannelId = -20
+    /// rejected by APNs (see the result's status and reason)
+    case rejected = -21
 
     /// The static message `push_strerror` returns for this code.
     public var message: StaticString {
@@ -486,6 +571,8 @@ public enum PushStatus: Int32, CaseIterable, Sendable, Error {
         case .badExpiration: return "invalid expiration"
         case .bufferTooSmall: return "output buffer too small"
         case .internalError: return "internal error"
+        case .badChannelId: return "invalid channel id"
+        case .rejected: return "rejected by APNs (see the result's status and reason)"
         }
     }
 }

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSwiftPushABI
+import PushCore
+
+/// Broadcasts (`POST /4/broadcasts/apps/<bundle id>`, apns.md "Broadcast push and channels")
+/// ride the device notifications' path: the same slots, queue, connections, retry policy and
+/// deadline. Only the request differs, so only filling the slot (here) and writing the headers
+/// (`APNsConnection.submitBroadcast`) know about them.
+extension PushClient {
+    /// `fill` for a broadcast: checks the rules Apple states for it and lays the slot out as
+    /// path `/4/broadcasts/apps/<bundle id>`, then payload, channel id and expiration digits.
+    func fillBroadcast(slot: UnsafeMutablePointer<Slot>, from n: UnsafePointer<push_notification>,
+                       channel channelPtr: UnsafePointer<CChar>, now: UInt64) -> NotificationRules.Violation? {
+        guard let channel = bytes(channelPtr, n.pointee.channel_id_len) else { return .init(.badChannelId, notALength("channel_id_len")) }
+        if let v = BroadcastRules.checkChannelId(channel) { return v }
+        if n.pointee.device_token != nil {
+            return .init(.badDeviceToken, "a broadcast (channel_id set) has no device token: set device_token to NULL")
+        }
+        if n.pointee.collapse_id != nil {
+            return .init(.badCollapseId, "a broadcast (channel_id set) has no collapse id: set collapse_id to NULL")
+        }
+        guard n.pointee.push_type == BroadcastRules.pushType.rawValue else {
+            return .init(.badPushType, "a broadcast must have push type PUSH_TYPE_LIVEACTIVITY (got \(n.pointee.push_type))")
+        }
+        let bundle: UnsafeRawBufferPointer
+        if let t = n.pointee.topic {
+            guard let b = bytes(t, n.pointee.topic_len) else { return .init(.badTopic, notALength("topic_len")) }
+            bundle = b
+        } else {
+            bundle = defaultTopic
+        }
+        if let v = BroadcastRules.checkBundleId(bundle) { return v }
+        let priority: Int32
+        switch BroadcastRules.resolvePriority(n.pointee.priority) {
+        case .success(let p): priority = p
+        case .failure(let v): return v
+        }
+        guard n.pointee.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) != 0 else {
+            return .init(.badExpiration, "a broadcast needs apns-expiration: set PUSH_NOTIFICATION_HAS_EXPIRATION (expiration 0 for a channel that stores no message)")
+        }
+        if let v = NotificationRules.checkExpiration(n.pointee.expiration) { return v }
+        guard let payloadPtr = n.pointee.payload else { return .init(.badPayload, "payload is NULL") }
+        guard let payload = bytes(payloadPtr, n.pointee.payload_len) else { return .init(.payloadTooLarge, notALength("payload_len")) }
+        if let v = BroadcastRules.checkPayload(payload) { return v }
+        var apnsId = UnsafeRawBufferPointer(start: nil, count: 0)
+        if let a = n.pointee.apns_id {
+            guard let b = bytes(a, n.pointee.apns_id_len) else { return .init(.badApnsId, notALength("apns_id_len")) }
+            apnsId = b
+            if let v = NotificationRules.checkApnsId(apnsId) { return v }
+        }
+
+        let prefix = SlotLayout.broadcastPathPrefix
+        let needed = SlotLayout.request + prefix.utf8CodeUnitCount + bundle.count + payload.count + channel.count + 24
+        guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.buffer else {
+            return .init(.noMemory, "out of memory copying the broadcast")
+        }
+        var at = SlotLayout.request
+        (buffer + at).copyMemory(from: prefix.utf8Start, byteCount: prefix.utf8CodeUnitCount)
+        at += prefix.utf8CodeUnitCount
+        slot.pointee.topicOffset = Int32(at)
+        slot.pointee.topicLength = Int32(bundle.count)
+        (buffer + at).copyMemory(from: bundle.baseAddress!, byteCount: bundle.count)
+        at += bundle.count
+        slot.pointee.pathLength = Int32(at - SlotLayout.request)
+        slot.pointee.payloadOffset = Int32(at)
+        slot.pointee.payloadLength = Int32(payload.count)
+        (buffer + at).copyMemory(from: payload.baseAddress!, byteCount: payload.count)
+        at += payload.count
+        slot.pointee.channelOffset = Int32(at)
+        slot.pointee.channelLength = Int32(channel.count)
+        (buffer + at).copyMemory(from: channel.baseAddress!, byteCount: channel.count)
+        at += channel.count
+        slot.pointee.collapseOffset = Int32(at)
+        slot.pointee.collapseLength = 0
+        slot.pointee.expirationOffset = Int32(at)
+        slot.pointee.expirationLength = Int32(writeDecimal(n.pointee.expiration, to: buffer + at))
+        storeApnsId(apnsId, in: slot)
+        slot.pointee.pushType = BroadcastRules.pushType.rawValue
+        slot.pointee.priority = priority
+        startFresh(slot, tag: n.pointee.tag, now: now)
+        return nil
+    }
+}
