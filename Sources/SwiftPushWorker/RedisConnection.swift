@@ -180,6 +180,13 @@ public final class RedisConnection {
     /// Writes one command without waiting for its reply (read it with `receive`, replies come
     /// in the order the commands were sent): the caller works while Redis runs it.
     public func send(_ args: RedisArguments) throws(RedisError) {
+        try append(args)
+        try flush()
+    }
+
+    /// Adds one command to the output buffer without writing it (a pipeline: `flush` writes
+    /// them all at once).
+    public func append(_ args: RedisArguments) throws(RedisError) {
         guard let c = context else { throw RedisError(description: "not connected to Redis", connectionLost: true) }
         let n = args.ends.count
         let argv = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: max(n, 1))
@@ -198,7 +205,12 @@ public final class RedisConnection {
             return redisAppendCommandArgv(c, Int32(n), argv, lengths)
         }
         if rc != REDIS_OK { throw lost(c) }
-        // Flush now (hiredis would only write on the next read): Redis starts at once.
+    }
+
+    /// Writes every command appended (hiredis would only write on the next read): Redis starts
+    /// at once.
+    public func flush() throws(RedisError) {
+        guard let c = context else { throw RedisError(description: "not connected to Redis", connectionLost: true) }
         var done: Int32 = 0
         while done == 0 {
             if redisBufferWrite(c, &done) != REDIS_OK { throw lost(c) }

@@ -1,22 +1,6 @@
 /// The Lua scripts that make each queue step atomic on the Redis server. Every key a script
 /// touches carries the shard's hash tag (`{s}`), so on a cluster they all live in one slot.
 enum RedisStreamScripts {
-    /// Claims notification ids for a batch of entries. ARGV: ttl, then (guard key, entry id)
-    /// pairs. A guard holds the owning entry's id while it is being sent and `<entry>!` once its
-    /// outcome is recorded. Returns per entry: 0 send, 1 already recorded, or the id of the
-    /// entry that owns the notification id (a duplicate).
-    /// `SET ... NX GET` (Redis 7.0) sets and reads the old value in one command.
-    static let claim = RedisScript("""
-    local r = {}
-    for i = 2, #ARGV, 2 do
-      local g = redis.call('SET', ARGV[i], ARGV[i+1], 'NX', 'GET', 'EX', ARGV[1])
-      if not g or g == ARGV[i+1] then r[#r+1] = 0
-      elseif g == ARGV[i+1] .. '!' then r[#r+1] = 1
-      else r[#r+1] = g end
-    end
-    return r
-    """)
-
     /// Settles a batch: records outcomes (once per guard), parks delayed entries, and
     /// acknowledges every entry, all in one atomic step. KEYS: stream, outcomes, unregistered,
     /// delayed set. ARGV: group, worker, ttl, delayed-hash prefix, then per settlement:
