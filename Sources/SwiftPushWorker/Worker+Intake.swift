@@ -6,14 +6,17 @@ import PushTransport
 extension Worker {
     /// Claims, checks and sends `entries` (read or reclaimed).
     func intake(_ entries: [QueueEntry]) throws(QueueError) {
+        // The settle in flight first (Redis ran it before this read; its reply is waiting): an
+        // entry it acknowledged that the read delivers again (a rewound group) is then taken in
+        // as new — its guard says it is recorded — instead of being skipped as one we hold.
+        finishSettling()
         // A reclaim can return an entry this worker still holds (slow, not dead): keep ours.
         let fresh = entries.filter { !heldEntries.contains($0.entryID) }
         if fresh.isEmpty { return }
         let ids = fresh.map { EntryParser.notificationID(of: $0) }
         try queue.beginClaim(zip(ids, fresh).map { (id: $0, entryID: $1.entryID) })
-        // While Redis claims: collect the last settle and send the next (Redis runs it after the
-        // claim, while the notifications go out), and check the entries (pure work, no I/O).
-        finishSettling()
+        // While Redis claims: send the next settle (Redis runs it after the claim, while the
+        // notifications go out), and check the entries (pure work, no I/O).
         beginSettling()
         let parsed = fresh.map { parser.parse($0) }
         let states = try queue.finishClaim()

@@ -100,7 +100,8 @@ public final class Worker {
                 beginStopIfRequested()
                 handle(inbox.take(waitMillis: 0))
                 resendDue()
-                finishSettling()
+                // A settle in flight is collected by the next intake, so that Redis runs it while
+                // this thread sends and handles results; or below, when there is nothing to read.
                 beginSettling()
                 publishMetrics()
                 // Done when everything is settled; or, past the drain time, whatever is left
@@ -108,11 +109,10 @@ public final class Worker {
                 if stopping && ((held.isEmpty && unsettled.isEmpty) || MonotonicTime.nanos() >= drainDeadline) { break }
                 if !stopping { maintain() }
                 let took = stopping ? 0 : readBatch()
-                if took == 0 && !held.isEmpty {
+                if took == 0 {
+                    finishSettling()
                     // Nothing new to read or no room: wait for results (or the next resend).
-                    handle(inbox.take(waitMillis: 20))
-                } else if took == 0 && stopping {
-                    handle(inbox.take(waitMillis: 20))
+                    if !held.isEmpty { handle(inbox.take(waitMillis: 20)) }
                 }
             }
             finish()
