@@ -1,18 +1,29 @@
 #!/usr/bin/env bash
 # make bench-worker: the queue-fed worker's end-to-end rate against the raw library rate.
-#   scripts/bench-worker.sh RELEASE_DIR PKI_DIR   (BENCH_COUNT entries, default 200,000)
-# N entries are enqueued first; then 1 worker, then 2 workers (a fresh shard each) drain them
-# to the mock; the rate is from the worker's start to the last outcome recorded (measured on
-# the outcomes stream's own ids, which are Redis's millisecond clock). The raw library rate is
-# load.c (Bindings/c/examples) against the same mock in the same run. Redis (AOF, everysec),
-# the mock and the workers share this machine's cores. Last line:
+#   scripts/bench-worker.sh RELEASE_DIR PKI_DIR
+# N entries (BENCH_COUNT, default 200,000) are enqueued first; then 1 worker, then 2 workers (a
+# fresh shard each) drain them to the mock; the rate is from the worker's start to the last
+# outcome recorded (measured on the outcomes stream's own ids, which are Redis's millisecond
+# clock). The raw library rate is load.c (Bindings/c/examples) against the same mock in the same
+# run. Redis (AOF, everysec), the mock and the workers share this machine's cores. Each run also
+# prints the CPU time per notification of the workers, Redis and the mock, and Redis's own time
+# per notification by command (INFO commandstats; a script's commands are counted both on their
+# own and inside its EVALSHA), which is where a profile starts. Last line:
 #   swiftpush-worker-bench workers=W rate=R library_rate=L ratio=R/L lost=0 duplicates=D peak_rss_mb=M
+#
+# Knobs: BENCH_WORKERS ("1 2"): the worker counts to run. BENCH_RUNS (1): rounds; with more
+# than one, every round runs everything again (load.c included) and the summary gives medians.
+# BENCH_AB ("name=CLI ..."): compare worker binaries in one run (an A/B of a hot-path change:
+# the rounds interleave the variants, so they share the machine's state); the default is the
+# RELEASE_DIR's own, named "this". The summary line is the first variant's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: bench-worker.sh RELEASE_DIR PKI_DIR}" && pwd)
 pki=$(cd "${2:?}" && pwd)
 count=${BENCH_COUNT:-200000}
+runs=${BENCH_RUNS:-1}
 cli=$build/swiftpush-cli
+variants=${BENCH_AB:-this=$cli}
 source scripts/mock-ctl.sh
 mock_workspace
 REDIS_PID=""
@@ -26,15 +37,21 @@ REDIS_PID=$!
 for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
 mock_start bench "$cli" "$pki" --lenient-initial-limit
 port=$MOCK_PORT
+rcli() { redis-cli -p "$redis_port" "$@"; }
 
 # utime + stime of a process, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+per_note() { echo $(($1 * 1000000 / hz / count)); }
 
 build_load "$build" "$out/load"
-"$out/load" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
-  --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --count "$count" --window 10000 --quiet > "$out/load.txt" 2>&1
-library_rate=$(sed -E -n 's/^load-result.* rate=([0-9.]+).*/\1/p' "$out/load.txt")
-echo "library (load.c, 1 connection, window 10000): $library_rate notifications/s"
+library() {
+  "$out/load" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
+    --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --count "$count" --window 10000 --quiet > "$out/load.txt" 2>&1
+  library_rate=$(sed -E -n 's/^load-result.* rate=([0-9.]+).*/\1/p' "$out/load.txt")
+  echo "library (load.c, 1 connection, window 10000): $library_rate notifications/s"
+  echo "library $library_rate" >> "$out/results"
+}
 
 python3 - "$count" > "$out/entries.jsonl" <<'PY'
 import json, sys
@@ -44,8 +61,11 @@ for i in range(int(sys.argv[1])):
                       "payload": {"aps": {"alert": "Hello from swiftpush"}, "pad": pad}}))
 PY
 
-for workers in 1 2; do
-  shard=bench$workers
+# drain VARIANT CLI WORKERS ROUND: enqueues the entries on a fresh shard and drains them with
+# WORKERS workers of CLI; prints the figures and appends "VARIANT WORKERS rate lost dups rss".
+drain() {
+  local variant=$1 wcli=$2 workers=$3 round=$4
+  local shard=$variant-w$workers-r$round
   cat > "$out/$shard.json" <<JSON
 {"redis": {"host": "127.0.0.1", "port": $redis_port}, "shard": "$shard", "max_in_flight": 10000, "batch": 1000,
  "apps": {"bench": {"key_file": "$pki/AuthKey_TESTKEY001.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456",
@@ -53,28 +73,38 @@ for workers in 1 2; do
                     "connections": 1}}}
 JSON
   "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$shard" --file "$out/entries.jsonl" > /dev/null
+  rcli CONFIG RESETSTAT > /dev/null
+  local redis_t0 mock_t0 start_ms
   redis_t0=$(cpu_ticks "$REDIS_PID"); mock_t0=$(cpu_ticks "$MOCK_PID")
-  start_ms=$(redis-cli -p "$redis_port" TIME | python3 -c 'import sys; s, us = sys.stdin.read().split(); print(int(s) * 1000 + int(us) // 1000)')
+  start_ms=$(rcli TIME | python3 -c 'import sys; s, us = sys.stdin.read().split(); print(int(s) * 1000 + int(us) // 1000)')
   WORKERS=""
   for w in $(seq 1 "$workers"); do
-    ${WORKER_RUNNER:-} "$cli" worker --config "$out/$shard.json" --consumer "w$w" --quiet 2> "$out/w$w.err" &
+    ${WORKER_RUNNER:-} "$wcli" worker --config "$out/$shard.json" --consumer "w$w" --quiet 2> "$out/w$w.err" &
     WORKERS="$WORKERS $!"
   done
-  until [ "$(redis-cli -p "$redis_port" XLEN "outcomes:{$shard}")" -ge "$count" ]; do
+  until [ "$(rcli XLEN "outcomes:{$shard}")" -ge "$count" ]; do
     for p in $WORKERS; do kill -0 "$p" 2>/dev/null || { cat "$out"/w*.err; echo "a worker died"; exit 1; }; done
     sleep 0.05
   done
-  rss=0; worker_ticks=0
+  local rss=0 worker_ticks=0 r
   for p in $WORKERS; do
     r=$(awk '/VmHWM/ {print $2}' "/proc/$p/status"); [ "$r" -gt "$rss" ] && rss=$r
     worker_ticks=$((worker_ticks + $(cpu_ticks "$p")))
     kill -TERM "$p"
   done
-  redis_ticks=$(( $(cpu_ticks "$REDIS_PID") - redis_t0 )); mock_ticks=$(( $(cpu_ticks "$MOCK_PID") - mock_t0 ))
-  hz=$(getconf CLK_TCK)
-  echo "CPU-us per notification: worker(s) $((worker_ticks * 1000000 / hz / count)), redis $((redis_ticks * 1000000 / hz / count)), mock $((mock_ticks * 1000000 / hz / count))"
+  local redis_ticks=$(( $(cpu_ticks "$REDIS_PID") - redis_t0 )) mock_ticks=$(( $(cpu_ticks "$MOCK_PID") - mock_t0 ))
   for p in $WORKERS; do wait "$p"; done
-  last_ms=$(redis-cli -p "$redis_port" XREVRANGE "outcomes:{$shard}" + - COUNT 1 | head -1 | cut -d- -f1)
+  WORKERS=""
+  echo "$variant, $workers worker(s): CPU-us per notification: worker(s) $(per_note $worker_ticks), redis $(per_note $redis_ticks), mock $(per_note $mock_ticks)"
+  rcli INFO commandstats | python3 -c '
+import re, sys
+n = int(sys.argv[1])
+rows = [(m[1], int(m[2]), int(m[3])) for m in re.finditer(r"cmdstat_(\w+):calls=(\d+),usec=(\d+)", sys.stdin.read())]
+print("  Redis usec per notification by command: " + ", ".join(
+    f"{name} {usec / n:.2f} ({calls} calls)" for name, calls, usec in sorted(rows, key=lambda r: -r[2]) if usec / n >= 0.01))
+' "$count"
+  local last_ms lost duplicates
+  last_ms=$(rcli XREVRANGE "outcomes:{$shard}" + - COUNT 1 | head -1 | cut -d- -f1)
   "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard "$shard" --json > "$out/$shard.outcomes"
   read -r lost duplicates <<< "$(python3 - "$out/$shard.outcomes" "$count" <<'PY'
 import json, sys
@@ -82,12 +112,47 @@ ids = [json.loads(l)["id"] for l in open(sys.argv[1])]
 print(int(sys.argv[2]) - len(set(ids)), len(ids) - len(set(ids)))
 PY
 )"
-  python3 - "$workers" "$count" "$start_ms" "$last_ms" "$library_rate" "$lost" "$duplicates" "$rss" <<'PY'
+  rm -f "$out/$shard.outcomes"
+  python3 - "$variant" "$workers" "$count" "$start_ms" "$last_ms" "$lost" "$duplicates" "$rss" >> "$out/results" <<'PY'
 import sys
-w, n, t0, t1, lib, lost, dup, rss = sys.argv[1:]
-rate = int(n) / ((int(t1) - int(t0)) / 1000)
-print(f"{w} worker(s): {n} notifications in {(int(t1) - int(t0)) / 1000:.2f} s")
-print(f"swiftpush-worker-bench workers={w} rate={rate:.0f} library_rate={float(lib):.0f} "
-      f"ratio={rate / float(lib):.3f} lost={lost} duplicates={dup} peak_rss_mb={int(rss) / 1024:.1f}")
+v, w, n, t0, t1, lost, dup, rss = sys.argv[1:]
+print(v, w, f"{int(n) / ((int(t1) - int(t0)) / 1000):.0f}", lost, dup, f"{int(rss) / 1024:.1f}")
 PY
+  echo "  $(tail -1 "$out/results" | awk '{print $3}') notifications/s, lost=$lost duplicates=$duplicates peak_rss_mb=$(tail -1 "$out/results" | awk '{print $6}')"
+  # The next drain starts from an empty Redis (the guards of 200,000 ids would stay a day).
+  rcli FLUSHALL > /dev/null
+}
+
+for round in $(seq 1 "$runs"); do
+  library
+  for workers in ${BENCH_WORKERS:-1 2}; do
+    for v in $variants; do drain "${v%%=*}" "${v#*=}" "$workers" "$round"; done
+  done
 done
+
+# Medians per variant and worker count (one round: its figures); lost and duplicates summed,
+# peak RSS the largest.
+python3 - "$out/results" "${variants%%=*}" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+lib = statistics.median(float(r[1]) for r in rows if r[0] == "library")
+runs = {}
+for r in rows:
+    if r[0] != "library":
+        runs.setdefault((r[0], int(r[1])), []).append(r[2:])
+first = sys.argv[2]
+ordered = sorted(runs, key=lambda k: (k[0] == first, k[1]))
+for v, w in ordered:
+    got = runs[(v, w)]
+    rate = statistics.median(float(g[0]) for g in got)
+    if len(got) > 1 or len(runs) > 2:
+        print(f"{v}, {w} worker(s): rates {' '.join(g[0] for g in got)}: median {rate:.0f}, {rate / lib:.3f} x library")
+for v, w in ordered:
+    if v != first:
+        continue
+    got = runs[(v, w)]
+    rate = statistics.median(float(g[0]) for g in got)
+    print(f"swiftpush-worker-bench workers={w} rate={rate:.0f} library_rate={lib:.0f} ratio={rate / lib:.3f} "
+          f"lost={sum(int(g[1]) for g in got)} duplicates={sum(int(g[2]) for g in got)} "
+          f"peak_rss_mb={max(float(g[3]) for g in got):.1f}")
+PY

@@ -15,23 +15,38 @@ public enum NameBasedUUID {
     /// The version-5 UUID of `name` in `namespace` (16 bytes), as lowercase canonical text.
     public static func make(namespace: [UInt8] = notificationNamespace, name: some Collection<UInt8>) -> String {
         precondition(namespace.count == 16)
-        var digest = [UInt8](repeating: 0, count: 20)
-        let input = namespace + Array(name)
-        input.withUnsafeBufferPointer { b in
-            _ = SHA1(b.baseAddress, b.count, &digest)
+        // Hashed in two updates and written straight into the string: one allocation per id
+        // (the string), where concatenating the input and building the text took five.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
+            var ctx = SHA_CTX()
+            SHA1_Init(&ctx)
+            namespace.withUnsafeBytes { _ = SHA1_Update(&ctx, $0.baseAddress, $0.count) }
+            if let done = name.withContiguousStorageIfAvailable({ SHA1_Update(&ctx, $0.baseAddress, $0.count) }) {
+                _ = done
+            } else {
+                let copy = Array(name)
+                copy.withUnsafeBytes { _ = SHA1_Update(&ctx, $0.baseAddress, $0.count) }
+            }
+            SHA1_Final(digest.baseAddress, &ctx)
+            digest[6] = (digest[6] & 0x0F) | 0x50   // version 5
+            digest[8] = (digest[8] & 0x3F) | 0x80   // RFC 4122 variant
+            return String(unsafeUninitializedCapacity: 36) { out in
+                var at = 0
+                for i in 0..<16 {
+                    if i == 4 || i == 6 || i == 8 || i == 10 {
+                        out[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    out[at] = hexDigits[Int(digest[i] >> 4)]
+                    out[at + 1] = hexDigits[Int(digest[i] & 0xF)]
+                    at += 2
+                }
+                return at
+            }
         }
-        digest[6] = (digest[6] & 0x0F) | 0x50   // version 5
-        digest[8] = (digest[8] & 0x3F) | 0x80   // RFC 4122 variant
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for i in 0..<16 {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(digest[i] >> 4)])
-            out.append(hex[Int(digest[i] & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// The 16 bytes of a canonical UUID text, or nil when it is not one.
     public static func parse(_ text: String) -> [UInt8]? {

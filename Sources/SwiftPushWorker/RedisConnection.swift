@@ -67,6 +67,28 @@ public struct RedisArguments {
         ends.append(bytes.count)
     }
 
+    /// Appends one argument: `value` in decimal (without building a String on the way).
+    public mutating func append(integer value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
+        ends.append(bytes.count)
+    }
+
+    /// The arguments as text (tests and messages).
+    var strings: [String] {
+        var start = 0
+        return ends.map { end in
+            defer { start = end }
+            return String(decoding: bytes[start..<end], as: UTF8.self)
+        }
+    }
+
     /// Appends every argument of `other`.
     public mutating func append(contentsOf other: RedisArguments) {
         let base = bytes.count
@@ -151,6 +173,20 @@ public final class RedisConnection {
 
     /// Runs one command whose arguments are packed in `args`.
     public func command(_ args: RedisArguments) throws(RedisError) -> RedisReply {
+        try send(args)
+        return try receive()
+    }
+
+    /// Writes one command without waiting for its reply (read it with `receive`, replies come
+    /// in the order the commands were sent): the caller works while Redis runs it.
+    public func send(_ args: RedisArguments) throws(RedisError) {
+        try append(args)
+        try flush()
+    }
+
+    /// Adds one command to the output buffer without writing it (a pipeline: `flush` writes
+    /// them all at once).
+    public func append(_ args: RedisArguments) throws(RedisError) {
         guard let c = context else { throw RedisError(description: "not connected to Redis", connectionLost: true) }
         let n = args.ends.count
         let argv = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: max(n, 1))
@@ -169,6 +205,21 @@ public final class RedisConnection {
             return redisAppendCommandArgv(c, Int32(n), argv, lengths)
         }
         if rc != REDIS_OK { throw lost(c) }
+    }
+
+    /// Writes every command appended (hiredis would only write on the next read): Redis starts
+    /// at once.
+    public func flush() throws(RedisError) {
+        guard let c = context else { throw RedisError(description: "not connected to Redis", connectionLost: true) }
+        var done: Int32 = 0
+        while done == 0 {
+            if redisBufferWrite(c, &done) != REDIS_OK { throw lost(c) }
+        }
+    }
+
+    /// The reply to the oldest command sent and not yet answered (waits for it).
+    public func receive() throws(RedisError) -> RedisReply {
+        guard let c = context else { throw RedisError(description: "not connected to Redis", connectionLost: true) }
         var raw: UnsafeMutableRawPointer?
         if redisGetReply(c, &raw) != REDIS_OK || raw == nil { throw lost(c) }
         let reply = Self.convert(raw!.assumingMemoryBound(to: redisReply.self))

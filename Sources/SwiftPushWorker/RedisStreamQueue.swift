@@ -33,7 +33,9 @@ public struct StreamKeys: Sendable, Equatable {
 
 /// `WorkQueue` on a Redis stream with a consumer group (see docs/worker.md for the protocol):
 /// XREADGROUP to read, Lua scripts to claim, settle (record + XACK) and promote delayed
-/// entries, XAUTOCLAIM to reclaim. Owns one hiredis connection; not thread-safe.
+/// entries, XAUTOCLAIM to reclaim. Owns two hiredis connections — one for settling, so that a
+/// batch of outcomes is recorded while the worker reads, claims and sends on the other — and
+/// is not thread-safe.
 public final class RedisStreamQueue: WorkQueue {
     /// Where Redis is and how this consumer reads.
     public struct Options: Sendable {
@@ -63,6 +65,18 @@ public final class RedisStreamQueue: WorkQueue {
     /// The options in force.
     public let options: Options
     private var connection: RedisConnection?
+    /// The settle script's own connection (a settle runs while the other connection is used).
+    private var settleConnection: RedisConnection?
+    /// A script call sent and not yet answered, kept to be sent again if Redis has lost the
+    /// script (NOSCRIPT).
+    private struct ScriptCall {
+        let script: RedisScript
+        let args: RedisArguments
+    }
+    /// The stream ids of the claim in flight; nil when none is, or it was lost with the
+    /// connection.
+    private var claimInFlight: [String]?
+    private var settleInFlight: ScriptCall?
     private var reclaimCursor = "0-0"
 
     /// A queue that connects on `open()`.
@@ -70,6 +84,9 @@ public final class RedisStreamQueue: WorkQueue {
 
     public func open() throws(QueueError) {
         connection = nil
+        settleConnection = nil
+        claimInFlight = nil
+        settleInFlight = nil
         do throws(RedisError) {
             let c = try RedisConnection(host: options.host, port: options.port, commandTimeoutMillis: 15_000)
             // 0, not $: entries added before the group existed must not be skipped.
@@ -77,6 +94,7 @@ public final class RedisStreamQueue: WorkQueue {
             if case .error(let e) = r, !e.hasPrefix("BUSYGROUP") {
                 throw RedisError(description: "XGROUP CREATE: \(e)", connectionLost: false)
             }
+            settleConnection = try RedisConnection(host: options.host, port: options.port, commandTimeoutMillis: 15_000)
             connection = c
         } catch {
             throw QueueError(error.description, connectionLost: error.connectionLost)
@@ -108,61 +126,107 @@ public final class RedisStreamQueue: WorkQueue {
         return Self.entries(fromRead: try run(args.map { Array($0.utf8) }))
     }
 
-    public func claim(_ entries: [(id: String?, entryID: String)]) throws(QueueError) -> [ClaimState] {
-        if entries.isEmpty { return [] }
-        var args = RedisArguments(reservingBytes: entries.count * 60)
-        for a in ["EVAL", RedisStreamScripts.claim, "0", String(options.guardTTLSeconds)] { args.append(a) }
-        for e in entries {
-            args.append(options.keys.guardKey(id: e.id, entryID: e.entryID))
-            args.append(e.entryID)
-        }
-        let states = try run(args).elements
-        guard states.count == entries.count else { throw QueueError("claim script returned \(states.count) states for \(entries.count) entries", connectionLost: false) }
-        return states.map { s in
-            switch s {
-            case .integer(0): return .send
-            case .integer(_): return .recorded
-            default: return .duplicate(of: s.text ?? "?")
+    /// The claim is one `SET <guard> <entry> NX GET EX <ttl>` per entry, pipelined: each is
+    /// atomic on its own, which is all a claim needs, and plain commands cost Redis less than
+    /// the same SETs made from a script (no Lua strings, no script call per SET).
+    public func beginClaim(_ entries: [(id: String?, entryID: String)]) throws(QueueError) {
+        claimInFlight = nil
+        let ttl = String(options.guardTTLSeconds)
+        try io(connection) { c throws(RedisError) in
+            var args = RedisArguments(reservingBytes: 128)
+            for e in entries {
+                args.removeAll()
+                for a in ["SET", options.keys.guardKey(id: e.id, entryID: e.entryID), e.entryID, "NX", "GET", "EX", ttl] { args.append(a) }
+                try c.append(args)
             }
+            try c.flush()
+        }
+        claimInFlight = entries.map(\.entryID)
+    }
+
+    public func finishClaim() throws(QueueError) -> [ClaimState] {
+        guard let entryIDs = claimInFlight else { throw QueueError("the claim was lost with the connection", connectionLost: true) }
+        claimInFlight = nil
+        var states: [ClaimState] = []
+        states.reserveCapacity(entryIDs.count)
+        var failure: String?
+        // Every reply is read, even after an error reply, so the connection stays in step.
+        for entryID in entryIDs {
+            switch try io(connection, { c throws(RedisError) in try c.receive() }) {
+            case .null:
+                states.append(.send)
+            case .string(let owner):
+                let text = String(decoding: owner, as: UTF8.self)
+                if text == entryID { states.append(.send) }
+                else if text == entryID + "!" { states.append(.recorded) }
+                else { states.append(.duplicate(of: text)) }
+            case .error(let e):
+                failure = failure ?? e
+            case let other:
+                failure = failure ?? "unexpected claim reply \(other)"
+            }
+        }
+        if let failure { _ = try checked(.error(failure)) }
+        return states
+    }
+
+    public func beginSettle(_ settlements: [Settlement]) throws(QueueError) {
+        if settlements.isEmpty { return }
+        let k = options.keys
+        settleInFlight = try beginScript(RedisStreamScripts.settle, keys: [k.stream, k.outcomes, k.unregistered, k.delayed],
+                                         on: settleConnection, reservingBytes: settlements.count * 200) { args in
+            args.append(options.group)
+            args.append(options.consumer)
+            args.append(integer: Int64(options.guardTTLSeconds))
+            args.append(k.delayedEntryPrefix)
+            for s in settlements { Self.append(s, to: &args, keys: k, worker: options.consumer) }
         }
     }
 
-    public func settle(_ settlements: [Settlement]) throws(QueueError) {
-        if settlements.isEmpty { return }
-        let k = options.keys
-        var args = RedisArguments(reservingBytes: settlements.count * 400)
-        for a in ["EVAL", RedisStreamScripts.settle, "4", k.stream, k.outcomes, k.unregistered, k.delayed,
-                  options.group, String(options.guardTTLSeconds), k.delayedEntryPrefix] { args.append(a) }
-        for s in settlements {
-            switch s {
-            case .record(let o):
-                let fields = o.fields(worker: options.consumer)
-                let unregistered = o.tokenIsGone ? o.unregisteredFields() : []
-                args.append("o")
-                args.append(k.guardKey(id: o.id.isEmpty ? nil : o.id, entryID: o.entryID))
-                args.append(o.entryID)
-                args.append(String(fields.count))
-                args.append(String(unregistered.count))
-                for f in fields { args.append(f) }
-                for f in unregistered { args.append(f) }
-            case .acknowledge(let entryID):
-                for a in ["a", "-", entryID, "0", "0"] { args.append(a) }
-            case .delay(let entry, let id, let due):
-                var fields = entry.fields.filter { $0.name != Array("retries".utf8) }
-                let retries = entry.value("retries").flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
-                fields.append((Array("retries".utf8), Array(String(retries + 1).utf8)))
-                for a in ["d", k.guardKey(id: id, entryID: entry.entryID), entry.entryID, String(fields.count * 2), String(due)] {
-                    args.append(a)
-                }
-                for f in fields { args.append(f.name); args.append(f.value) }
+    public func finishSettle() throws(QueueError) {
+        guard let call = settleInFlight else { return }
+        settleInFlight = nil
+        _ = try finishScript(call, on: settleConnection)
+    }
+
+    /// One settlement's arguments for the settle script (its kinds: RedisStreamScripts.settle).
+    static func append(_ settlement: Settlement, to args: inout RedisArguments, keys: StreamKeys, worker: String) {
+        switch settlement {
+        case .record(let o):
+            args.append(o.hasSentShape ? "s" : "o")
+            args.append(keys.guardKey(id: o.id.isEmpty ? nil : o.id, entryID: o.entryID))
+            args.append(o.entryID)
+            if o.hasSentShape {
+                o.appendSentShapeValues(to: &args)
+                return
             }
+            let fields = o.fields(worker: worker)
+            let unregistered = o.tokenIsGone ? o.unregisteredFields() : []
+            args.append(integer: Int64(fields.count))
+            args.append(integer: Int64(unregistered.count))
+            for f in fields { args.append(f) }
+            for f in unregistered { args.append(f) }
+        case .acknowledge(let entryID):
+            args.append("a")
+            args.append("-")
+            args.append(entryID)
+        case .delay(let entry, let id, let due):
+            var fields = entry.fields.filter { $0.name != Array("retries".utf8) }
+            let retries = entry.value("retries").flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+            fields.append((Array("retries".utf8), Array(String(retries + 1).utf8)))
+            args.append("d")
+            args.append(keys.guardKey(id: id, entryID: entry.entryID))
+            args.append(entry.entryID)
+            args.append(integer: Int64(fields.count * 2))
+            args.append(integer: due)
+            for f in fields { args.append(f.name); args.append(f.value) }
         }
-        _ = try run(args)
     }
 
     public func reclaim(max: Int) throws(QueueError) -> [QueueEntry] {
-        let reply = try run(["EVAL", RedisStreamScripts.reclaim, "1", options.keys.stream, options.group, options.consumer,
-                             String(options.minIdleMillis), reclaimCursor, String(max)].map { Array($0.utf8) })
+        let reply = try runScript(RedisStreamScripts.reclaim, keys: [options.keys.stream], on: connection) { args in
+            for a in [options.group, options.consumer, String(options.minIdleMillis), reclaimCursor, String(max)] { args.append(a) }
+        }
         let parts = reply.elements
         guard parts.count == 2 else { return [] }
         reclaimCursor = parts[0].text ?? "0-0"
@@ -177,8 +241,9 @@ public final class RedisStreamQueue: WorkQueue {
 
     public func promoteDue(nowMillis: Int64, max: Int) throws(QueueError) -> Int {
         let k = options.keys
-        let reply = try run(["EVAL", RedisStreamScripts.promote, "2", k.stream, k.delayed, String(nowMillis), String(max),
-                             k.delayedEntryPrefix, k.guardPrefix].map { Array($0.utf8) })
+        let reply = try runScript(RedisStreamScripts.promote, keys: [k.stream, k.delayed], on: connection) { args in
+            for a in [String(nowMillis), String(max), k.delayedEntryPrefix, k.guardPrefix] { args.append(a) }
+        }
         return Int(reply.integer ?? 0)
     }
 
@@ -204,22 +269,71 @@ public final class RedisStreamQueue: WorkQueue {
 
     /// Runs one command given packed; an error reply becomes a QueueError.
     private func run(_ args: RedisArguments) throws(QueueError) -> RedisReply {
-        guard let c = connection else { throw QueueError("not connected to Redis", connectionLost: true) }
-        let reply: RedisReply
-        do throws(RedisError) {
-            reply = try c.command(args)
-        } catch {
-            connection = nil
-            throw QueueError(error.description, connectionLost: true)
-        }
+        try io(connection) { c throws(RedisError) in try c.send(args) }
+        return try checked(try io(connection) { c throws(RedisError) in try c.receive() })
+    }
+
+    /// `reply`, unless it is an error reply: that becomes a QueueError.
+    private func checked(_ reply: RedisReply) throws(QueueError) -> RedisReply {
         if case .error(let e) = reply {
             // A restarted Redis still loading its AOF answers LOADING, and one that lost its
             // data NOGROUP: both are outages (reconnect, recreate the group), not bad commands.
             let outage = e.hasPrefix("LOADING") || e.hasPrefix("NOGROUP")
-            if outage { connection = nil }
+            if outage { dropConnections() }
             throw QueueError("Redis: \(e)", connectionLost: outage)
         }
         return reply
+    }
+
+    /// Runs `body` on connection `c`; a lost connection drops both (open() makes them again:
+    /// whatever was in flight on either is retried by the worker, every operation being
+    /// idempotent).
+    private func io<T>(_ c: RedisConnection?, _ body: (RedisConnection) throws(RedisError) -> T) throws(QueueError) -> T {
+        guard let c else { throw QueueError("not connected to Redis", connectionLost: true) }
+        do throws(RedisError) {
+            return try body(c)
+        } catch {
+            dropConnections()
+            throw QueueError(error.description, connectionLost: true)
+        }
+    }
+
+    private func dropConnections() {
+        connection = nil
+        settleConnection = nil
+        claimInFlight = nil
+        settleInFlight = nil
+    }
+
+    /// Sends `script` on `keys` and the arguments `fill` appends, by its SHA-1 (EVALSHA),
+    /// without waiting for the reply (`finishScript`).
+    private func beginScript(_ script: RedisScript, keys: [String], on c: RedisConnection?, reservingBytes: Int = 256,
+                             _ fill: (inout RedisArguments) -> Void) throws(QueueError) -> ScriptCall {
+        var args = RedisArguments(reservingBytes: reservingBytes)
+        args.append("EVALSHA")
+        args.append(script.sha)
+        args.append(integer: Int64(keys.count))
+        for key in keys { args.append(key) }
+        fill(&args)
+        try io(c) { c throws(RedisError) in try c.send(args) }
+        return ScriptCall(script: script, args: args)
+    }
+
+    /// The reply to `call`. When Redis does not know the script (a new or restarted server,
+    /// `SCRIPT FLUSH`), it is loaded (`SCRIPT LOAD`) and the call sent once more.
+    private func finishScript(_ call: ScriptCall, on c: RedisConnection?) throws(QueueError) -> RedisReply {
+        let first = try io(c) { c throws(RedisError) in try c.receive() }
+        guard case .error(let e) = first, e.hasPrefix("NOSCRIPT") else { return try checked(first) }
+        var load = RedisArguments()
+        for a in ["SCRIPT", "LOAD", call.script.body] { load.append(a) }
+        _ = try checked(try io(c) { c throws(RedisError) in try c.command(load) })
+        return try checked(try io(c) { c throws(RedisError) in try c.command(call.args) })
+    }
+
+    /// Runs `script` and waits for its reply.
+    private func runScript(_ script: RedisScript, keys: [String], on c: RedisConnection?,
+                           _ fill: (inout RedisArguments) -> Void) throws(QueueError) -> RedisReply {
+        try finishScript(try beginScript(script, keys: keys, on: c, fill), on: c)
     }
 
     /// Entries of an XREADGROUP reply: [[stream, [[id, [f, v, ...]], ...]]], or nil.

@@ -1,76 +1,90 @@
 /// The Lua scripts that make each queue step atomic on the Redis server. Every key a script
 /// touches carries the shard's hash tag (`{s}`), so on a cluster they all live in one slot.
 enum RedisStreamScripts {
-    /// Claims notification ids for a batch of entries. ARGV: ttl, then (guard key, entry id)
-    /// pairs. A guard holds the owning entry's id while it is being sent and `<entry>!` once its
-    /// outcome is recorded. Returns per entry: 0 send, 1 already recorded, or the id of the
-    /// entry that owns the notification id (a duplicate).
-    /// `SET ... NX GET` (Redis 7.0) sets and reads the old value in one command.
-    static let claim = """
-    local r = {}
-    for i = 2, #ARGV, 2 do
-      local g = redis.call('SET', ARGV[i], ARGV[i+1], 'NX', 'GET', 'EX', ARGV[1])
-      if not g or g == ARGV[i+1] then r[#r+1] = 0
-      elseif g == ARGV[i+1] .. '!' then r[#r+1] = 1
-      else r[#r+1] = g end
-    end
-    return r
-    """
-
     /// Settles a batch: records outcomes (once per guard), parks delayed entries, and
     /// acknowledges every entry, all in one atomic step. KEYS: stream, outcomes, unregistered,
-    /// delayed set. ARGV: group, ttl, delayed-hash prefix, then per settlement:
+    /// delayed set. ARGV: group, worker, ttl, delayed-hash prefix, then per settlement:
+    ///   's' guard entry <the values of OutcomeRecord.sentShape but v, entry and worker>
     ///   'o' guard entry nOutcome nUnregistered <outcome fields> <unregistered fields>
-    ///   'a' guard entry 0 0
+    ///   'a' guard entry
     ///   'd' guard entry nFields due <entry fields>
-    /// An outcome whose guard names another entry belongs to a duplicate entry: it is recorded
-    /// once under a guard of its own (`<guard>#<entry>`). Returns {recorded, skipped, delayed}.
-    static let settle = """
-    local group, ttl, hprefix = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-    local i, recorded, skipped, delayed = 4, 0, 0, 0
+    /// An outcome is written only if its guard (set by the claim to the entry's id) was not
+    /// already turned into `<entry>!` — by another worker that held the entry too (a reclaim from
+    /// a slow worker), by an earlier run of this call whose reply was lost, or by a life of the
+    /// entry before the group was rewound — and the guard becomes `<entry>!` here. An outcome
+    /// whose guard names another entry belongs to a duplicate entry: it is recorded once under a
+    /// guard of its own (`<guard>#<entry>`). Returns {recorded, skipped, delayed}.
+    static let settle = RedisScript("""
+    local group, worker, ttl, hprefix = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+    local outcomes = KEYS[2]
+    local i, recorded, skipped, delayed = 5, 0, 0, 0
     local acks = {}
+    -- One SET ... GET in the common case (the guard is ours); a duplicate's write is undone.
+    local function fresh(guard, entry)
+      local done = entry .. '!'
+      local g = redis.call('SET', guard, done, 'GET', 'EX', ttl)
+      if g == done then return false end
+      if not g or g == entry then return true end
+      redis.call('SET', guard, g, 'KEEPTTL')
+      return redis.call('SET', guard .. '#' .. entry, '1', 'NX', 'EX', ttl) ~= false
+    end
     while i <= #ARGV do
       local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
-      local n1, n2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
-      local f = i + 5
-      if kind == 'o' then
-        -- One SET ... GET in the common case (the guard is ours); a duplicate's write is undone.
-        local g = redis.call('SET', guard, entry .. '!', 'GET', 'EX', ttl)
-        local fresh = false
-        if g == entry .. '!' then fresh = false
-        elseif not g or g == entry then fresh = true
-        else
-          redis.call('SET', guard, g, 'KEEPTTL')
-          fresh = redis.call('SET', guard .. '#' .. entry, '1', 'NX', 'EX', ttl) ~= false
-        end
-        if fresh then
-          redis.call('XADD', KEYS[2], '*', unpack(ARGV, f, f + n1 - 1))
+      local next = i + 3
+      if kind == 's' then
+        next = i + \(OutcomeRecord.sentShapeValueCount + 3)
+        if fresh(guard, entry) then
+          redis.call('XADD', outcomes, '*', \(sentShapeArguments(first: 3)))
+          recorded = recorded + 1
+        else skipped = skipped + 1 end
+      elseif kind == 'o' then
+        local n1, n2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
+        local f = i + 5
+        next = f + n1 + n2
+        if fresh(guard, entry) then
+          redis.call('XADD', outcomes, '*', unpack(ARGV, f, f + n1 - 1))
           if n2 > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, f + n1, f + n1 + n2 - 1)) end
           recorded = recorded + 1
-        else
-          skipped = skipped + 1
-        end
-        i = f + n1 + n2
+        else skipped = skipped + 1 end
       elseif kind == 'd' then
-        -- n1 fields follow the due time (n2): the entry comes back from the hash when due.
+        -- n fields follow the due time: the entry comes back from the hash when due.
+        local n = tonumber(ARGV[i+3])
+        next = i + 5 + n
         redis.call('DEL', hprefix .. entry)
-        redis.call('HSET', hprefix .. entry, unpack(ARGV, f, f + n1 - 1))
-        redis.call('ZADD', KEYS[4], n2, entry)
+        redis.call('HSET', hprefix .. entry, unpack(ARGV, i + 5, i + 4 + n))
+        redis.call('ZADD', KEYS[4], ARGV[i+4], entry)
         delayed = delayed + 1
-        i = f + n1
-      else
-        i = f
       end
       acks[#acks+1] = entry
+      i = next
     end
     if #acks > 0 then redis.call('XACK', KEYS[1], group, unpack(acks)) end
     return {recorded, skipped, delayed}
-    """
+    """)
+
+    /// The XADD arguments of a sent-shape outcome (`OutcomeRecord.sentShape`): the field names
+    /// as Lua constants, `v` and `worker` filled in here, `entry` from the settlement, the rest
+    /// from ARGV in table order starting at `ARGV[i + first]`.
+    static func sentShapeArguments(first: Int) -> String {
+        var next = first
+        return OutcomeRecord.sentShape.map { name -> String in
+            let value: String
+            switch name {
+            case "v": value = "'1'"
+            case "worker": value = "worker"
+            case "entry": value = "entry"
+            default:
+                value = "ARGV[i+\(next)]"
+                next += 1
+            }
+            return "'\(name)', \(value)"
+        }.joined(separator: ", ")
+    }
 
     /// Moves due delayed entries back into the stream (new entry ids, same notification ids:
     /// their guards are handed to the new entries). KEYS: stream, delayed set. ARGV: now (ms),
     /// limit, delayed-hash prefix, guard prefix. Returns how many moved.
-    static let promote = """
+    static let promote = RedisScript("""
     local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
     for _, m in ipairs(due) do
       local h = ARGV[3] .. m
@@ -84,12 +98,12 @@ enum RedisStreamScripts {
       redis.call('ZREM', KEYS[2], m)
     end
     return #due
-    """
+    """)
 
     /// XAUTOCLAIM plus each claimed entry's delivery count (XPENDING), in one step. KEYS:
     /// stream. ARGV: group, consumer, min-idle ms, cursor, count. Returns
     /// {next cursor, {{id, fields, deliveries}, ...}}.
-    static let reclaim = """
+    static let reclaim = RedisScript("""
     local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', ARGV[5])
     local out = {}
     for _, e in ipairs(r[2]) do
@@ -99,5 +113,5 @@ enum RedisStreamScripts {
       out[#out+1] = {e[1], e[2], n}
     end
     return {r[1], out}
-    """
+    """)
 }

@@ -56,11 +56,19 @@ public protocol WorkQueue: AnyObject {
     func readOwnPending(after cursor: String, max: Int) throws(QueueError) -> [QueueEntry]
     /// Up to `max` new entries, waiting up to `blockMillis` for the first (0: no wait).
     func readNew(max: Int, blockMillis: Int) throws(QueueError) -> [QueueEntry]
-    /// Takes ownership of the notification ids of `entries` (pairs of id, stream id; an entry
-    /// without a valid id passes nil), atomically; one state per entry.
-    func claim(_ entries: [(id: String?, entryID: String)]) throws(QueueError) -> [ClaimState]
-    /// Applies the settlements atomically, in one step for the batch.
-    func settle(_ settlements: [Settlement]) throws(QueueError)
+    /// Starts taking ownership of the notification ids of `entries` (pairs of id, stream id; an
+    /// entry without a valid id passes nil), atomically, without waiting: the caller prepares
+    /// the entries meanwhile. At most one claim is in flight.
+    func beginClaim(_ entries: [(id: String?, entryID: String)]) throws(QueueError)
+    /// The claim begun last: one state per entry, in order (empty when none is in flight).
+    func finishClaim() throws(QueueError) -> [ClaimState]
+    /// Starts applying the settlements atomically, in one step for the batch, without waiting:
+    /// the caller reads and sends meanwhile. At most one settle is in flight; a failure
+    /// (thrown by `finishSettle`) leaves it unknown whether it was applied, and applying it
+    /// again is harmless.
+    func beginSettle(_ settlements: [Settlement]) throws(QueueError)
+    /// Waits for the settle begun last (returns at once when none is in flight).
+    func finishSettle() throws(QueueError)
     /// Entries of any consumer idle longer than the queue's minimum idle time, now this
     /// consumer's, with their delivery counts.
     func reclaim(max: Int) throws(QueueError) -> [QueueEntry]
@@ -69,4 +77,18 @@ public protocol WorkQueue: AnyObject {
     /// Entries delivered and not yet acknowledged (every consumer), and entries not yet
     /// delivered (nil when the queue cannot tell): for metrics.
     func backlog() throws(QueueError) -> (pending: Int, lag: Int?)
+}
+
+extension WorkQueue {
+    /// Claims `entries`' notification ids and waits for their states (`beginClaim` + `finishClaim`).
+    public func claim(_ entries: [(id: String?, entryID: String)]) throws(QueueError) -> [ClaimState] {
+        try beginClaim(entries)
+        return try finishClaim()
+    }
+
+    /// Applies the settlements and waits (`beginSettle` + `finishSettle`).
+    public func settle(_ settlements: [Settlement]) throws(QueueError) {
+        try beginSettle(settlements)
+        try finishSettle()
+    }
 }

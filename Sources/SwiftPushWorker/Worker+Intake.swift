@@ -6,12 +6,21 @@ import PushTransport
 extension Worker {
     /// Claims, checks and sends `entries` (read or reclaimed).
     func intake(_ entries: [QueueEntry]) throws(QueueError) {
+        // The settle in flight first (Redis ran it before this read; its reply is waiting): an
+        // entry it acknowledged that the read delivers again (a rewound group) is then taken in
+        // as new — its guard says it is recorded — instead of being skipped as one we hold.
+        finishSettling()
         // A reclaim can return an entry this worker still holds (slow, not dead): keep ours.
         let fresh = entries.filter { !heldEntries.contains($0.entryID) }
         if fresh.isEmpty { return }
-        counters.read += fresh.count
         let ids = fresh.map { EntryParser.notificationID(of: $0) }
-        let states = try queue.claim(zip(ids, fresh).map { (id: $0, entryID: $1.entryID) })
+        try queue.beginClaim(zip(ids, fresh).map { (id: $0, entryID: $1.entryID) })
+        // While Redis claims: send the next settle (Redis runs it after the claim, while the
+        // notifications go out), and check the entries (pure work, no I/O).
+        beginSettling()
+        let parsed = fresh.map { parser.parse($0) }
+        let states = try queue.finishClaim()
+        counters.read += fresh.count
         var toSend: [String: [(QueueEntry, QueuedNotification)]] = [:]
         let nowSeconds = wallMillis() / 1000
         for (i, entry) in fresh.enumerated() {
@@ -38,7 +47,7 @@ extension Worker {
                 record(o)
                 continue
             }
-            switch parser.parse(entry) {
+            switch parsed[i] {
             case .failure(let rejection):
                 reject(entry, id: ids[i] ?? "", rejection)
             case .success(let note):
@@ -99,14 +108,14 @@ extension Worker {
         guard let client = clients.clients[app], !tags.isEmpty else { return }
         var arena: [UInt8] = []
         var spans: [(token: Range<Int>, topic: Range<Int>, payload: Range<Int>, collapse: Range<Int>?, apnsID: Range<Int>)] = []
-        func put(_ bytes: [UInt8]) -> Range<Int> {
+        func put(_ bytes: some Sequence<UInt8>) -> Range<Int> {
             let start = arena.count
             arena.append(contentsOf: bytes)
             return start..<arena.count
         }
         let notes = tags.map { held[$0]!.note }
         for n in notes {
-            spans.append((put(n.token), put(n.topic), put(n.payload), n.collapseID.map(put), put(Array(n.apnsID.utf8))))
+            spans.append((put(n.token), put(n.topic), put(n.payload), n.collapseID.map(put), put(n.apnsID.utf8)))
         }
         var start = 0
         arena.withUnsafeBufferPointer { buffer in

@@ -53,6 +53,8 @@ public final class Worker {
     var heldEntries = Set<String>()
     var waitingResend: [UInt64] = []
     var unsettled: [Settlement] = []
+    /// How many of `unsettled` (its first) are being settled by the settle in flight.
+    var settling = 0
     var nextTag: UInt64 = 1
     var ownPendingCursor: String? = "0"
     var stopping = false
@@ -98,18 +100,19 @@ public final class Worker {
                 beginStopIfRequested()
                 handle(inbox.take(waitMillis: 0))
                 resendDue()
-                settleAll()
+                // A settle in flight is collected by the next intake, so that Redis runs it while
+                // this thread sends and handles results; or below, when there is nothing to read.
+                beginSettling()
                 publishMetrics()
                 // Done when everything is settled; or, past the drain time, whatever is left
                 // stays pending in the queue (never acknowledged without its outcome).
                 if stopping && ((held.isEmpty && unsettled.isEmpty) || MonotonicTime.nanos() >= drainDeadline) { break }
                 if !stopping { maintain() }
                 let took = stopping ? 0 : readBatch()
-                if took == 0 && !held.isEmpty {
+                if took == 0 {
+                    finishSettling()
                     // Nothing new to read or no room: wait for results (or the next resend).
-                    handle(inbox.take(waitMillis: 20))
-                } else if took == 0 && stopping {
-                    handle(inbox.take(waitMillis: 20))
+                    if !held.isEmpty { handle(inbox.take(waitMillis: 20)) }
                 }
             }
             finish()
@@ -195,23 +198,50 @@ public final class Worker {
         }
     }
 
-    /// Records outcomes and acknowledgements (in chunks, each one atomic script call).
+    /// Records outcomes and acknowledgements: every one held, waiting for each chunk (at exit).
     func settleAll() {
+        finishSettling()
         while !unsettled.isEmpty {
-            let chunk = Array(unsettled.prefix(500))
-            do throws(QueueError) {
-                try queue.settle(chunk)
-            } catch {
-                queueFailed(error)
-                if stopping && MonotonicTime.nanos() >= drainDeadline { return }
-                continue
-            }
-            unsettled.removeFirst(chunk.count)
-            for s in chunk {
-                heldEntries.remove(s.entryID)
-                if case .record(let o) = s { metrics.outcome(o) }
-            }
+            beginSettling()
+            finishSettling()
+            if !unsettled.isEmpty && stopping && MonotonicTime.nanos() >= drainDeadline { return }
         }
+    }
+
+    /// The most settlements one script call carries.
+    static let settleChunk = 500
+
+    /// Sends the next chunk of `unsettled` to be recorded and acknowledged (one atomic script
+    /// call) without waiting, so that Redis runs it while this loop reads, claims and sends on
+    /// the other connection; nothing happens while a settle is in flight.
+    func beginSettling() {
+        guard settling == 0, !unsettled.isEmpty else { return }
+        let chunk = Array(unsettled.prefix(Self.settleChunk))
+        do throws(QueueError) {
+            try queue.beginSettle(chunk)
+            settling = chunk.count
+        } catch {
+            queueFailed(error)
+        }
+    }
+
+    /// Waits for the settle in flight: its settlements are done. On a failure they stay in
+    /// `unsettled` and go again (the settle script is idempotent).
+    func finishSettling() {
+        guard settling > 0 else { return }
+        let n = settling
+        settling = 0
+        do throws(QueueError) {
+            try queue.finishSettle()
+        } catch {
+            queueFailed(error)
+            return
+        }
+        for s in unsettled.prefix(n) {
+            heldEntries.remove(s.entryID)
+            if case .record(let o) = s { metrics.outcome(o) }
+        }
+        unsettled.removeFirst(n)
     }
 
     /// A failed queue operation: reconnect with bounded, jittered back-off when the connection
@@ -223,6 +253,8 @@ public final class Worker {
             return
         }
         log.error("lost Redis", ["error": error.description])
+        // A settle in flight went with the connection: its settlements go again.
+        settling = 0
         connectQueue()
         // A batch read just before the loss may be pending with us without having been taken in
         // (the claim's reply never came): re-read our own pending entries, as at start, instead
