@@ -29,7 +29,9 @@ if [ -f "$man1" ] && grep -q '^\.TH SWIFTPUSH 1' "$man1" && grep -q '^\.SS send'
   ok "the man page share/man/man1/swiftpush.1 is installed, with a section per command"
 else bad "PREFIX/share/man/man1/swiftpush.1"; fi
 
-if ldd "$prefix/lib/libswiftpush.so" | grep -qiE 'swift|Foundation|dispatch'; then
+# ldd's output is taken whole first: under pipefail, grep -q's early exit could SIGPIPE ldd and
+# turn a match into a pass.
+if grep -qiE 'swift|Foundation|dispatch' <<< "$(ldd "$prefix/lib/libswiftpush.so")"; then
   ldd "$prefix/lib/libswiftpush.so"; bad "the installed library depends on the Swift runtime"
 else ok "the installed library needs no Swift runtime (ldd)"; fi
 
