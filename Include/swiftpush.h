@@ -239,9 +239,9 @@ enum push_option {
 
 /** Version of this header; push_version() returns the library's. */
 #define PUSH_VERSION_MAJOR 0
-#define PUSH_VERSION_MINOR 1
+#define PUSH_VERSION_MINOR 2
 #define PUSH_VERSION_PATCH 0
-#define PUSH_VERSION_STRING "0.1.0"
+#define PUSH_VERSION_STRING "0.2.0"
 
 /** A client: a pool of TLS + HTTP/2 connections to one APNs host, its I/O thread, the submission
  *  queue and the results not yet polled. Created by push_client_open, ended by push_client_close

@@ -39,7 +39,7 @@ from .channels import ChannelInfo, StoragePolicy
 from .client import BATCH_SIZE, Client, ConnectionStats, Notification, Result, Stats
 from .payload import Payload, topic_for
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "BATCH_SIZE",
