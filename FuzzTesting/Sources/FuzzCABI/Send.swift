@@ -6,6 +6,8 @@ import SwiftPush
 /// A fuzzed push_notification and the buffers it points to.
 final class FuzzNotification {
     let token, topic, payload, collapse, apnsId: CString
+    /// A broadcast's channel id (`channel_id`), set on one notification in four.
+    let channel: CString?
     var record = push_notification()
 
     init(_ input: inout FuzzInput) {
@@ -31,12 +33,61 @@ final class FuzzNotification {
         record.collapse_id_len = collapse.length
         record.apns_id = UnsafePointer(apnsId.pointer)
         record.apns_id_len = apnsId.length
+        if input.choose(4) == 0 {
+            // A broadcast: a current-size record (the first version has no channel_id), and
+            // often what a valid one needs, so that the rules past the first are reached too.
+            let c = CString.fuzzed(&input, limit: BroadcastRules.maxChannelIdBytes,
+                                   content: input.choose(2) == 0 ? Array("dHVuYS1zY29yZXMtMjAyNg==".utf8) : nil)
+            channel = c
+            record.struct_size = UInt32(MemoryLayout<push_notification>.size)
+            record.channel_id = UnsafePointer(c.pointer)
+            record.channel_id_len = c.length
+            // (Only for a broadcast: the device rules below judge the token and collapse id
+            // by the buffers, not the record.)
+            if c.pointer != nil && input.choose(2) == 0 {
+                record.device_token = nil
+                record.collapse_id = nil
+                record.push_type = BroadcastRules.pushType.rawValue
+                record.flags |= UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue)
+                record.expiration = 0
+            }
+        } else {
+            channel = nil
+        }
+    }
+
+    /// The library reads `channel_id` (a current-size record) and finds one: a broadcast.
+    var isBroadcast: Bool {
+        record.struct_size >= UInt32(MemoryLayout<push_notification>.size) && record.channel_id != nil
+    }
+
+    /// The statuses that BroadcastRules says this broadcast deserves (empty: valid).
+    var broadcastViolations: Set<PushStatus> {
+        var v = Set<PushStatus>()
+        if let channel, channel.oversized || channel.withSeen({ BroadcastRules.checkChannelId($0) })! != nil { v.insert(.badChannelId) }
+        if record.device_token != nil { v.insert(.badDeviceToken) }
+        if record.collapse_id != nil { v.insert(.badCollapseId) }
+        if record.push_type != BroadcastRules.pushType.rawValue { v.insert(.badPushType) }
+        let bundleViolation = topic.pointer == nil
+            ? Array(defaultTopic.utf8).withUnsafeBytes { BroadcastRules.checkBundleId($0) }
+            : topic.oversized ? .init(.badTopic, "") : topic.withSeen { BroadcastRules.checkBundleId($0) }!
+        if bundleViolation != nil { v.insert(.badTopic) }
+        if case .failure = BroadcastRules.resolvePriority(record.priority) { v.insert(.badPriority) }
+        if record.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) == 0
+            || NotificationRules.checkExpiration(record.expiration) != nil { v.insert(.badExpiration) }
+        if payload.oversized || payload.withSeen({ BroadcastRules.checkPayload($0) }) != .some(nil) {
+            v.insert(.badPayload)
+            v.insert(.payloadTooLarge)
+        }
+        if apnsId.pointer != nil, apnsId.oversized || apnsId.withSeen({ NotificationRules.checkApnsId($0) })! != nil { v.insert(.badApnsId) }
+        return v
     }
 
     /// The statuses that NotificationRules says this notification deserves (empty: valid).
     var violations: Set<PushStatus> {
         var v = Set<PushStatus>()
         if record.struct_size != 0 && record.struct_size < UInt32(MemoryLayout<push_notification>.size) { v.insert(.invalidArgument) }
+        if isBroadcast { return v.union(broadcastViolations) }
         guard let type = PushType(rawValue: record.push_type) else { v.insert(.badPushType); return v }
         if token.oversized || token.withSeen({ NotificationRules.checkDeviceToken($0) }) != .some(nil) { v.insert(.badDeviceToken) }
         let topicViolation = topic.pointer == nil
@@ -58,7 +109,7 @@ final class FuzzNotification {
 
 private let sendStatuses: Set<PushStatus> = [.invalidArgument, .badDeviceToken, .badTopic, .badPushType, .badPriority,
                                              .badPayload, .payloadTooLarge, .badCollapseId, .badApnsId, .badExpiration,
-                                             .queueFull]
+                                             .badChannelId, .queueFull]
 
 /// A status agrees with the rules: success (or a full queue) exactly when nothing is wrong,
 /// otherwise one of the things that are wrong.
