@@ -22,7 +22,7 @@ extension PushClient {
         }
         // The clock's text alone: with a prefix it would not fit the result's 127 bytes.
         let text = clockSuspectText
-            ?? lock.withLock { lastConnectionError }.map { "not sent within the deadline; last connection error: \($0.description)" }
+            ?? handoff.withLock { $0.lastConnectionError }.map { "not sent within the deadline; last connection error: \($0.description)" }
         complete(index, outcome: .failed, status: 0, reason: .queueTimeout, text: text ?? "not sent within the deadline")
     }
 

@@ -16,17 +16,18 @@ extension PushClient {
         IOThread.blockSIGPIPE()
         var drainDeadline: UInt64?
         while true {
-            lock.lock()
-            var taken = submissions
-            submissions = SlotList()
-            let closingNow = closing
-            let drain = drainMillis
-            ioIdle = false
-            lock.unlock()
+            let (submitted, lifecycle) = handoff.withLock { h in
+                let taken = h.submissions
+                h.submissions = SlotList()
+                h.ioIdle = false
+                return (taken, h.lifecycle)
+            }
+            var taken = submitted
             pending.splice(&taken, in: slots)
 
             let now = configuration.clock.monotonicNanos()
-            if closingNow && drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
+            let closingNow = !lifecycle.isOpen
+            if case .closing(let drain) = lifecycle, drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
             if !closingNow || !pending.isEmpty || !delayed.isEmpty || inFlightTotal > 0 { maintainPool(now: now) }
             releaseDelayed(now: now)
             dispatch(now: now)
@@ -43,10 +44,10 @@ extension PushClient {
             }
             publish()
 
-            lock.lock()
-            if submissions.isEmpty && !closing { ioIdle = true }
-            let sleep = submissions.isEmpty && closing == closingNow
-            lock.unlock()
+            let sleep = handoff.withLock { h in
+                if h.submissions.isEmpty && h.lifecycle.isOpen { h.ioIdle = true }
+                return h.submissions.isEmpty && h.lifecycle.isOpen != closingNow
+            }
             if sleep { loop.runOnce(timeoutMillis: nextTimeoutMillis(now: now)) }
         }
     }

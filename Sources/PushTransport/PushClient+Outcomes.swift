@@ -99,7 +99,7 @@ extension PushClient {
             }
             p.connections.append((state, Int32(min(conn.state.streamLimit, Int(Int32.max))), Int32(conn.state.inFlight)))
         }
-        lock.withLock { published = p }
+        handoff.withLock { $0.published = p }
     }
 
     /// Hands finished notifications to pollers (one lock for the whole batch).
@@ -109,17 +109,17 @@ extension PushClient {
             deliver(&finishedLocally, to: callback, buffer: callbackBuffer)
         }
         let newResults = !finishedLocally.isEmpty // (empty after a callback took them)
-        lock.lock()
-        completions.splice(&finishedLocally, in: slots)
-        counters.add(localCounters)
-        outcomeCounts.drain(&localOutcomeCounts)
-        // The queue gauges ride along (no allocation); the per-connection list is refreshed at
-        // each scan and when connections come and go.
-        published.queued = pending.count + delayed.count
-        published.inFlight = inFlightTotal
-        if localLatencies.total > 0 { latencies.merge(localLatencies) }
-        if waiters > 0 { lock.broadcast() }
-        lock.unlock()
+        handoff.withLockNotifying { h, waiters in
+            h.completions.splice(&finishedLocally, in: slots)
+            h.counters.add(localCounters)
+            h.outcomeCounts.drain(&localOutcomeCounts)
+            // The queue gauges ride along (no allocation); the per-connection list is refreshed at
+            // each scan and when connections come and go.
+            h.published.queued = pending.count + delayed.count
+            h.published.inFlight = inFlightTotal
+            if localLatencies.total > 0 { h.latencies.merge(localLatencies) }
+            if h.waiters > 0 { waiters.broadcast() }
+        }
         if newResults {
             resultSignal?.notify()
             readiness.signal()

@@ -34,7 +34,7 @@ extension PushClient {
         }
         // One answer serves every position opened in this round; the next round resolves anew.
         resolvedAddresses = nil
-        let hasUse = !pending.isEmpty || !delayed.isEmpty || lock.withLock { waiters > 0 }
+        let hasUse = !pending.isEmpty || !delayed.isEmpty || handoff.withLock { $0.waiters > 0 }
         for i in 0..<poolTarget where pool[i] == nil {
             let attempt = reconnect.beginAttempt(now: now, mayProbe: hasUse)
             if attempt == .denied {
@@ -159,9 +159,9 @@ extension PushClient {
         let delay = reconnect.failed(now: now, startedNanos: startedNanos)
         mayBeBackingOff = true
         logAttemptFailed(error, delayNanos: delay)
-        lock.withLock {
-            lastConnectionError = error
-            if waiters > 0 { lock.broadcast() }
+        handoff.withLockNotifying { h, waiters in
+            h.lastConnectionError = error
+            if h.waiters > 0 { waiters.broadcast() }
         }
         if error.kind == .tls && openConnectionCount() == 0 {
             // Certificate, host-name or ALPN failures don't heal by retrying: fail what waits,
@@ -178,9 +178,9 @@ extension PushClient {
         let delay = reconnect.failed(now: now, startedNanos: conn.startedNanos)
         mayBeBackingOff = true
         logAttemptFailed(TransportError(.closed, text), delayNanos: delay)
-        lock.withLock {
-            lastConnectionError = TransportError(.closed, text)
-            if waiters > 0 { lock.broadcast() }
+        handoff.withLockNotifying { h, waiters in
+            h.lastConnectionError = TransportError(.closed, text)
+            if h.waiters > 0 { waiters.broadcast() }
         }
     }
 
@@ -199,9 +199,9 @@ extension PushClient {
         }
         log(.info, .ready, "connection to \(configuration.host):\(configuration.port) ready (pool position \(conn.poolIndex), "
             + "server allows \(conn.state.remoteMaxStreams) concurrent streams)")
-        lock.withLock {
-            openConnections += 1
-            if waiters > 0 { lock.broadcast() }
+        handoff.withLockNotifying { h, waiters in
+            h.openConnections += 1
+            if h.waiters > 0 { waiters.broadcast() }
         }
         refreshPublishedState()
     }
@@ -262,9 +262,9 @@ extension PushClient {
             // abrupt loss is, with the GOAWAY's reason when one came first.
             var reported = error
             if let e = error, let goaway = conn.state.goawayReason { reported = TransportError(e.kind, "after GOAWAY (\(goaway)): " + e.description) }
-            lock.withLock {
-                openConnections -= 1
-                if let reported, !conn.retiredByClient, !conn.refusalCounted { lastConnectionError = reported }
+            handoff.withLock { h in
+                h.openConnections -= 1
+                if let reported, !conn.retiredByClient, !conn.refusalCounted { h.lastConnectionError = reported }
             }
             refreshPublishedState()
         }

@@ -34,29 +34,30 @@ extension PushClient {
         pool = pool.map { _ in nil }
         retiring = []
         if let callback = configuration.resultCallback { deliver(&finishedLocally, to: callback, buffer: callbackBuffer) }
-        lock.lock()
-        completions.splice(&finishedLocally, in: slots)
-        counters.add(localCounters)
-        outcomeCounts.drain(&localOutcomeCounts)
+        var late = handoff.withLock { h in
+            h.completions.splice(&finishedLocally, in: slots)
+            h.counters.add(localCounters)
+            h.outcomeCounts.drain(&localOutcomeCounts)
+            // Nothing else will ever be queued: anything a racing sender slipped in is cancelled too.
+            let late = h.submissions
+            h.submissions = SlotList()
+            h.lifecycle = .cancelling
+            return late
+        }
         localCounters = ClientCounters()
-        // Nothing else will ever be queued: anything a racing sender slipped in is cancelled too.
-        var late = submissions
-        submissions = SlotList()
-        submissionsClosed = true
-        lock.unlock()
         while true {
             let index = late.popFirst(in: slots)
             if index < 0 { break }
             complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
         }
         if let callback = configuration.resultCallback { deliver(&finishedLocally, to: callback, buffer: callbackBuffer) }
-        lock.lock()
-        completions.splice(&finishedLocally, in: slots)
-        counters.add(localCounters)
-        outcomeCounts.drain(&localOutcomeCounts)
-        finished = true
-        lock.broadcast()
-        lock.unlock()
+        handoff.withLockNotifying { h, waiters in
+            h.completions.splice(&finishedLocally, in: slots)
+            h.counters.add(localCounters)
+            h.outcomeCounts.drain(&localOutcomeCounts)
+            h.lifecycle = .finished
+            waiters.broadcast()
+        }
         resultSignal?.notify() // a group's pollers learn that this thread is done
         readiness.signal()      // and so do event loops waiting on the descriptor
     }

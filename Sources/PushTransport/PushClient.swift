@@ -128,31 +128,8 @@ public final class PushClient: @unchecked Sendable {
     /// What becomes of error answers (pure; from maxAttempts and retryDelayMillis).
     let retryPolicy: RetryPolicy
 
-    // MARK: Shared state (guarded by `lock`)
-    let lock = PThreadMutex()
-    var freeSlots = SlotList()
-    var submissions = SlotList()
-    var completions = SlotList()
-    /// The I/O thread is (about to be) asleep in epoll: a sender must wake it.
-    var ioIdle = false
-    /// No more sends; the I/O thread drains and stops.
-    var closing = false
-    /// The I/O thread has ended; every notification has its outcome.
-    var finished = false
-    var closeStarted = false
-    /// The I/O thread has taken its last look at `submissions` (set during shutdown).
-    var submissionsClosed = false
-    var drainMillis: Int32 = 0
-    var waiters = 0
-    var openConnections = 0
-    var lastConnectionError: TransportError?
-    var counters = ClientCounters()
-    /// Answer latencies (merged from the I/O thread at each publish).
-    var latencies = LatencyHistogram()
-    /// What the stats show of the I/O thread's state, refreshed at each publish.
-    var published = PublishedState()
-    /// Notifications ended, by (outcome, reason) (`OutcomeCounts`), merged at each publish.
-    var outcomeCounts = OutcomeCounts()
+    /// The only state caller threads and the I/O thread share, reachable only under its lock.
+    let handoff = LockedHandoff()
 
     // MARK: I/O thread state
     var pending = SlotList()
