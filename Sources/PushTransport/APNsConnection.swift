@@ -168,7 +168,7 @@ final class APNsConnection: TLSH2Socket {
         let s = slot.pointee
         h.add(":method", "POST")
         h.add(":scheme", "https")
-        h.add(":authority", client.authority.baseAddress!, client.authority.count, HeaderList.noCopy)
+        h.add(":authority", client.constants.authority.baseAddress!, client.constants.authority.count, HeaderList.noCopy)
         h.add(":path", buffer + SlotLayout.request, Int(s.pathLength), HeaderList.noIndex)
         if let authorization {
             // Copied by nghttp2 (no NO_COPY flag): the token may be re-signed before the frame

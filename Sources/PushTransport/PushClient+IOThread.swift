@@ -23,22 +23,22 @@ extension PushClient {
                 return (taken, h.lifecycle)
             }
             var taken = submitted
-            pending.splice(&taken, in: slots)
+            queue.pending.splice(&taken, in: slots)
 
             let now = configuration.clock.monotonicNanos()
             let closingNow = !lifecycle.isOpen
             if case .closing(let drain) = lifecycle, drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
-            if !closingNow || !pending.isEmpty || !delayed.isEmpty || inFlightTotal > 0 { maintainPool(now: now) }
+            if !closingNow || !queue.pending.isEmpty || !queue.delayed.isEmpty || queue.inFlightTotal > 0 { maintainPool(now: now) }
             releaseDelayed(now: now)
             dispatch(now: now)
-            if ClientTimers.isDue(nextScanNanos, now: now) {
+            if ClientTimers.isDue(queue.nextScanNanos, now: now) {
                 scanDeadlines(now: now)
                 checkHealth(now: now)
                 resizePool(now: now)
                 refreshPublishedState()
-                nextScanNanos = now + ClientTimers.scanIntervalNanos
+                queue.nextScanNanos = now + ClientTimers.scanIntervalNanos
             }
-            if let deadline = drainDeadline, (pending.isEmpty && delayed.isEmpty && inFlightTotal == 0) || ClientTimers.isDue(deadline, now: now) {
+            if let deadline = drainDeadline, (queue.pending.isEmpty && queue.delayed.isEmpty && queue.inFlightTotal == 0) || ClientTimers.isDue(deadline, now: now) {
                 shutDown()
                 return
             }
@@ -55,7 +55,7 @@ extension PushClient {
     /// How long epoll may sleep (`ClientTimers.sleepMillis`): until the next scan, the next
     /// delayed retry or the next reconnect attempt.
     private func nextTimeoutMillis(now: UInt64) -> Int32 {
-        ClientTimers.sleepMillis(now: now, nextScanNanos: nextScanNanos, nextRetryNanos: delayed.firstDue,
+        ClientTimers.sleepMillis(now: now, nextScanNanos: queue.nextScanNanos, nextRetryNanos: queue.delayed.firstDue,
                                  nextReconnectNanos: hasEmptyPosition ? reconnect.nextAttemptNanos : nil)
     }
 

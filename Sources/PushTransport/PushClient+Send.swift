@@ -123,7 +123,7 @@ extension PushClient {
             guard let b = bytes(t, n.pointee.topic_len) else { return .init(.badTopic, notALength("topic_len")) }
             topic = b
         } else {
-            topic = defaultTopic
+            topic = constants.defaultTopic
         }
         if let v = NotificationRules.checkTopic(topic, pushType: pushType) { return v }
         let priority: Int32
@@ -204,7 +204,7 @@ extension PushClient {
     func startFresh(_ slot: UnsafeMutablePointer<Slot>, tag: UInt64, now: UInt64) {
         slot.pointee.tag = tag
         slot.pointee.submitNanos = now
-        slot.pointee.deadlineNanos = now + deadlineNanos
+        slot.pointee.deadlineNanos = now + constants.deadlineNanos
         slot.pointee.attempts = 0
         slot.pointee.unprocessedWrites = 0
         slot.pointee.answeredAttempts = 0
