@@ -40,15 +40,15 @@ extension PushClient {
             outbox.latencies.record(micros: Int64((now &- slot.pointee.submitNanos) / 1000))
         }
         if status == 200 {
-            conn.answered = true
-            conn.consecutiveServerErrors = 0
-            if !conn.hadSuccess || pool.mayBeBackingOff {
+            conn.record.answered = true
+            conn.record.consecutiveServerErrors = 0
+            if !conn.record.hadSuccess || pool.mayBeBackingOff {
                 // Once per connection (cheap): an accepted notification ends any back-off and
                 // shows the token it carried is good.
-                conn.hadSuccess = true
+                conn.record.hadSuccess = true
                 pool.mayBeBackingOff = false
                 reconnect.succeeded()
-                token?.accepted(generation: conn.tokenGeneration)
+                token?.accepted(generation: conn.record.tokenGeneration)
             }
             complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
         } else if status != 0 {
@@ -88,7 +88,7 @@ extension PushClient {
         let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
         slot.pointee.timestampMs = parsed?.timestampMs ?? 0
         slot.pointee.answeredAttempts += 1
-        if !reason.isConnectionRefusal { conn.answered = true }
+        if !reason.isConnectionRefusal { conn.record.answered = true }
         answerAffectsConnection(reason, text: text, on: conn, now: now)
         let decision = constants.retryPolicy.decide(reason: reason, answered: slot.pointee.answeredAttempts, writes: slot.pointee.attempts,
                                           now: now, deadline: slot.pointee.deadlineNanos, unit: Double.random(in: 0..<1))
@@ -115,13 +115,13 @@ extension PushClient {
     private func answerAffectsConnection(_ reason: APNsReason, text: String, on conn: APNsConnection, now: UInt64) {
         switch reason.retryClass {
         case .backoff:
-            conn.consecutiveServerErrors += 1
-            if conn.consecutiveServerErrors >= configuration.retireAfterServerErrors { retireByClient(conn) }
+            conn.record.consecutiveServerErrors += 1
+            if conn.record.consecutiveServerErrors >= configuration.retireAfterServerErrors { retireByClient(conn) }
         case .token:
             // ExpiredProviderToken: a token APNs calls expired is useless whatever its age: sign a
             // new one once; if that one is refused too, the clock is the likely cause: say so and
             // stop re-signing. Either way the client backs off before the next connection.
-            let verdict = token?.expiredRejection(generation: conn.tokenGeneration) ?? .alreadyReplaced
+            let verdict = token?.expiredRejection(generation: conn.record.tokenGeneration) ?? .alreadyReplaced
             switch verdict {
             case .clockSuspect(let iat, let localTime): queue.clockSuspectText = ProviderToken.clockSuspectText(iat: iat, localTime: localTime)
             case .resigned: queue.clockSuspectText = nil
@@ -153,3 +153,7 @@ extension PushClient {
         queue.pending = ready
     }
 }
+
+/// A client hears what its connections report (`ConnectionEvents`: SETTINGS, GOAWAY, stream
+/// ends here; ready, refill and closed in PushClient+Pool and +Dispatch).
+extension PushClient: ConnectionEvents {}

@@ -64,7 +64,7 @@ extension PushClient {
                     complete(index, outcome: .failed, status: 0, reason: .timeout, text: "no answer within the deadline")
                     let action = conn.state.streamTimedOut()
                     if action != .none {
-                        conn.retiredByClient = true
+                        conn.record.retiredByClient = true
                         retire(conn, action: action)
                     }
                     expired = true

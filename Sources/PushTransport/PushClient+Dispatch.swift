@@ -68,7 +68,7 @@ extension PushClient {
             slot.pointee.connection = Int32(conn.poolIndex)
             slot.pointee.attempts += 1
             outbox.counters.sent += 1
-            conn.sentAny = true
+            conn.record.sentAny = true
             conn.linkInFlight(index, slot)
             conn.state.streamOpened()
             queue.inFlightTotal += 1
@@ -77,7 +77,7 @@ extension PushClient {
             submitted = true
         }
         if submitted {
-            conn.tokenGeneration = queue.authorizationGeneration
+            conn.record.tokenGeneration = queue.authorizationGeneration
             if flush { conn.flush() }
         }
         return started

@@ -43,7 +43,7 @@ extension PushClient {
             }
             do throws(TransportError) {
                 let conn = try startConnection(poolIndex: i, addresses: addresses, rotate: true)
-                conn.isProbe = attempt == .probe
+                conn.record.isProbe = attempt == .probe
                 pool.connections[i] = conn
             } catch {
                 connectionAttemptFailed(startedNanos: now, error: error, now: now)
@@ -144,11 +144,12 @@ extension PushClient {
         log(.debug, .connecting, "connecting to \(configuration.host):\(configuration.port)"
             + (configuration.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? "")
             + " (pool position \(poolIndex), \(order.count) other address(es) to fall back on)")
-        let conn = APNsConnection(client: self, poolIndex: poolIndex, fd: fd, ssl: ssl,
+        let conn = APNsConnection(events: self, slots: slots, authority: constants.authority, loop: loop, clock: configuration.clock,
+                                  poolIndex: poolIndex, fd: fd, ssl: ssl,
                                   localMaxStreams: configuration.maxStreamsPerConnection,
                                   retireAfterTimeouts: configuration.retireAfterTimeouts)
         conn.tunnelRequest = pool.tunnelRequest
-        conn.fallbackAddresses = order
+        conn.record.fallbackAddresses = order
         return conn
     }
 
@@ -173,8 +174,8 @@ extension PushClient {
     /// A connection-level refusal answered on `conn` (a credential rejection): the client backs
     /// off (once per connection) and `text` becomes the last connection error.
     func connectionRefused(_ conn: APNsConnection, text: String, now: UInt64) {
-        guard !conn.refusalCounted else { return }
-        conn.refusalCounted = true
+        guard !conn.record.refusalCounted else { return }
+        conn.record.refusalCounted = true
         let delay = reconnect.failed(now: now, startedNanos: conn.startedNanos)
         pool.mayBeBackingOff = true
         logAttemptFailed(TransportError(.closed, text), delayNanos: delay)
@@ -191,10 +192,10 @@ extension PushClient {
 
     /// A connection finished its handshake: wakes callers of waitUntilConnected.
     func connectionEstablished(_ conn: APNsConnection) {
-        if conn.isProbe && queue.pending.isEmpty && queue.delayed.isEmpty {
+        if conn.record.isProbe && queue.pending.isEmpty && queue.delayed.isEmpty {
             // A probe with nothing to send would hold the back-off's one attempt indefinitely
             // (only an answer ends it): let a thread with work probe instead.
-            conn.isProbe = false
+            conn.record.isProbe = false
             reconnect.probeEnded()
         }
         log(.info, .ready, "connection to \(configuration.host):\(configuration.port) ready (pool position \(conn.poolIndex), "
@@ -231,31 +232,31 @@ extension PushClient {
         conn.inFlightHead = -1
         if pool.connections[conn.poolIndex] === conn {
             pool.connections[conn.poolIndex] = nil
-            if error?.kind == .connect && !conn.reachedTLS && !conn.fallbackAddresses.isEmpty {
+            if error?.kind == .connect && !conn.reachedTLS && !conn.record.fallbackAddresses.isEmpty {
                 // The TCP connect to this address failed: the same answer's next address first,
                 // before counting a failure.
-                if let next = try? startConnection(poolIndex: conn.poolIndex, addresses: conn.fallbackAddresses, rotate: false) {
-                    next.isProbe = conn.isProbe // the same attempt, at its next address
+                if let next = try? startConnection(poolIndex: conn.poolIndex, addresses: conn.record.fallbackAddresses, rotate: false) {
+                    next.record.isProbe = conn.record.isProbe // the same attempt, at its next address
                     pool.connections[conn.poolIndex] = next
                     return
                 }
             }
         }
         pool.retiring.removeAll { $0 === conn }
-        if conn.hadSuccess || conn.refusalCounted {
+        if conn.record.hadSuccess || conn.record.refusalCounted {
             // Success reset the back-off; a refusal already counted as this attempt's failure.
-        } else if !conn.everEstablished || (conn.sentAny && !conn.answered) {
+        } else if !conn.record.everEstablished || (conn.record.sentAny && !conn.record.answered) {
             // Refused before it could be used: no SETTINGS, or no answer to what it was sent.
             connectionAttemptFailed(startedNanos: conn.startedNanos,
                                     error: error ?? TransportError(.closed, "the server closed the connection before answering"),
                                     now: now)
-        } else if conn.isProbe {
+        } else if conn.record.isProbe {
             // An ordinary end (idle close, GOAWAY after answers): not a refusal.
             reconnect.probeEnded()
         }
-        if conn.everEstablished {
+        if conn.record.everEstablished {
             let how = error.map { "closed: \($0.description)" } ?? "closed"
-            log(error == nil || conn.retiredByClient ? .info : .warning, .closed,
+            log(error == nil || conn.record.retiredByClient ? .info : .warning, .closed,
                 "connection to \(configuration.host):\(configuration.port) \(how)"
                 + (conn.state.goawayReason.map { " (after GOAWAY: \($0))" } ?? ""))
             // Ordinary closes (ours, an orderly GOAWAY drain) are not connection errors; an
@@ -264,7 +265,7 @@ extension PushClient {
             if let e = error, let goaway = conn.state.goawayReason { reported = TransportError(e.kind, "after GOAWAY (\(goaway)): " + e.description) }
             handoff.withLock { h in
                 h.openConnections -= 1
-                if let reported, !conn.retiredByClient, !conn.refusalCounted { h.lastConnectionError = reported }
+                if let reported, !conn.record.retiredByClient, !conn.record.refusalCounted { h.lastConnectionError = reported }
             }
             refreshPublishedState()
         }
@@ -273,10 +274,10 @@ extension PushClient {
     /// The client stops using `conn` (timeouts, 5xx, a refusal, stream ids used up): it takes
     /// no new streams, drains, and its end is not reported as a connection error.
     func retireByClient(_ conn: APNsConnection) {
-        if !conn.retiredByClient && conn.state.isActive {
+        if !conn.record.retiredByClient && conn.state.isActive {
             log(.info, .retired, "connection to \(configuration.host):\(configuration.port) retired (pool position \(conn.poolIndex)): it takes no new notifications")
         }
-        conn.retiredByClient = true
+        conn.record.retiredByClient = true
         retire(conn, action: conn.state.retire())
     }
 
