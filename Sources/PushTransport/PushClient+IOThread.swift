@@ -9,7 +9,8 @@ import PushCore
 /// releases delayed retries that are due, dispatches, and (every scan interval) enforces
 /// deadlines and checks health; then publishes outcomes and sleeps in epoll until there is work. The parts:
 /// PushClient+Pool, +Dispatch, +Answers (what connections report), +Outcomes, +Deadlines,
-/// +Shutdown. Everything they touch outside `lock` belongs to this thread alone.
+/// +Shutdown. Everything they touch outside `handoff` (`queue`, `pool`, `outbox`, the
+/// connections) belongs to this thread alone.
 extension PushClient {
     /// The thread's body, until close's drain ends (then `shutDown`).
     func runIOThread() {

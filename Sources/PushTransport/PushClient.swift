@@ -107,9 +107,11 @@ public struct ClientConfiguration: Sendable {
 /// I/O thread.
 ///
 /// Threads: `send`, `poll`, `waitUntilConnected` and `close` may be called from any thread.
-/// Everything else runs on the I/O thread. Caller threads and the I/O thread meet only under
-/// `lock`, and only to move chains of slot indices between lists, so one lock operation covers
-/// a whole batch.
+/// Everything else runs on the I/O thread. Caller threads and the I/O thread meet only in
+/// `handoff` (reachable only under its lock), and only to move chains of slot indices between
+/// lists, so one lock operation covers a whole batch. What the I/O thread owns alone is in
+/// `queue`, `pool` and `outbox` (IOThreadState.swift); see docs/architecture.md, "Threads and
+/// ownership".
 public final class PushClient: @unchecked Sendable {
     // MARK: Set by init, read by any thread
     let configuration: ClientConfiguration
