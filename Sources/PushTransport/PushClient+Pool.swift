@@ -148,7 +148,7 @@ extension PushClient {
                                   poolIndex: poolIndex, fd: fd, ssl: ssl,
                                   localMaxStreams: configuration.maxStreamsPerConnection,
                                   retireAfterTimeouts: configuration.retireAfterTimeouts)
-        conn.tunnelRequest = pool.tunnelRequest
+        conn.tunnel.request = pool.tunnelRequest
         conn.record.fallbackAddresses = order
         return conn
     }
