@@ -13,7 +13,7 @@ extension APNsConnection {
         let s = slot.pointee
         h.add(":method", "POST")
         h.add(":scheme", "https")
-        h.add(":authority", client.authority.baseAddress!, client.authority.count, HeaderList.noCopy)
+        h.add(":authority", authority.baseAddress!, authority.count, HeaderList.noCopy)
         // The path names the app and repeats on every broadcast of it: worth indexing.
         h.add(":path", buffer + SlotLayout.request, Int(s.pathLength), HeaderList.noCopy)
         if let authorization {

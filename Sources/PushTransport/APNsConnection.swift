@@ -6,39 +6,32 @@ import CNGHTTP2
 import PushCore
 import CPushSystem
 
-/// One client connection to APNs: TLS + an nghttp2 client session, carrying many notifications
-/// as concurrent streams. Owned by a `PushClient` and used only on its I/O thread.
-///
-/// Each stream's nghttp2 user data is its slot index + 1, so callbacks find the notification
-/// without any lookup table; the connection's in-flight streams are also linked through their
-/// slots, so a dying connection can account for every one of them.
-final class APNsConnection: TLSH2Socket {
-    unowned(unsafe) let client: PushClient
-    /// Position in the client's pool.
-    let poolIndex: Int
-    /// Rules: stream limits, GOAWAY, retirement.
-    var state: ConnectionState
-    /// Head of the doubly linked list of in-flight slots.
-    var inFlightHead: Int32 = -1
-    /// No stream linked in flight since the last deadline scan has an earlier deadline (a
-    /// lower bound: answered streams leave it low); the scan skips the list while `now` is below.
-    var inFlightEarliestDeadline: UInt64 = .max
-    /// The stream whose response headers are being read, and its slot: an answer's 2–3
-    /// header callbacks look the stream up in nghttp2's map once instead of each (a cache miss
-    /// each with a thousand streams open). Stream ids are never reused within a session; a
-    /// stream that is cancelled or closed is forgotten here (`cancel`, `onStreamClose`).
-    var headerStreamID: Int32 = 0
-    var headerSlotIndex: Int32 = -1
+/// What a connection reports to its owner (a `PushClient`), on the I/O thread, mostly from
+/// inside nghttp2's callbacks while it reads: the whole interface from a connection to the
+/// client. The owner answers by calling the connection (`submit`, `cancel`, `requestClose`,
+/// `state`'s transitions); the connection never reaches into the client otherwise (the slots it
+/// reads and writes are the shared `SlotTable`, handed over at init).
+protocol ConnectionEvents: AnyObject {
+    /// The server's SETTINGS arrived (the first one makes the connection ready).
+    func settingsReceived(on conn: APNsConnection, maxConcurrentStreams: UInt32)
+    /// The connection became ready for streams (after the server's first SETTINGS).
+    func connectionEstablished(_ conn: APNsConnection)
+    /// Answers just read freed streams: the owner may start new ones before the read goes on.
+    func refill(_ conn: APNsConnection)
+    /// GOAWAY: the connection takes no new streams.
+    func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?)
+    /// A stream ended (answered, refused or reset); its answer is in slot `slotIndex`.
+    func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32)
+    /// The connection is gone (`error` nil: an orderly end); its in-flight streams are still
+    /// linked for the owner to account for.
+    func connectionClosed(_ conn: APNsConnection, error: TransportError?)
+}
+
+/// What the owner of a connection notes about it for its own decisions (back-off, retirement,
+/// the token a request carried); the connection itself only sets `everEstablished`.
+struct ConnectionRecord {
     /// Whether TLS and HTTP/2 came up (a failure before that is a failed connection attempt).
     var everEstablished = false
-    /// When the connection was started (the client clock's monotonic ns).
-    let startedNanos: UInt64
-    /// Memory for this connection's nghttp2 session (see pool_alloc.c).
-    private let sessionPool: OpaquePointer? = swiftpush_pool_new()
-    /// Scratch header array reused by every request (nghttp2 copies what it must at submit).
-    let nv: UnsafeMutablePointer<nghttp2_nv>
-    private static let maxHeaders = 12
-
     /// Whether any notification was accepted on it: only then is a lost connection replaced at
     /// once; one that dies before (a refused certificate, a broken proxy) backs off like a
     /// failed attempt, so a misconfiguration never becomes a tight reconnect loop.
@@ -56,25 +49,69 @@ final class APNsConnection: TLSH2Socket {
     var retiredByClient = false
     /// Addresses of the same resolution still to try if this one's TCP connect fails.
     var fallbackAddresses: [SocketConnect.Address] = []
-    /// Streams refilled between reads and not yet written (see `PushClient.refill`).
-    var refilledSinceFlush = 0
-    /// Refilled streams that are written at once, without waiting for the end of the read.
-    static let refillFlushThreshold = 64
     /// The provider token generation of the last request submitted on it.
     var tokenGeneration = 0
     /// 5xx answers in a row (a suspect connection is retired after a few).
     var consecutiveServerErrors = 0
+}
+
+/// One client connection to APNs: TLS + an nghttp2 client session, carrying many notifications
+/// as concurrent streams. Owned by a `PushClient` (which hears its `ConnectionEvents`) and used
+/// only on its I/O thread.
+///
+/// Each stream's nghttp2 user data is its slot index + 1, so callbacks find the notification
+/// without any lookup table; the connection's in-flight streams are also linked through their
+/// slots, so a dying connection can account for every one of them.
+final class APNsConnection: TLSH2Socket {
+    /// Where events go (the owning client, which outlives its connections).
+    unowned(unsafe) let events: any ConnectionEvents
+    /// The notifications' slots (the owner's table).
+    let slots: SlotTable
+    /// `:authority` bytes, stable for the owner's life (nghttp2 references them unchanged).
+    let authority: UnsafeRawBufferPointer
+    /// Position in the client's pool.
+    let poolIndex: Int
+    /// Rules: stream limits, GOAWAY, retirement.
+    var state: ConnectionState
+    /// Head of the doubly linked list of in-flight slots.
+    var inFlightHead: Int32 = -1
+    /// No stream linked in flight since the last deadline scan has an earlier deadline (a
+    /// lower bound: answered streams leave it low); the scan skips the list while `now` is below.
+    var inFlightEarliestDeadline: UInt64 = .max
+    /// The stream whose response headers are being read, and its slot: an answer's 2–3
+    /// header callbacks look the stream up in nghttp2's map once instead of each (a cache miss
+    /// each with a thousand streams open). Stream ids are never reused within a session; a
+    /// stream that is cancelled or closed is forgotten here (`cancel`, `onStreamClose`).
+    var headerStreamID: Int32 = 0
+    var headerSlotIndex: Int32 = -1
+    /// When the connection was started (the client clock's monotonic ns).
+    let startedNanos: UInt64
+    /// Memory for this connection's nghttp2 session (see pool_alloc.c).
+    private let sessionPool: OpaquePointer? = swiftpush_pool_new()
+    /// Scratch header array reused by every request (nghttp2 copies what it must at submit).
+    let nv: UnsafeMutablePointer<nghttp2_nv>
+    private static let maxHeaders = 12
+
+    /// The owner's notes on it.
+    var record = ConnectionRecord()
+    /// Streams refilled between reads and not yet written (see `PushClient.refill`).
+    var refilledSinceFlush = 0
+    /// Refilled streams that are written at once, without waiting for the end of the read.
+    static let refillFlushThreshold = 64
     /// When the outstanding health PING was sent (0: none outstanding).
     var pingSentNanos: UInt64 = 0
 
-    init(client: PushClient, poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int) {
-        self.client = client
+    init(events: any ConnectionEvents, slots: SlotTable, authority: UnsafeRawBufferPointer, loop: EventLoop, clock: any PushClock,
+         poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int) {
+        self.events = events
+        self.slots = slots
+        self.authority = authority
         self.poolIndex = poolIndex
         self.state = ConnectionState(localMaxStreams: localMaxStreams, timeoutsBeforeRetirement: retireAfterTimeouts)
-        self.startedNanos = client.configuration.clock.monotonicNanos()
+        self.startedNanos = clock.monotonicNanos()
         nv = .allocate(capacity: Self.maxHeaders)
         nv.initialize(repeating: nghttp2_nv(), count: Self.maxHeaders)
-        super.init(loop: client.loop, fd: fd, ssl: ssl, phase: .connecting, clock: client.configuration.clock)
+        super.init(loop: loop, fd: fd, ssl: ssl, phase: .connecting, clock: clock)
     }
 
     deinit {
@@ -126,15 +163,15 @@ final class APNsConnection: TLSH2Socket {
 
     /// The server's first SETTINGS frame: the connection is ready (wakes waitUntilConnected).
     func becameReady() {
-        everEstablished = true
-        client.connectionEstablished(self)
+        record.everEstablished = true
+        events.connectionEstablished(self)
     }
 
     /// Answers just read freed streams: refill them now rather than after the whole read, so
     /// the server gets new requests while we are still reading (both sides stay busy instead
     /// of taking turns).
     override func didReceiveChunk() {
-        client.refill(self)
+        events.refill(self)
     }
 
     /// The read is over: the write that follows (`handleEvents`) takes what refill deferred.
@@ -151,7 +188,7 @@ final class APNsConnection: TLSH2Socket {
             error = TransportError(.tls, Self.closedAfterHandshakeText + detail)
         }
         state.closed()
-        client.connectionClosed(self, error: error)
+        events.connectionClosed(self, error: error)
     }
 
     /// What a connection closed between the TLS handshake and the server's SETTINGS reports.
@@ -168,7 +205,7 @@ final class APNsConnection: TLSH2Socket {
         let s = slot.pointee
         h.add(":method", "POST")
         h.add(":scheme", "https")
-        h.add(":authority", client.authority.baseAddress!, client.authority.count, HeaderList.noCopy)
+        h.add(":authority", authority.baseAddress!, authority.count, HeaderList.noCopy)
         h.add(":path", buffer + SlotLayout.request, Int(s.pathLength), HeaderList.noIndex)
         if let authorization {
             // Copied by nghttp2 (no NO_COPY flag): the token may be re-signed before the frame
@@ -226,14 +263,14 @@ final class APNsConnection: TLSH2Socket {
         inFlightEarliestDeadline = min(inFlightEarliestDeadline, slot.pointee.deadlineNanos)
         slot.pointee.prev = -1
         slot.pointee.next = inFlightHead
-        if inFlightHead >= 0 { client.slots[inFlightHead].pointee.prev = index }
+        if inFlightHead >= 0 { slots[inFlightHead].pointee.prev = index }
         inFlightHead = index
     }
 
     func unlinkInFlight(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
         let p = slot.pointee.prev, n = slot.pointee.next
-        if p >= 0 { client.slots[p].pointee.next = n } else { inFlightHead = n }
-        if n >= 0 { client.slots[n].pointee.prev = p }
+        if p >= 0 { slots[p].pointee.next = n } else { inFlightHead = n }
+        if n >= 0 { slots[n].pointee.prev = p }
         slot.pointee.prev = -1
         slot.pointee.next = -1
     }
@@ -282,7 +319,7 @@ private func slotIndex(_ session: OpaquePointer?, _ streamID: Int32) -> Int32 {
 let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length, flags, source, userData in
     let conn = connection(userData)
     let index = Int32(Int(bitPattern: source!.pointee.ptr) - 1)
-    let slot = conn.client.slots[index]
+    let slot = conn.slots[index]
     let remaining = Int(slot.pointee.payloadLength - slot.pointee.payloadSent)
     let n = min(remaining, length)
     if n > 0 {
@@ -305,7 +342,7 @@ private let onHeader: nghttp2_on_header_callback = { session, frame, name, namel
     }
     let index = conn.headerSlotIndex
     guard index >= 0, let name, let value else { return 0 }
-    let slot = conn.client.slots[index]
+    let slot = conn.slots[index]
     guard let buffer = slot.pointee.buffer else { return 0 }
     if namelen == 7 && name[0] == UInt8(ascii: ":") {            // ":status"
         var status: Int32 = 0
@@ -327,7 +364,7 @@ private let onHeader: nghttp2_on_header_callback = { session, frame, name, namel
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, len, userData in
     let index = slotIndex(session, streamID)
     guard index >= 0, let data else { return 0 }
-    let slot = connection(userData).client.slots[index]
+    let slot = connection(userData).slots[index]
     let room = SlotLayout.bodyCapacity - Int(slot.pointee.bodyLength)
     let n = min(room, len)
     if n > 0 {
@@ -343,7 +380,7 @@ private let onStreamClose: nghttp2_on_stream_close_callback = { session, streamI
     let index = streamID == conn.headerStreamID ? conn.headerSlotIndex : slotIndex(session, streamID)
     if streamID == conn.headerStreamID { conn.headerStreamID = 0 }
     guard index >= 0 else { return 0 }
-    conn.client.streamClosed(on: conn, slotIndex: index, errorCode: errorCode)
+    conn.events.streamClosed(on: conn, slotIndex: index, errorCode: errorCode)
     return 0
 }
 
@@ -353,7 +390,7 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { session, frame, 
     switch UInt32(frame.pointee.hd.type) {
     case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
         let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
-        conn.client.settingsReceived(on: conn, maxConcurrentStreams: limit)
+        conn.events.settingsReceived(on: conn, maxConcurrentStreams: limit)
     case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
         conn.pingSentNanos = 0
     case NGHTTP2_GOAWAY.rawValue:
@@ -362,7 +399,7 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { session, frame, 
         if g.opaque_data_len > 0, let data = g.opaque_data {
             reason = APNsResponse.reasonText(in: UnsafeRawBufferPointer(start: data, count: g.opaque_data_len))
         }
-        conn.client.goawayReceived(on: conn, lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason)
+        conn.events.goawayReceived(on: conn, lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason)
     default:
         break
     }

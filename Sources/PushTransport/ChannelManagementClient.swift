@@ -255,7 +255,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
         // Management calls block their caller in real time, like a send waiting for room
         // (CallerDeadline): their connection, waits and back-off read the real clock.
         let conn = ChannelConnection(loop: loop, fd: fd, ssl: ssl, phase: .connecting, clock: SystemClock.shared)
-        conn.tunnelRequest = tunnelRequest
+        conn.tunnel.request = tunnelRequest
         return conn
     }
 

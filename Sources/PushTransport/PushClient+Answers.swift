@@ -21,8 +21,8 @@ extension PushClient {
     /// GOAWAY: the connection takes no new streams and is replaced; what it did not process
     /// is resent when it closes (connectionClosed).
     func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
-        localCounters.goaways += 1
-        lastGoawayReason = reason ?? String(cString: nghttp2_http2_strerror(errorCode))
+        outbox.counters.goaways += 1
+        queue.lastGoawayReason = reason ?? String(cString: nghttp2_http2_strerror(errorCode))
         let action = conn.state.goawayReceived(lastStreamID: lastStreamID, reason: reason)
         retire(conn, action: action)
     }
@@ -31,24 +31,24 @@ extension PushClient {
     func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32) {
         let slot = slots[index]
         conn.unlinkInFlight(index, slot)
-        inFlightTotal -= 1
+        queue.inFlightTotal -= 1
         let status = slot.pointee.status
         let action = conn.state.streamClosed(answered: status != 0)
         // Answers end streams while their bytes are read: the read's time is the answer's.
         let now = conn.lastInputNanos
         if status != 0 {
-            localLatencies.record(micros: Int64((now &- slot.pointee.submitNanos) / 1000))
+            outbox.latencies.record(micros: Int64((now &- slot.pointee.submitNanos) / 1000))
         }
         if status == 200 {
-            conn.answered = true
-            conn.consecutiveServerErrors = 0
-            if !conn.hadSuccess || mayBeBackingOff {
+            conn.record.answered = true
+            conn.record.consecutiveServerErrors = 0
+            if !conn.record.hadSuccess || pool.mayBeBackingOff {
                 // Once per connection (cheap): an accepted notification ends any back-off and
                 // shows the token it carried is good.
-                conn.hadSuccess = true
-                mayBeBackingOff = false
+                conn.record.hadSuccess = true
+                pool.mayBeBackingOff = false
                 reconnect.succeeded()
-                token?.accepted(generation: conn.tokenGeneration)
+                token?.accepted(generation: conn.record.tokenGeneration)
             }
             complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
         } else if status != 0 {
@@ -88,22 +88,22 @@ extension PushClient {
         let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
         slot.pointee.timestampMs = parsed?.timestampMs ?? 0
         slot.pointee.answeredAttempts += 1
-        if !reason.isConnectionRefusal { conn.answered = true }
+        if !reason.isConnectionRefusal { conn.record.answered = true }
         answerAffectsConnection(reason, text: text, on: conn, now: now)
-        let decision = retryPolicy.decide(reason: reason, answered: slot.pointee.answeredAttempts, writes: slot.pointee.attempts,
+        let decision = constants.retryPolicy.decide(reason: reason, answered: slot.pointee.answeredAttempts, writes: slot.pointee.attempts,
                                           now: now, deadline: slot.pointee.deadlineNanos, unit: Double.random(in: 0..<1))
         switch decision {
         case .retryAfter(let delay):
-            localCounters.resent += 1
+            outbox.counters.resent += 1
             slot.pointee.reason = reason.rawValue
-            delayed.insert(index, at: now + delay)
+            queue.delayed.insert(index, at: now + delay)
         case .resendOnNewConnection:
             // Waits in the queue (status and reason kept: at its deadline it ends REJECTED with
             // this answer, see expireQueued).
             slot.pointee.reason = reason.rawValue
             requeue(index, slot, processed: true)
         case .reject:
-            let finalText = (reason == .expiredProviderToken ? clockSuspectText : nil) ?? text
+            let finalText = (reason == .expiredProviderToken ? queue.clockSuspectText : nil) ?? text
             complete(index, outcome: .rejected, status: status, reason: reason, text: finalText, now: now)
         }
     }
@@ -115,19 +115,19 @@ extension PushClient {
     private func answerAffectsConnection(_ reason: APNsReason, text: String, on conn: APNsConnection, now: UInt64) {
         switch reason.retryClass {
         case .backoff:
-            conn.consecutiveServerErrors += 1
-            if conn.consecutiveServerErrors >= configuration.retireAfterServerErrors { retireByClient(conn) }
+            conn.record.consecutiveServerErrors += 1
+            if conn.record.consecutiveServerErrors >= configuration.retireAfterServerErrors { retireByClient(conn) }
         case .token:
             // ExpiredProviderToken: a token APNs calls expired is useless whatever its age: sign a
             // new one once; if that one is refused too, the clock is the likely cause: say so and
             // stop re-signing. Either way the client backs off before the next connection.
-            let verdict = token?.expiredRejection(generation: conn.tokenGeneration) ?? .alreadyReplaced
+            let verdict = token?.expiredRejection(generation: conn.record.tokenGeneration) ?? .alreadyReplaced
             switch verdict {
-            case .clockSuspect(let iat, let localTime): clockSuspectText = ProviderToken.clockSuspectText(iat: iat, localTime: localTime)
-            case .resigned: clockSuspectText = nil
+            case .clockSuspect(let iat, let localTime): queue.clockSuspectText = ProviderToken.clockSuspectText(iat: iat, localTime: localTime)
+            case .resigned: queue.clockSuspectText = nil
             case .alreadyReplaced: break
             }
-            connectionRefused(conn, text: clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
+            connectionRefused(conn, text: queue.clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
             retireByClient(conn)
         case .connection:
             // TooManyProviderTokenUpdates (a refusal of the credentials too) / IdleTimeout.
@@ -145,11 +145,15 @@ extension PushClient {
     /// in due order, so this stops at the first one not due).
     func releaseDelayed(now: UInt64) {
         var ready = SlotList()
-        while let first = delayed.firstDue, first <= now {
-            ready.append(delayed.popFirst(), in: slots)
+        while let first = queue.delayed.firstDue, first <= now {
+            ready.append(queue.delayed.popFirst(), in: slots)
         }
         if ready.isEmpty { return }
-        ready.splice(&pending, in: slots)
-        pending = ready
+        ready.splice(&queue.pending, in: slots)
+        queue.pending = ready
     }
 }
+
+/// A client hears what its connections report (`ConnectionEvents`: SETTINGS, GOAWAY, stream
+/// ends here; ready, refill and closed in PushClient+Pool and +Dispatch).
+extension PushClient: ConnectionEvents {}

@@ -29,7 +29,7 @@ extension PushClient {
             guard let b = bytes(t, n.pointee.topic_len) else { return .init(.badTopic, notALength("topic_len")) }
             bundle = b
         } else {
-            bundle = defaultTopic
+            bundle = constants.defaultTopic
         }
         if let v = BroadcastRules.checkBundleId(bundle) { return v }
         let priority: Int32

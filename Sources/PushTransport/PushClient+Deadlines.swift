@@ -15,14 +15,14 @@ extension PushClient {
     func expireQueued(_ index: Int32) {
         let slot = slots[index]
         if slot.pointee.status != 0, let reason = APNsReason(rawValue: slot.pointee.reason), reason != .none {
-            let text = (reason == .expiredProviderToken ? clockSuspectText : nil)
+            let text = (reason == .expiredProviderToken ? queue.clockSuspectText : nil)
                 ?? "deadline reached while waiting to retry (last answer: \(reason.text))"
             complete(index, outcome: .rejected, status: slot.pointee.status, reason: reason, text: text)
             return
         }
         // The clock's text alone: with a prefix it would not fit the result's 127 bytes.
-        let text = clockSuspectText
-            ?? lock.withLock { lastConnectionError }.map { "not sent within the deadline; last connection error: \($0.description)" }
+        let text = queue.clockSuspectText
+            ?? handoff.withLock { $0.lastConnectionError }.map { "not sent within the deadline; last connection error: \($0.description)" }
         complete(index, outcome: .failed, status: 0, reason: .queueTimeout, text: text ?? "not sent within the deadline")
     }
 
@@ -33,10 +33,10 @@ extension PushClient {
         // Queued notifications whose deadline passed: never sent, or waiting to be resent.
         // Walked only when one may have (the list's lower bound); rebuilding it makes the
         // bound exact again.
-        if ClientTimers.isDue(pending.earliestDeadline, now: now) {
+        if ClientTimers.isDue(queue.pending.earliestDeadline, now: now) {
             var kept = SlotList()
             while true {
-                let index = pending.popFirst(in: slots)
+                let index = queue.pending.popFirst(in: slots)
                 if index < 0 { break }
                 if ClientTimers.isDue(slots[index].pointee.deadlineNanos, now: now) {
                     expireQueued(index)
@@ -44,11 +44,11 @@ extension PushClient {
                     kept.append(index, in: slots)
                 }
             }
-            pending = kept
+            queue.pending = kept
         }
         // (Delayed retries need no scan: one is delayed only when it is due before its deadline.)
         // In-flight streams with no answer in time: reset them; the result is unknown.
-        for conn in pool.compactMap({ $0 }) + retiring {
+        for conn in pool.connections.compactMap({ $0 }) + pool.retiring {
             var index = ClientTimers.isDue(conn.inFlightEarliestDeadline, now: now) ? conn.inFlightHead : -1
             if index >= 0 { conn.inFlightEarliestDeadline = .max }
             var expired = false
@@ -59,12 +59,12 @@ extension PushClient {
                     conn.inFlightEarliestDeadline = min(conn.inFlightEarliestDeadline, slot.pointee.deadlineNanos)
                 } else {
                     conn.unlinkInFlight(index, slot)
-                    inFlightTotal -= 1
+                    queue.inFlightTotal -= 1
                     conn.cancel(streamID: slot.pointee.streamID)
                     complete(index, outcome: .failed, status: 0, reason: .timeout, text: "no answer within the deadline")
                     let action = conn.state.streamTimedOut()
                     if action != .none {
-                        conn.retiredByClient = true
+                        conn.record.retiredByClient = true
                         retire(conn, action: action)
                     }
                     expired = true

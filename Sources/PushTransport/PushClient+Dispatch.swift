@@ -9,10 +9,10 @@ import PushCore
 extension PushClient {
     /// Starts streams for pending notifications on connections with room, spreading them.
     func dispatch(now: UInt64) {
-        guard !pending.isEmpty else { return }
+        guard !queue.pending.isEmpty else { return }
         let authorization = currentAuthorization()
-        for conn in pool {
-            guard let conn, !pending.isEmpty else { continue }
+        for conn in pool.connections {
+            guard let conn, !queue.pending.isEmpty else { continue }
             dispatch(onto: conn, now: now, authorization: authorization)
         }
     }
@@ -26,7 +26,7 @@ extension PushClient {
     /// so answers that arrive one per TLS record, as from a distant APNs, cost one write per
     /// read rather than one per answer.
     func refill(_ conn: APNsConnection) {
-        guard !pending.isEmpty, conn.state.availableStreams > 0, pool[conn.poolIndex] === conn else { return }
+        guard !queue.pending.isEmpty, conn.state.availableStreams > 0, pool.connections[conn.poolIndex] === conn else { return }
         // The read that freed these streams has just read the clock: its time serves here.
         let now = conn.lastInputNanos
         conn.refilledSinceFlush += dispatch(onto: conn, now: now, authorization: currentAuthorization(), flush: false)
@@ -45,7 +45,7 @@ extension PushClient {
         var started = 0
         var submitted = false
         while room > 0 {
-            let index = pending.popFirst(in: slots)
+            let index = queue.pending.popFirst(in: slots)
             if index < 0 { break }
             let slot = slots[index]
             if now >= slot.pointee.deadlineNanos {
@@ -53,31 +53,31 @@ extension PushClient {
                 continue
             }
             if !slot.pointee.hasCallerApnsId && slot.pointee.attempts == 0 {
-                uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+                queue.uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
             }
             slot.pointee.status = 0
             slot.pointee.bodyLength = 0
             let streamID = conn.submit(slotIndex: index, slot: slot, authorization: authorization)
             if streamID < 0 {
                 // Stream ids exhausted or session unusable: retire it, keep the notification.
-                pending.prepend(index, in: slots)
+                queue.pending.prepend(index, in: slots)
                 retireByClient(conn)
                 break
             }
             slot.pointee.streamID = streamID
             slot.pointee.connection = Int32(conn.poolIndex)
             slot.pointee.attempts += 1
-            localCounters.sent += 1
-            conn.sentAny = true
+            outbox.counters.sent += 1
+            conn.record.sentAny = true
             conn.linkInFlight(index, slot)
             conn.state.streamOpened()
-            inFlightTotal += 1
+            queue.inFlightTotal += 1
             room -= 1
             started += 1
             submitted = true
         }
         if submitted {
-            conn.tokenGeneration = authorizationGeneration
+            conn.record.tokenGeneration = queue.authorizationGeneration
             if flush { conn.flush() }
         }
         return started
@@ -88,19 +88,19 @@ extension PushClient {
     func currentAuthorization() -> UnsafeRawBufferPointer? {
         guard let token else { return nil }
         let (value, generation) = token.currentWithGeneration()
-        if generation != authorizationGeneration || authorizationBuffer == nil {
-            if let old = authorizationBuffer {
+        if generation != queue.authorizationGeneration || queue.authorizationBuffer == nil {
+            if let old = queue.authorizationBuffer {
                 OPENSSL_cleanse(old.baseAddress, old.count)
                 old.deallocate()
             }
             let b = UnsafeMutableRawBufferPointer.allocate(byteCount: value.count, alignment: 1)
             b.copyBytes(from: value)
-            authorizationBuffer = b
-            if authorizationGeneration != 0 {
+            queue.authorizationBuffer = b
+            if queue.authorizationGeneration != 0 {
                 log(.info, .tokenSigned, "provider token re-signed (generation \(generation), iat \(token.issuedAt))")
             }
-            authorizationGeneration = generation
+            queue.authorizationGeneration = generation
         }
-        return UnsafeRawBufferPointer(authorizationBuffer!)
+        return UnsafeRawBufferPointer(queue.authorizationBuffer!)
     }
 }

@@ -19,7 +19,7 @@ extension PushClient {
         let slot = slots[index]
         if slot.pointee.attempts == 0 && !slot.pointee.hasCallerApnsId {
             // Never sent, so never given an apns-id: results always carry one.
-            uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+            queue.uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
         }
         slot.pointee.outcome = outcome.rawValue
         slot.pointee.status = status
@@ -34,13 +34,13 @@ extension PushClient {
         } else {
             slot.pointee.reasonTextLength = 0
         }
-        localOutcomeCounts.record(outcome: outcome.rawValue, reason: reason.rawValue)
+        outbox.outcomeCounts.record(outcome: outcome.rawValue, reason: reason.rawValue)
         switch outcome {
-        case .accepted: localCounters.accepted += 1
-        case .rejected: localCounters.rejected += 1
-        case .failed: localCounters.failed += 1
+        case .accepted: outbox.counters.accepted += 1
+        case .rejected: outbox.counters.rejected += 1
+        case .failed: outbox.counters.failed += 1
         }
-        finishedLocally.append(index, in: slots)
+        outbox.finished.append(index, in: slots)
     }
 
     /// Fills a FAILED/Cancelled result into a slot that never reached the I/O thread (a send
@@ -66,17 +66,17 @@ extension PushClient {
     /// when the server said it never processed the write (REFUSED_STREAM, above a GOAWAY's
     /// last-stream-id): such writes are left out of the result's `attempts`.
     func requeue(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, processed: Bool) {
-        localCounters.resent += 1
+        outbox.counters.resent += 1
         if !processed { slot.pointee.unprocessedWrites += 1 }
         slot.pointee.streamID = 0
         slot.pointee.connection = -1
-        pending.prepend(index, in: slots)
+        queue.pending.prepend(index, in: slots)
     }
 
     /// Ends every queued notification with a FAILED outcome (nothing can send them).
     func failPending(reason: APNsReason, text: String) {
         while true {
-            let index = pending.popFirst(in: slots)
+            let index = queue.pending.popFirst(in: slots)
             if index < 0 { break }
             complete(index, outcome: .failed, status: 0, reason: reason, text: text)
         }
@@ -86,10 +86,10 @@ extension PushClient {
     /// cost nothing per notification).
     func refreshPublishedState() {
         var p = PublishedState()
-        p.queued = pending.count + delayed.count
-        p.inFlight = inFlightTotal
-        p.lastGoawayReason = lastGoawayReason
-        for conn in pool.compactMap({ $0 }) + retiring {
+        p.queued = queue.pending.count + queue.delayed.count
+        p.inFlight = queue.inFlightTotal
+        p.lastGoawayReason = queue.lastGoawayReason
+        for conn in pool.connections.compactMap({ $0 }) + pool.retiring {
             let state: Int32
             switch conn.state.phase {
             case .connecting, .awaitingSettings: state = 1; p.connectionsOpening += 1
@@ -99,32 +99,32 @@ extension PushClient {
             }
             p.connections.append((state, Int32(min(conn.state.streamLimit, Int(Int32.max))), Int32(conn.state.inFlight)))
         }
-        lock.withLock { published = p }
+        handoff.withLock { $0.published = p }
     }
 
     /// Hands finished notifications to pollers (one lock for the whole batch).
     func publish() {
-        if finishedLocally.isEmpty && localCounters == ClientCounters() && localLatencies.total == 0 { return }
+        if outbox.finished.isEmpty && outbox.counters == ClientCounters() && outbox.latencies.total == 0 { return }
         if let callback = configuration.resultCallback {
-            deliver(&finishedLocally, to: callback, buffer: callbackBuffer)
+            deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer)
         }
-        let newResults = !finishedLocally.isEmpty // (empty after a callback took them)
-        lock.lock()
-        completions.splice(&finishedLocally, in: slots)
-        counters.add(localCounters)
-        outcomeCounts.drain(&localOutcomeCounts)
-        // The queue gauges ride along (no allocation); the per-connection list is refreshed at
-        // each scan and when connections come and go.
-        published.queued = pending.count + delayed.count
-        published.inFlight = inFlightTotal
-        if localLatencies.total > 0 { latencies.merge(localLatencies) }
-        if waiters > 0 { lock.broadcast() }
-        lock.unlock()
+        let newResults = !outbox.finished.isEmpty // (empty after a callback took them)
+        handoff.withLockNotifying { h, waiters in
+            h.completions.splice(&outbox.finished, in: slots)
+            h.counters.add(outbox.counters)
+            h.outcomeCounts.drain(&outbox.outcomeCounts)
+            // The queue gauges ride along (no allocation); the per-connection list is refreshed at
+            // each scan and when connections come and go.
+            h.published.queued = queue.pending.count + queue.delayed.count
+            h.published.inFlight = queue.inFlightTotal
+            if outbox.latencies.total > 0 { h.latencies.merge(outbox.latencies) }
+            if h.waiters > 0 { waiters.broadcast() }
+        }
         if newResults {
             resultSignal?.notify()
             readiness.signal()
         }
-        localCounters = ClientCounters()
-        if localLatencies.total > 0 { localLatencies = LatencyHistogram() }
+        outbox.counters = ClientCounters()
+        if outbox.latencies.total > 0 { outbox.latencies = LatencyHistogram() }
     }
 }

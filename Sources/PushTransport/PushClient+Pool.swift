@@ -16,35 +16,35 @@ extension PushClient {
         takeResolutions(now: now)
         guard hasEmptyPosition else { return }
         guard reconnect.mayAttempt(now: now) else {
-            mayBeBackingOff = true
+            pool.mayBeBackingOff = true
             return
         }
-        guard let addresses = resolvedAddresses else {
-            if let pending = resolution {
-                if timers.connectTimedOut(now: now, startedNanos: pending.startedNanos) {
-                    resolution = nil // its answer, if it ever comes, is not taken
-                    connectionAttemptFailed(startedNanos: pending.startedNanos,
+        guard let addresses = pool.resolvedAddresses else {
+            if let asked = pool.resolution {
+                if timers.connectTimedOut(now: now, startedNanos: asked.startedNanos) {
+                    pool.resolution = nil // its answer, if it ever comes, is not taken
+                    connectionAttemptFailed(startedNanos: asked.startedNanos,
                                             error: TransportError(.connect, "resolving \(resolvedHost) took longer than \(configuration.connectTimeoutMillis) ms"),
                                             now: now)
                 }
             } else {
-                resolution = (resolverThread.request(host: resolvedHost, port: resolvedPort), now)
+                pool.resolution = (pool.resolverThread.request(host: resolvedHost, port: resolvedPort), now)
             }
             return
         }
         // One answer serves every position opened in this round; the next round resolves anew.
-        resolvedAddresses = nil
-        let hasUse = !pending.isEmpty || !delayed.isEmpty || lock.withLock { waiters > 0 }
-        for i in 0..<poolTarget where pool[i] == nil {
+        pool.resolvedAddresses = nil
+        let hasUse = !queue.pending.isEmpty || !queue.delayed.isEmpty || handoff.withLock { $0.waiters > 0 }
+        for i in 0..<poolTarget where pool.connections[i] == nil {
             let attempt = reconnect.beginAttempt(now: now, mayProbe: hasUse)
             if attempt == .denied {
-                mayBeBackingOff = true
+                pool.mayBeBackingOff = true
                 return
             }
             do throws(TransportError) {
                 let conn = try startConnection(poolIndex: i, addresses: addresses, rotate: true)
-                conn.isProbe = attempt == .probe
-                pool[i] = conn
+                conn.record.isProbe = attempt == .probe
+                pool.connections[i] = conn
             } catch {
                 connectionAttemptFailed(startedNanos: now, error: error, now: now)
             }
@@ -52,18 +52,18 @@ extension PushClient {
     }
 
     /// How many pool positions should hold a connection: all, unless the pool sizes itself.
-    var poolTarget: Int { sizing?.target ?? pool.count }
+    var poolTarget: Int { pool.sizing?.target ?? pool.connections.count }
 
     /// A position that should hold a connection has none (it is to be opened, or reopened).
-    var hasEmptyPosition: Bool { pool[..<poolTarget].contains { $0 == nil } }
+    var hasEmptyPosition: Bool { pool.connections[..<poolTarget].contains { $0 == nil } }
 
     /// A self-sizing pool (`PoolSizing`) looks at its connections' streams and the queue: it
     /// may open one more connection (the next `maintainPool` does) or retire its last one.
     func resizePool(now: UInt64) {
-        guard var sizing else { return }
+        guard var sizing = pool.sizing else { return }
         var ready = 0, opening = 0, free = 0
         var perConnection = configuration.maxStreamsPerConnection
-        for conn in pool[..<sizing.target] {
+        for conn in pool.connections[..<sizing.target] {
             if let conn, conn.state.phase == .ready {
                 ready += 1
                 free += conn.state.availableStreams
@@ -73,17 +73,17 @@ extension PushClient {
             }
         }
         let seen = PoolSizing.Observation(ready: ready, opening: opening, freeStreams: free, streamsPerConnection: perConnection,
-                                          queued: pending.count, inFlight: inFlightTotal)
+                                          queued: queue.pending.count, inFlight: queue.inFlightTotal)
         let decision = sizing.observe(seen, now: now)
-        self.sizing = sizing
+        pool.sizing = sizing
         switch decision {
         case .keep:
             break
         case .grow:
-            log(.info, .poolResized, "every stream is in use and \(pending.count) notification(s) wait: opening connection \(sizing.target) of at most \(sizing.maximum)")
+            log(.info, .poolResized, "every stream is in use and \(queue.pending.count) notification(s) wait: opening connection \(sizing.target) of at most \(sizing.maximum)")
         case .shrink:
             log(.info, .poolResized, "demand stayed below half of what \(sizing.target) connection(s) carry for \(configuration.poolShrinkWindowMillis) ms: closing connection \(sizing.target + 1)")
-            if let conn = pool[sizing.target] { retireByClient(conn) }
+            if let conn = pool.connections[sizing.target] { retireByClient(conn) }
         }
     }
 
@@ -93,11 +93,11 @@ extension PushClient {
 
     /// Takes the resolver thread's answer to the request in progress (older ones are stale).
     private func takeResolutions(now: UInt64) {
-        for answer in resolverThread.take() where answer.ticket == resolution?.ticket {
-            let started = resolution!.startedNanos
-            resolution = nil
+        for answer in pool.resolverThread.take() where answer.ticket == pool.resolution?.ticket {
+            let started = pool.resolution!.startedNanos
+            pool.resolution = nil
             switch answer.result {
-            case .success(let addresses): resolvedAddresses = addresses
+            case .success(let addresses): pool.resolvedAddresses = addresses
             case .failure(let error): connectionAttemptFailed(startedNanos: started, error: error, now: now)
             }
         }
@@ -112,9 +112,9 @@ extension PushClient {
         let host = configuration.host
         var order = addresses
         if rotate && order.count > 1 {
-            let k = addressRotation % order.count
+            let k = pool.addressRotation % order.count
             order = Array(order[k...] + order[..<k])
-            addressRotation &+= 1
+            pool.addressRotation &+= 1
         }
         var fd: Int32 = -1
         var lastError = TransportError(.connect, "no address to connect to")
@@ -140,15 +140,16 @@ extension PushClient {
             _ = swiftpush_ssl_set_sni(ssl, host)
             SSL_set1_host(ssl, host)
         }
-        localCounters.connectionsOpened += 1
+        outbox.counters.connectionsOpened += 1
         log(.debug, .connecting, "connecting to \(configuration.host):\(configuration.port)"
             + (configuration.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? "")
             + " (pool position \(poolIndex), \(order.count) other address(es) to fall back on)")
-        let conn = APNsConnection(client: self, poolIndex: poolIndex, fd: fd, ssl: ssl,
+        let conn = APNsConnection(events: self, slots: slots, authority: constants.authority, loop: loop, clock: configuration.clock,
+                                  poolIndex: poolIndex, fd: fd, ssl: ssl,
                                   localMaxStreams: configuration.maxStreamsPerConnection,
                                   retireAfterTimeouts: configuration.retireAfterTimeouts)
-        conn.tunnelRequest = tunnelRequest
-        conn.fallbackAddresses = order
+        conn.tunnel.request = pool.tunnelRequest
+        conn.record.fallbackAddresses = order
         return conn
     }
 
@@ -157,11 +158,11 @@ extension PushClient {
     /// TLS failures.
     func connectionAttemptFailed(startedNanos: UInt64, error: TransportError, now: UInt64) {
         let delay = reconnect.failed(now: now, startedNanos: startedNanos)
-        mayBeBackingOff = true
+        pool.mayBeBackingOff = true
         logAttemptFailed(error, delayNanos: delay)
-        lock.withLock {
-            lastConnectionError = error
-            if waiters > 0 { lock.broadcast() }
+        handoff.withLockNotifying { h, waiters in
+            h.lastConnectionError = error
+            if h.waiters > 0 { waiters.broadcast() }
         }
         if error.kind == .tls && openConnectionCount() == 0 {
             // Certificate, host-name or ALPN failures don't heal by retrying: fail what waits,
@@ -173,35 +174,35 @@ extension PushClient {
     /// A connection-level refusal answered on `conn` (a credential rejection): the client backs
     /// off (once per connection) and `text` becomes the last connection error.
     func connectionRefused(_ conn: APNsConnection, text: String, now: UInt64) {
-        guard !conn.refusalCounted else { return }
-        conn.refusalCounted = true
+        guard !conn.record.refusalCounted else { return }
+        conn.record.refusalCounted = true
         let delay = reconnect.failed(now: now, startedNanos: conn.startedNanos)
-        mayBeBackingOff = true
+        pool.mayBeBackingOff = true
         logAttemptFailed(TransportError(.closed, text), delayNanos: delay)
-        lock.withLock {
-            lastConnectionError = TransportError(.closed, text)
-            if waiters > 0 { lock.broadcast() }
+        handoff.withLockNotifying { h, waiters in
+            h.lastConnectionError = TransportError(.closed, text)
+            if h.waiters > 0 { waiters.broadcast() }
         }
     }
 
     /// Connections of the pool that are ready for streams.
     func openConnectionCount() -> Int {
-        pool.reduce(0) { $0 + (($1?.state.phase == .ready) ? 1 : 0) }
+        pool.connections.reduce(0) { $0 + (($1?.state.phase == .ready) ? 1 : 0) }
     }
 
     /// A connection finished its handshake: wakes callers of waitUntilConnected.
     func connectionEstablished(_ conn: APNsConnection) {
-        if conn.isProbe && pending.isEmpty && delayed.isEmpty {
+        if conn.record.isProbe && queue.pending.isEmpty && queue.delayed.isEmpty {
             // A probe with nothing to send would hold the back-off's one attempt indefinitely
             // (only an answer ends it): let a thread with work probe instead.
-            conn.isProbe = false
+            conn.record.isProbe = false
             reconnect.probeEnded()
         }
         log(.info, .ready, "connection to \(configuration.host):\(configuration.port) ready (pool position \(conn.poolIndex), "
             + "server allows \(conn.state.remoteMaxStreams) concurrent streams)")
-        lock.withLock {
-            openConnections += 1
-            if waiters > 0 { lock.broadcast() }
+        handoff.withLockNotifying { h, waiters in
+            h.openConnections += 1
+            if h.waiters > 0 { waiters.broadcast() }
         }
         refreshPublishedState()
     }
@@ -217,7 +218,7 @@ extension PushClient {
             let next = slot.pointee.next
             slot.pointee.next = -1
             slot.pointee.prev = -1
-            inFlightTotal -= 1
+            queue.inFlightTotal -= 1
             if conn.state.wasUnprocessed(streamID: slot.pointee.streamID)
                 && slot.pointee.attempts < RetryPolicy.maxWrites && now < slot.pointee.deadlineNanos {
                 requeue(index, slot, processed: false)
@@ -229,42 +230,42 @@ extension PushClient {
             index = next
         }
         conn.inFlightHead = -1
-        if pool[conn.poolIndex] === conn {
-            pool[conn.poolIndex] = nil
-            if error?.kind == .connect && !conn.reachedTLS && !conn.fallbackAddresses.isEmpty {
+        if pool.connections[conn.poolIndex] === conn {
+            pool.connections[conn.poolIndex] = nil
+            if error?.kind == .connect && !conn.reachedTLS && !conn.record.fallbackAddresses.isEmpty {
                 // The TCP connect to this address failed: the same answer's next address first,
                 // before counting a failure.
-                if let next = try? startConnection(poolIndex: conn.poolIndex, addresses: conn.fallbackAddresses, rotate: false) {
-                    next.isProbe = conn.isProbe // the same attempt, at its next address
-                    pool[conn.poolIndex] = next
+                if let next = try? startConnection(poolIndex: conn.poolIndex, addresses: conn.record.fallbackAddresses, rotate: false) {
+                    next.record.isProbe = conn.record.isProbe // the same attempt, at its next address
+                    pool.connections[conn.poolIndex] = next
                     return
                 }
             }
         }
-        retiring.removeAll { $0 === conn }
-        if conn.hadSuccess || conn.refusalCounted {
+        pool.retiring.removeAll { $0 === conn }
+        if conn.record.hadSuccess || conn.record.refusalCounted {
             // Success reset the back-off; a refusal already counted as this attempt's failure.
-        } else if !conn.everEstablished || (conn.sentAny && !conn.answered) {
+        } else if !conn.record.everEstablished || (conn.record.sentAny && !conn.record.answered) {
             // Refused before it could be used: no SETTINGS, or no answer to what it was sent.
             connectionAttemptFailed(startedNanos: conn.startedNanos,
                                     error: error ?? TransportError(.closed, "the server closed the connection before answering"),
                                     now: now)
-        } else if conn.isProbe {
+        } else if conn.record.isProbe {
             // An ordinary end (idle close, GOAWAY after answers): not a refusal.
             reconnect.probeEnded()
         }
-        if conn.everEstablished {
+        if conn.record.everEstablished {
             let how = error.map { "closed: \($0.description)" } ?? "closed"
-            log(error == nil || conn.retiredByClient ? .info : .warning, .closed,
+            log(error == nil || conn.record.retiredByClient ? .info : .warning, .closed,
                 "connection to \(configuration.host):\(configuration.port) \(how)"
                 + (conn.state.goawayReason.map { " (after GOAWAY: \($0))" } ?? ""))
             // Ordinary closes (ours, an orderly GOAWAY drain) are not connection errors; an
             // abrupt loss is, with the GOAWAY's reason when one came first.
             var reported = error
             if let e = error, let goaway = conn.state.goawayReason { reported = TransportError(e.kind, "after GOAWAY (\(goaway)): " + e.description) }
-            lock.withLock {
-                openConnections -= 1
-                if let reported, !conn.retiredByClient, !conn.refusalCounted { lastConnectionError = reported }
+            handoff.withLock { h in
+                h.openConnections -= 1
+                if let reported, !conn.record.retiredByClient, !conn.record.refusalCounted { h.lastConnectionError = reported }
             }
             refreshPublishedState()
         }
@@ -273,19 +274,19 @@ extension PushClient {
     /// The client stops using `conn` (timeouts, 5xx, a refusal, stream ids used up): it takes
     /// no new streams, drains, and its end is not reported as a connection error.
     func retireByClient(_ conn: APNsConnection) {
-        if !conn.retiredByClient && conn.state.isActive {
+        if !conn.record.retiredByClient && conn.state.isActive {
             log(.info, .retired, "connection to \(configuration.host):\(configuration.port) retired (pool position \(conn.poolIndex)): it takes no new notifications")
         }
-        conn.retiredByClient = true
+        conn.record.retiredByClient = true
         retire(conn, action: conn.state.retire())
     }
 
     /// Moves a connection out of the pool (it takes no new streams) so that its position
     /// reconnects (at once, unless the client is backing off).
     func retire(_ conn: APNsConnection, action: ConnectionState.Action) {
-        if pool[conn.poolIndex] === conn {
-            pool[conn.poolIndex] = nil
-            retiring.append(conn)
+        if pool.connections[conn.poolIndex] === conn {
+            pool.connections[conn.poolIndex] = nil
+            pool.retiring.append(conn)
         }
         if action == .close { conn.requestClose(nil) }
     }
@@ -296,7 +297,7 @@ extension PushClient {
     func checkHealth(now: UInt64) {
         let timers = self.timers
         guard timers.idlePingNanos > 0 else { return }
-        for conn in pool.compactMap({ $0 }) + retiring where conn.phase == .open {
+        for conn in pool.connections.compactMap({ $0 }) + pool.retiring where conn.phase == .open {
             switch timers.health(now: now, lastInputNanos: conn.lastInputNanos, pingSentNanos: conn.pingSentNanos) {
             case .fine: break
             case .sendPing: conn.sendPing(now: now)

@@ -30,29 +30,22 @@ extension PushClient {
         while done < count {
             // 1. Take free slots (one lock for the batch).
             var taken = SlotList()
-            lock.lock()
-            while true {
-                if closing {
-                    lock.unlock()
-                    return SendResult(accepted: done, error: ClientError(.closed, "the client is closed"))
-                }
+            // (nil: wait for room; .some(nil): slots taken; .some(error): refused.)
+            let refused: ClientError? = handoff.withLock(waitingUntil: waitUntil) { h, _ -> ClientError?? in
+                if !h.lifecycle.isOpen { return .some(ClientError(.closed, "the client is closed")) }
                 while taken.count < count - done {
-                    var index = freeSlots.popFirst(in: slots)
+                    var index = h.freeSlots.popFirst(in: slots)
                     if index < 0 { index = slots.create() }
                     if index < 0 { break }
                     taken.append(index, in: slots)
                 }
-                if !taken.isEmpty { break }
+                if !taken.isEmpty { return .some(nil) }
                 if timeoutMillis == 0 || CallerDeadline.passed(waitUntil) {
-                    lock.unlock()
-                    return SendResult(accepted: done, error: ClientError(.queueFull,
-                        "all \(slots.capacity) slots are in use (queued, in flight or waiting to be polled)"))
+                    return .some(ClientError(.queueFull, "all \(slots.capacity) slots are in use (queued, in flight or waiting to be polled)"))
                 }
-                waiters += 1
-                _ = lock.wait(untilMonotonicNanos: waitUntil)
-                waiters -= 1
+                return nil
             }
-            lock.unlock()
+            if let refused { return SendResult(accepted: done, error: refused) }
 
             // 2. Fill them outside the lock.
             var filled = SlotList()
@@ -70,31 +63,32 @@ extension PushClient {
             }
 
             // 3. Hand them to the I/O thread; return unused slots.
-            lock.lock()
             var lateForCallback = SlotList()
             var signalResults = false
-            if submissionsClosed {
-                // close() raced with this send and the I/O thread has taken its last look at
-                // the queue: these were accepted, so they still get their (cancelled) results.
-                var index = filled.head
-                while index >= 0 {
-                    let slot = slots[index]
-                    PushClient.markCancelled(slot, now: configuration.clock.monotonicNanos())
-                    index = slot.pointee.next
+            let wake = handoff.withLockNotifying { h, waiters in
+                if h.lifecycle == .cancelling || h.lifecycle == .finished {
+                    // close() raced with this send and the I/O thread has taken its last look at
+                    // the queue: these were accepted, so they still get their (cancelled) results.
+                    var index = filled.head
+                    while index >= 0 {
+                        let slot = slots[index]
+                        PushClient.markCancelled(slot, now: configuration.clock.monotonicNanos())
+                        index = slot.pointee.next
+                    }
+                    if configuration.resultCallback == nil {
+                        h.completions.splice(&filled, in: slots)
+                        if h.waiters > 0 { waiters.broadcast() }
+                        signalResults = true
+                    } else {
+                        lateForCallback.splice(&filled, in: slots)
+                    }
                 }
-                if configuration.resultCallback == nil {
-                    completions.splice(&filled, in: slots)
-                    if waiters > 0 { lock.broadcast() }
-                    signalResults = true
-                } else {
-                    lateForCallback.splice(&filled, in: slots)
-                }
+                let wake = h.ioIdle && !filled.isEmpty
+                if !filled.isEmpty { h.ioIdle = false }
+                h.submissions.splice(&filled, in: slots)
+                h.freeSlots.splice(&taken, in: slots)
+                return wake
             }
-            let wake = ioIdle && !filled.isEmpty
-            if !filled.isEmpty { ioIdle = false }
-            submissions.splice(&filled, in: slots)
-            freeSlots.splice(&taken, in: slots)
-            lock.unlock()
             if wake { loop.wake() }
             if signalResults { resultSignal?.notify() }
             if let callback = configuration.resultCallback, !lateForCallback.isEmpty {
@@ -129,7 +123,7 @@ extension PushClient {
             guard let b = bytes(t, n.pointee.topic_len) else { return .init(.badTopic, notALength("topic_len")) }
             topic = b
         } else {
-            topic = defaultTopic
+            topic = constants.defaultTopic
         }
         if let v = NotificationRules.checkTopic(topic, pushType: pushType) { return v }
         let priority: Int32
@@ -210,7 +204,7 @@ extension PushClient {
     func startFresh(_ slot: UnsafeMutablePointer<Slot>, tag: UInt64, now: UInt64) {
         slot.pointee.tag = tag
         slot.pointee.submitNanos = now
-        slot.pointee.deadlineNanos = now + deadlineNanos
+        slot.pointee.deadlineNanos = now + constants.deadlineNanos
         slot.pointee.attempts = 0
         slot.pointee.unprocessedWrites = 0
         slot.pointee.answeredAttempts = 0
@@ -280,7 +274,7 @@ extension PushClient {
     }
 
     /// Whether a poll would return something now (results, or the end).
-    var hasWaitingResults: Bool { lock.withLock { !completions.isEmpty || finished } }
+    var hasWaitingResults: Bool { handoff.withLock { !$0.completions.isEmpty || $0.lifecycle == .finished } }
 
     /// After a poll: the descriptor stays readable only while results wait (reset, then check:
     /// a result published in between signals after the reset).
@@ -292,37 +286,35 @@ extension PushClient {
 
     private func pollLocked(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
-        lock.lock()
-        defer { lock.unlock() }
-        while completions.isEmpty {
-            if finished { return (0, true) }
-            if timeoutMillis == 0 || CallerDeadline.passed(waitUntil) { return (0, false) }
-            waiters += 1
-            _ = lock.wait(untilMonotonicNanos: waitUntil)
-            waiters -= 1
-        }
-        var n = 0
-        var released = SlotList()
-        let copySize = Swift.min(recordSize, MemoryLayout<push_result>.size)
-        while n < max {
-            let index = completions.popFirst(in: slots)
-            if index < 0 { break }
-            let target = out + n * recordSize
-            if recordSize >= MemoryLayout<push_result>.size && Int(bitPattern: target) % MemoryLayout<push_result>.alignment == 0 {
-                fillResult(target.assumingMemoryBound(to: push_result.self), from: slots[index])
-            } else {
-                // A smaller (older) or unaligned record: build it aside, copy what fits.
-                var record = push_result()
-                fillResult(&record, from: slots[index])
-                withUnsafeBytes(of: &record) { target.copyMemory(from: $0.baseAddress!, byteCount: copySize) }
+        return handoff.withLock(waitingUntil: waitUntil) { h, waiters -> (count: Int, allDelivered: Bool)? in
+            if h.completions.isEmpty {
+                if h.lifecycle == .finished { return (0, true) }
+                if timeoutMillis == 0 || CallerDeadline.passed(waitUntil) { return (0, false) }
+                return nil
             }
-            target.storeBytes(of: UInt32(copySize), as: UInt32.self)
-            released.append(index, in: slots)
-            n += 1
+            var n = 0
+            var released = SlotList()
+            let copySize = Swift.min(recordSize, MemoryLayout<push_result>.size)
+            while n < max {
+                let index = h.completions.popFirst(in: slots)
+                if index < 0 { break }
+                let target = out + n * recordSize
+                if recordSize >= MemoryLayout<push_result>.size && Int(bitPattern: target) % MemoryLayout<push_result>.alignment == 0 {
+                    fillResult(target.assumingMemoryBound(to: push_result.self), from: slots[index])
+                } else {
+                    // A smaller (older) or unaligned record: build it aside, copy what fits.
+                    var record = push_result()
+                    fillResult(&record, from: slots[index])
+                    withUnsafeBytes(of: &record) { target.copyMemory(from: $0.baseAddress!, byteCount: copySize) }
+                }
+                target.storeBytes(of: UInt32(copySize), as: UInt32.self)
+                released.append(index, in: slots)
+                n += 1
+            }
+            h.freeSlots.splice(&released, in: slots)
+            if h.waiters > 0 { waiters.broadcast() } // senders waiting for room
+            return (n, false)
         }
-        freeSlots.splice(&released, in: slots)
-        if waiters > 0 { lock.broadcast() } // senders waiting for room
-        return (n, false)
     }
 
     /// Calls the result callback with the results in `list` (in batches), then frees their
@@ -344,10 +336,10 @@ extension PushClient {
                 n = 0
             }
         }
-        lock.lock()
-        freeSlots.splice(&list, in: slots)
-        if waiters > 0 { lock.broadcast() }
-        lock.unlock()
+        handoff.withLockNotifying { h, waiters in
+            h.freeSlots.splice(&list, in: slots)
+            if h.waiters > 0 { waiters.broadcast() }
+        }
     }
 
     /// Writes slot's result into `r` (whole: zeroed first), straight from the slot: no copy of
@@ -388,20 +380,17 @@ extension PushClient {
     /// `.timeout` (carrying the last connection error) when time runs out.
     public func waitUntilConnected(timeoutMillis: Int32) -> ClientError? {
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
-        lock.lock()
-        defer { lock.unlock() }
-        while openConnections == 0 {
-            if closing { return ClientError(.closed, "the client is closed") }
-            if let e = lastConnectionError, e.kind == .tls { return ClientError(.tls, e.description) }
+        // (nil: wait; .some(nil): connected; .some(error): failed.)
+        return handoff.withLock(waitingUntil: waitUntil) { h, _ -> ClientError?? in
+            if h.openConnections > 0 { return .some(nil) }
+            if !h.lifecycle.isOpen { return .some(ClientError(.closed, "the client is closed")) }
+            if let e = h.lastConnectionError, e.kind == .tls { return .some(ClientError(.tls, e.description)) }
             if CallerDeadline.passed(waitUntil) {
-                let detail = lastConnectionError.map { ": last attempt failed: \($0.description)" } ?? ""
-                return ClientError(.timeout, "no connection to \(configuration.host):\(configuration.port) within \(timeoutMillis) ms" + detail)
+                let detail = h.lastConnectionError.map { ": last attempt failed: \($0.description)" } ?? ""
+                return .some(ClientError(.timeout, "no connection to \(configuration.host):\(configuration.port) within \(timeoutMillis) ms" + detail))
             }
-            waiters += 1
-            _ = lock.wait(untilMonotonicNanos: waitUntil)
-            waiters -= 1
+            return nil
         }
-        return nil
     }
 
     // MARK: - Close
@@ -423,18 +412,14 @@ extension PushClient {
     /// for the call that started the close (it must join the thread in finishClosing).
     /// PushClientGroup starts every I/O thread's drain before waiting for any.
     func startClosing(drainMillis: Int32) -> Bool {
-        lock.lock()
-        if closeStarted {
-            lock.unlock()
-            return false
+        let started = handoff.withLockNotifying { h, waiters in
+            guard h.lifecycle.isOpen else { return false }
+            h.lifecycle = .closing(drainMillis: max(0, drainMillis))
+            waiters.broadcast()
+            return true
         }
-        closeStarted = true
-        closing = true
-        self.drainMillis = max(0, drainMillis)
-        lock.broadcast()
-        lock.unlock()
-        loop.wake()
-        return true
+        if started { loop.wake() }
+        return started
     }
 
     /// The second half of close: joins the I/O thread (the call that started the close) or
@@ -444,13 +429,7 @@ extension PushClient {
             pthread_join(thread, nil)
             return
         }
-        lock.lock()
-        while !finished {
-            waiters += 1
-            _ = lock.wait(untilMonotonicNanos: nil)
-            waiters -= 1
-        }
-        lock.unlock()
+        handoff.withLock(waitingUntil: nil) { h, _ in h.lifecycle == .finished ? () : nil }
     }
 
     /// Whether the calling thread is this client's I/O thread (the result callback runs there).
@@ -458,6 +437,6 @@ extension PushClient {
 
     /// Counters so far.
     public func counterSnapshot() -> ClientCounters {
-        lock.withLock { counters }
+        handoff.withLock { $0.counters }
     }
 }

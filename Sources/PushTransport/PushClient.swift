@@ -107,95 +107,42 @@ public struct ClientConfiguration: Sendable {
 /// I/O thread.
 ///
 /// Threads: `send`, `poll`, `waitUntilConnected` and `close` may be called from any thread.
-/// Everything else runs on the I/O thread. Caller threads and the I/O thread meet only under
-/// `lock`, and only to move chains of slot indices between lists, so one lock operation covers
-/// a whole batch.
+/// Everything else runs on the I/O thread. Caller threads and the I/O thread meet only in
+/// `handoff` (reachable only under its lock), and only to move chains of slot indices between
+/// lists, so one lock operation covers a whole batch. What the I/O thread owns alone is in
+/// `queue`, `pool` and `outbox` (IOThreadState.swift); see docs/architecture.md, "Threads and
+/// ownership".
 public final class PushClient: @unchecked Sendable {
+    // MARK: Set by init, read by any thread
     let configuration: ClientConfiguration
     let slots: SlotTable
     let loop: EventLoop
     let tls: TLSContext
     let token: ProviderToken?
+    /// Request bytes and rules that never change (authority, default topic, deadline, retries).
+    let constants: RequestConstants
+    /// When connections may be opened (back-off after refusals), shared by a group's threads
+    /// behind its own lock.
+    let reconnect: ReconnectSchedule
     /// Told of results published (when this client is one I/O thread of a PushClientGroup).
     let resultSignal: ResultSignal?
     /// The pollable descriptor for event loops (shared by a group's threads).
     let readiness: ResultReadiness
-    /// `:authority` bytes, stable for the client's life (nghttp2 references them unchanged).
-    let authority: UnsafeRawBufferPointer
-    /// The default topic's bytes, stable for the client's life.
-    let defaultTopic: UnsafeRawBufferPointer
-    let deadlineNanos: UInt64
-    /// What becomes of error answers (pure; from maxAttempts and retryDelayMillis).
-    let retryPolicy: RetryPolicy
-
-    // MARK: Shared state (guarded by `lock`)
-    let lock = PThreadMutex()
-    var freeSlots = SlotList()
-    var submissions = SlotList()
-    var completions = SlotList()
-    /// The I/O thread is (about to be) asleep in epoll: a sender must wake it.
-    var ioIdle = false
-    /// No more sends; the I/O thread drains and stops.
-    var closing = false
-    /// The I/O thread has ended; every notification has its outcome.
-    var finished = false
-    var closeStarted = false
-    /// The I/O thread has taken its last look at `submissions` (set during shutdown).
-    var submissionsClosed = false
-    var drainMillis: Int32 = 0
-    var waiters = 0
-    var openConnections = 0
-    var lastConnectionError: TransportError?
-    var counters = ClientCounters()
-    /// Answer latencies (merged from the I/O thread at each publish).
-    var latencies = LatencyHistogram()
-    /// What the stats show of the I/O thread's state, refreshed at each publish.
-    var published = PublishedState()
-    /// Notifications ended, by (outcome, reason) (`OutcomeCounts`), merged at each publish.
-    var outcomeCounts = OutcomeCounts()
-
-    // MARK: I/O thread state
-    var pending = SlotList()
-    var finishedLocally = SlotList()
-    var pool: [APNsConnection?]
-    /// Set when the pool sizes itself: how many of `pool`'s positions hold a connection.
-    var sizing: PoolSizing?
-    var retiring: [APNsConnection] = []
-    /// When connections may be opened (back-off after refusals), shared by a group's threads.
-    let reconnect: ReconnectSchedule
-    /// This thread recorded a failure (or was held back) since its last accepted notification:
-    /// the next accepted one tells `reconnect`.
-    var mayBeBackingOff = false
-    /// Set while APNs refuses freshly signed tokens as expired (`ProviderToken.ExpiryVerdict`).
-    var clockSuspectText: String?
-    var addressRotation = 0
-    /// Resolves names off the I/O thread.
-    let resolverThread: ResolverThread
-    /// The resolution in progress: its ticket and when it was asked for.
-    var resolution: (ticket: UInt64, startedNanos: UInt64)?
-    /// A fresh answer, used by the next round of connection attempts.
-    var resolvedAddresses: [SocketConnect.Address]?
-    var uuid = UUIDGenerator()
-    var nextScanNanos: UInt64 = 0
-    var inFlightTotal = 0
     var thread = pthread_t()
-    var localCounters = ClientCounters()
-    /// This thread's outcome counts since the last publish.
-    var localOutcomeCounts = OutcomeCounts()
-    var localLatencies = LatencyHistogram()
-    /// Results handed to `configuration.resultCallback` are assembled here (I/O thread only).
-    /// Allocated at the end of `init`, after its last early `throw` (a stored property's default
-    /// value would be allocated first and leak whenever `init` throws).
-    let callbackBuffer: UnsafeMutablePointer<push_result>
+
+    // MARK: Shared by callers and the I/O thread
+    /// The only state caller threads and the I/O thread share, reachable only under its lock.
+    let handoff = LockedHandoff()
+
+    // MARK: I/O thread only (IOThreadState.swift)
+    /// Notifications held by the I/O thread, and dispatching them.
+    var queue = IOQueue()
+    /// The connections and opening them.
+    var pool: ConnectionPool
+    /// Outcomes waiting to be published.
+    var outbox: ResultOutbox
+    /// Results per call of the result callback.
     static let callbackBatch = 256
-    /// Notifications waiting out a retry delay (429/5xx), by due time.
-    var delayed = RetryTimers()
-    var lastGoawayReason = ""
-    /// The current `authorization` header value and the token generation it belongs to.
-    var authorizationBuffer: UnsafeMutableRawBufferPointer?
-    var authorizationGeneration = 0
-    /// The CONNECT request for the proxy, made once.
-    var tunnelRequest: SecretBytes?
 
     /// Creates the client and starts its I/O thread, which starts connecting at once.
     public convenience init(configuration: ClientConfiguration) throws(ClientError) {
@@ -258,26 +205,27 @@ public final class PushClient: @unchecked Sendable {
         let hostBytes = Array(c.host.utf8)
         let a = UnsafeMutableRawBufferPointer.allocate(byteCount: hostBytes.count, alignment: 1)
         a.copyBytes(from: hostBytes)
-        authority = UnsafeRawBufferPointer(a)
         let t = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, c.defaultTopic.count), alignment: 1)
         t.copyBytes(from: c.defaultTopic)
-        defaultTopic = UnsafeRawBufferPointer(start: t.baseAddress, count: c.defaultTopic.count)
-        if c.proxy != nil {
-            tunnelRequest = Self.connectRequest(host: c.host, port: c.port, credentials: c.proxyCredentials)
-        }
+        constants = RequestConstants(
+            authority: UnsafeRawBufferPointer(a),
+            defaultTopic: UnsafeRawBufferPointer(start: t.baseAddress, count: c.defaultTopic.count),
+            deadlineNanos: UInt64(max(c.deadlineMillis, 1)) * 1_000_000,
+            retryPolicy: RetryPolicy(maxAnsweredAttempts: c.maxAttempts, baseDelayMillis: c.retryDelayMillis))
+        let tunnelRequest = c.proxy == nil ? nil : Self.connectRequest(host: c.host, port: c.port, credentials: c.proxyCredentials)
         let wakeLoop = loop
-        resolverThread = ResolverThread(resolver: c.resolver, onAnswer: { wakeLoop.wake() })
-        slots = SlotTable(capacity: c.queueCapacity)
-        deadlineNanos = UInt64(max(c.deadlineMillis, 1)) * 1_000_000
-        retryPolicy = RetryPolicy(maxAnsweredAttempts: c.maxAttempts, baseDelayMillis: c.retryDelayMillis)
-        pool = Array(repeating: nil, count: c.connections)
+        var sizing: PoolSizing?
         if c.minConnections > 0 && c.minConnections < c.connections {
             sizing = PoolSizing(minimum: c.minConnections, maximum: c.connections,
                                 shrinkWindowNanos: UInt64(max(c.poolShrinkWindowMillis, 1)) * 1_000_000)
         }
+        pool = ConnectionPool(positions: c.connections, sizing: sizing,
+                              resolverThread: ResolverThread(resolver: c.resolver, onAnswer: { wakeLoop.wake() }),
+                              tunnelRequest: tunnelRequest)
+        slots = SlotTable(capacity: c.queueCapacity)
         reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.reconnectFirstDelayMillis,
                                                         maxDelayMillis: c.reconnectMaxDelayMillis)
-        callbackBuffer = .allocate(capacity: Self.callbackBatch)
+        outbox = ResultOutbox(callbackBuffer: .allocate(capacity: Self.callbackBatch))
 
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, nil, { arg in
@@ -292,14 +240,13 @@ public final class PushClient: @unchecked Sendable {
     }
 
     deinit {
-        authority.deallocate()
-        if let b = authorizationBuffer {
+        constants.deallocate()
+        if let b = queue.authorizationBuffer {
             // The provider token is a bearer credential for up to an hour: clear it.
             OPENSSL_cleanse(b.baseAddress, b.count)
             b.deallocate()
         }
-        callbackBuffer.deallocate()
-        UnsafeMutableRawPointer(mutating: defaultTopic.baseAddress!).deallocate()
+        outbox.callbackBuffer.deallocate()
     }
 }
 

@@ -43,23 +43,16 @@ open class TLSH2Socket: EventHandler {
     public private(set) var reachedTLS = false
     private var interest: UInt32 = 0
 
-    private var outBuf: UnsafeMutableRawPointer
-    private var outCap: Int
-    private var outStart = 0
-    private var outEnd = 0
+    /// Frames gathered from nghttp2, written from `out.start` to `out.end`.
+    private var out: OutputBuffer
     private let inBuf: UnsafeMutableRawPointer
     private static let inCap = 64 * 1024
     /// Bytes gathered from nghttp2 before they are written (one SSL_write per batch).
     private static let batchBytes = 256 * 1024
-    /// Set while inside nghttp2 callbacks, so that a close requested there waits until the
-    /// session is no longer on the stack.
-    private var inSessionCall = false
-    private var pendingClose: TransportError?
-    private var closeRequested = false
-    /// The HTTP CONNECT request to send once TCP is up (proxy), and the proxy's answer so far.
-    public var tunnelRequest: SecretBytes?
-    private var tunnelRequestSent = 0
-    private var tunnelAnswer: [UInt8] = []
+    /// Whether nghttp2 is on the stack, and a close asked for meanwhile.
+    private var sessionCall = SessionCall()
+    /// The HTTP CONNECT tunnel through a proxy (its `request` set by the owner before TCP is up).
+    public var tunnel = ProxyTunnel()
     /// The client's clock (`ClientConfiguration.clock`): read once per readable event.
     public let clock: any PushClock
     /// When bytes last arrived (the clock's monotonic ns): idle detection for health PINGs, and
@@ -76,8 +69,7 @@ open class TLSH2Socket: EventHandler {
         self.ssl = ssl
         self.phase = phase
         reachedTLS = phase != .connecting
-        outCap = Self.batchBytes + 32 * 1024
-        outBuf = .allocate(byteCount: outCap, alignment: 16)
+        out = OutputBuffer(capacity: Self.batchBytes + 32 * 1024)
         inBuf = .allocate(byteCount: Self.inCap, alignment: 16)
         interest = phase == .connecting ? EventLoop.writable : EventLoop.readable
         lastInputNanos = clock.monotonicNanos()
@@ -85,7 +77,7 @@ open class TLSH2Socket: EventHandler {
     }
 
     deinit {
-        outBuf.deallocate()
+        out.buffer.deallocate()
         inBuf.deallocate()
     }
 
@@ -118,7 +110,7 @@ open class TLSH2Socket: EventHandler {
                 return
             }
             reachedTLS = true
-            if tunnelRequest != nil {
+            if tunnel.request != nil {
                 phase = .tunneling
                 stepTunnel()
                 return
@@ -147,15 +139,15 @@ open class TLSH2Socket: EventHandler {
     /// Sends the CONNECT request and reads the proxy's answer up to the blank line; a 2xx
     /// status opens the tunnel and TLS starts inside it (RFC 9110 §9.3.6).
     private func stepTunnel() {
-        guard let request = tunnelRequest else { return }
-        while tunnelRequestSent < request.count {
-            let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + tunnelRequestSent, request.count - tunnelRequestSent, Int32(MSG_NOSIGNAL)) }
+        guard let request = tunnel.request else { return }
+        while tunnel.sent < request.count {
+            let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + tunnel.sent, request.count - tunnel.sent, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK { setInterest(EventLoop.readable | EventLoop.writable); return }
                 close(TransportError(.connect, "proxy: \(String(cString: strerror(errno)))"))
                 return
             }
-            tunnelRequestSent += n
+            tunnel.sent += n
         }
         setInterest(EventLoop.readable)
         var chunk = [UInt8](repeating: 0, count: 1)
@@ -168,18 +160,17 @@ open class TLSH2Socket: EventHandler {
                 close(TransportError(.connect, "proxy: \(String(cString: strerror(errno)))"))
                 return
             }
-            tunnelAnswer.append(chunk[0])
-            if tunnelAnswer.count > 16 * 1024 { close(TransportError(.connect, "the proxy's answer is too long")); return }
-            if tunnelAnswer.count >= 4 && tunnelAnswer.suffix(4).elementsEqual([13, 10, 13, 10]) { break }
+            tunnel.answer.append(chunk[0])
+            if tunnel.answer.count > 16 * 1024 { close(TransportError(.connect, "the proxy's answer is too long")); return }
+            if tunnel.answer.count >= 4 && tunnel.answer.suffix(4).elementsEqual([13, 10, 13, 10]) { break }
         }
-        let statusLine = String(decoding: tunnelAnswer.prefix { $0 != 13 }, as: UTF8.self)
+        let statusLine = String(decoding: tunnel.answer.prefix { $0 != 13 }, as: UTF8.self)
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let code = Int(parts[1]), (200..<300).contains(code) else {
             close(TransportError(.connect, "the proxy refused the tunnel: \(statusLine)"))
             return
         }
-        tunnelRequest = nil
-        tunnelAnswer = []
+        tunnel = ProxyTunnel()
         phase = .handshaking
         stepHandshake()
     }
@@ -250,14 +241,14 @@ open class TLSH2Socket: EventHandler {
                         return
                     }
                 }
-                inSessionCall = true
+                sessionCall.active = true
                 let rv = nghttp2_session_mem_recv(session, inBuf.assumingMemoryBound(to: UInt8.self), Int(n))
-                inSessionCall = false
+                sessionCall.active = false
                 if rv < 0 {
                     close(TransportError(.protocolError, "HTTP/2: " + String(cString: nghttp2_strerror(Int32(rv)))))
                     return
                 }
-                if closeRequested { close(pendingClose); return }
+                if sessionCall.closeRequested { close(sessionCall.closeError); return }
                 didReceiveChunk()
                 continue
             }
@@ -316,40 +307,40 @@ open class TLSH2Socket: EventHandler {
     public func flush() {
         guard phase == .open, let session else { return }
         while true {
-            if outStart == outEnd {
-                outStart = 0
-                outEnd = 0
-                inSessionCall = true
-                while outEnd < Self.batchBytes {
+            if out.start == out.end {
+                out.start = 0
+                out.end = 0
+                sessionCall.active = true
+                while out.end < Self.batchBytes {
                     var chunk: UnsafePointer<UInt8>?
                     let n = nghttp2_session_mem_send(session, &chunk)
                     if n < 0 {
-                        inSessionCall = false
+                        sessionCall.active = false
                         close(TransportError(.protocolError, "HTTP/2: " + String(cString: nghttp2_strerror(Int32(n)))))
                         return
                     }
                     if n == 0 { break }
-                    if outEnd + n > outCap {
+                    if out.end + n > out.capacity {
                         // Rare: a chunk larger than the slack; grow so it can be taken whole (the
                         // pointer from mem_send is only valid until the next call).
-                        let newCap = outEnd + n + 64 * 1024
+                        let newCap = out.end + n + 64 * 1024
                         let bigger = UnsafeMutableRawPointer.allocate(byteCount: newCap, alignment: 16)
-                        bigger.copyMemory(from: outBuf, byteCount: outEnd)
-                        outBuf.deallocate()
-                        outBuf = bigger
-                        outCap = newCap
+                        bigger.copyMemory(from: out.buffer, byteCount: out.end)
+                        out.buffer.deallocate()
+                        out.buffer = bigger
+                        out.capacity = newCap
                     }
-                    (outBuf + outEnd).copyMemory(from: chunk!, byteCount: n)
-                    outEnd += n
+                    (out.buffer + out.end).copyMemory(from: chunk!, byteCount: n)
+                    out.end += n
                 }
-                inSessionCall = false
-                if closeRequested { close(pendingClose); return }
-                if outEnd == 0 { break }
+                sessionCall.active = false
+                if sessionCall.closeRequested { close(sessionCall.closeError); return }
+                if out.end == 0 { break }
             }
             OpenSSLError.clear()
-            let w = SSL_write(ssl, outBuf + outStart, Int32(outEnd - outStart))
+            let w = SSL_write(ssl, out.buffer + out.start, Int32(out.end - out.start))
             if w > 0 {
-                outStart += Int(w)
+                out.start += Int(w)
                 continue
             }
             switch SSL_get_error(ssl, w) {
@@ -363,7 +354,7 @@ open class TLSH2Socket: EventHandler {
                 let detail = OpenSSLError.drain(fallback: errno != 0 ? String(cString: strerror(errno)) : "write failed")
                 // The peer may have said why before hanging up (a GOAWAY naming the streams it
                 // never processed, which can then be sent elsewhere): read what is already here.
-                outStart = outEnd
+                out.start = out.end
                 readAvailable()
                 close(TransportError(.closed, "connection lost: " + detail))
                 return
@@ -376,17 +367,17 @@ open class TLSH2Socket: EventHandler {
     }
 
     /// True while bytes wait to be written.
-    public var hasPendingOutput: Bool { outStart != outEnd }
+    public var hasPendingOutput: Bool { out.start != out.end }
 
     // MARK: - Closing
 
     /// Closes the socket now (or as soon as nghttp2 is off the stack) and reports `error`.
     public func close(_ error: TransportError?) {
         if phase == .closed { return }
-        if inSessionCall {
-            if !closeRequested {
-                closeRequested = true
-                pendingClose = error
+        if sessionCall.active {
+            if !sessionCall.closeRequested {
+                sessionCall.closeRequested = true
+                sessionCall.closeError = error
             }
             return
         }
@@ -403,10 +394,41 @@ open class TLSH2Socket: EventHandler {
 
     /// Asks for a close once nghttp2 returns (for use inside callbacks).
     public func requestClose(_ error: TransportError?) {
-        if inSessionCall {
-            if !closeRequested { closeRequested = true; pendingClose = error }
+        if sessionCall.active {
+            if !sessionCall.closeRequested { sessionCall.closeRequested = true; sessionCall.closeError = error }
         } else {
             close(error)
         }
     }
+}
+
+/// A socket's output: frames gathered from nghttp2 (one batch), written from `start` to `end`.
+struct OutputBuffer {
+    var buffer: UnsafeMutableRawPointer
+    var capacity: Int
+    var start = 0
+    var end = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        buffer = .allocate(byteCount: capacity, alignment: 16)
+    }
+}
+
+/// Whether a socket is inside nghttp2 (its callbacks run), so that a close asked for there
+/// waits until the session is no longer on the stack, and that close's error.
+struct SessionCall {
+    var active = false
+    var closeRequested = false
+    var closeError: TransportError?
+}
+
+/// An HTTP CONNECT tunnel through a proxy: the request to send once TCP is up, how much of it
+/// went, and the proxy's answer so far.
+public struct ProxyTunnel {
+    public var request: SecretBytes?
+    var sent = 0
+    var answer: [UInt8] = []
+
+    public init(request: SecretBytes? = nil) { self.request = request }
 }

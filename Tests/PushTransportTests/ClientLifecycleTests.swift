@@ -29,7 +29,7 @@ struct ClientLifecycleTests {
         let poller = Thread {
             // All 16 answered and waiting to be polled (so one poll takes exactly those), and the
             // send waiting for room.
-            _ = waitUntil(seconds: 10) { client.stats().unpolled == 16 && client.lock.withLock { client.waiters } > 0 }
+            _ = waitUntil(seconds: 10) { client.stats().unpolled == 16 && client.handoff.withLock { $0.waiters } > 0 }
             freedAt.store(MonotonicTime.nanos(), ordering: .sequentiallyConsistent)
             _ = support.collect(client, count: 16, idleMillis: 2000)
         }
