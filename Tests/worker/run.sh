@@ -412,7 +412,7 @@ then ok "$name"; else bad "$name (exit $s1, $s2)"; cat "$out/cfg1.txt" "$out/cfg
 name="outcomes prints text lines and --count stops; worker --help names the config"
 if "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard bad --count 3 > "$out/text.out" \
    && [ "$(wc -l < "$out/text.out")" -eq 3 ] && grep -q " REJECTED 0 MissingId apns-id=- entry=" "$out/text.out" \
-   && "$cli" worker --help | grep -q -- "--config FILE"
+   && "$cli" worker --help | grep -q -- "--config <FILE>"
 then ok "$name"; else bad "$name"; cat "$out/text.out"; fi
 
 name="libswiftpush.so links neither hiredis nor anything of the worker's (only the CLI does)"
