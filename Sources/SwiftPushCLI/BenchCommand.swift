@@ -30,7 +30,7 @@ struct BenchCommand: StatusCommand {
     var host: String?
     @Option(help: ArgumentHelp("its port", valueName: "N"))
     var port: Int?
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("CA certificates to trust for it", valueName: "FILE"))
+    @Option(help: ArgumentHelp("CA certificates to trust for it", valueName: "FILE"))
     var caFile: String?
     @OptionGroup var token: TokenKeyOptions
     @Option(help: ArgumentHelp("apns-topic (default com.example.app)", valueName: "TOPIC"))
@@ -39,11 +39,11 @@ struct BenchCommand: StatusCommand {
     var count: Int?
     @Option(help: ArgumentHelp("connections in the pool (default 1)", valueName: "N"))
     var connections: Int?
-    @Option(name: .customLong("io-threads"), help: ArgumentHelp("I/O threads, sharing out the connections (default 1)", valueName: "N"))
+    @Option(help: ArgumentHelp("I/O threads, sharing out the connections (default 1)", valueName: "N"))
     var ioThreads: Int?
     @Option(help: ArgumentHelp("most notifications outstanding at once (default 10000)", valueName: "N"))
     var window: Int?
-    @Option(name: .customLong("payload-bytes"), help: ArgumentHelp("payload size (default 200)", valueName: "N"))
+    @Option(help: ArgumentHelp("payload size (default 200)", valueName: "N"))
     var payloadBytes: Int?
     @Flag(help: "also run h2load against the same mock (needs --pki)")
     var h2load = false

@@ -33,9 +33,9 @@ struct ChannelsCommand: StatusCommand {
     var channel: String?
     @Option(help: ArgumentHelp("create: most-recent (default: keep the last broadcast) or none", valueName: "POLICY"))
     var storage: String?
-    @Option(name: .customLong("channel-host"), help: ArgumentHelp("the management host (default: Apple's for the environment)", valueName: "HOST"))
+    @Option(help: ArgumentHelp("the management host (default: Apple's for the environment)", valueName: "HOST"))
     var channelHost: String?
-    @Option(name: .customLong("channel-port"), help: ArgumentHelp("its port (default: 2196 production, 2195 sandbox)", valueName: "N"))
+    @Option(help: ArgumentHelp("its port (default: 2196 production, 2195 sandbox)", valueName: "N"))
     var channelPort: Int?
     @OptionGroup(title: "Connection options")
     var connection: ConnectionOptions

@@ -12,7 +12,7 @@ struct ConnectionOptions: ParsableArguments {
     @OptionGroup var token: TokenKeyOptions
     @Option(help: ArgumentHelp("certificate auth: PEM certificate (and its key, unless --cert-key)", valueName: "FILE"))
     var cert: String?
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp("certificate auth: the PEM private key of --cert", valueName: "FILE"))
+    @Option(help: ArgumentHelp("certificate auth: the PEM private key of --cert", valueName: "FILE"))
     var certKey: String?
     @Option(help: ArgumentHelp("certificate auth: a .p12 file holding certificate and key", valueName: "FILE"))
     var p12: String?
@@ -26,7 +26,7 @@ struct ConnectionOptions: ParsableArguments {
     var host: String?
     @Option(help: ArgumentHelp("TCP port (default 443; APNs also listens on 2197)", valueName: "N"))
     var port: Int?
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("trust these CA certificates (PEM) instead of the system's", valueName: "FILE"))
+    @Option(help: ArgumentHelp("trust these CA certificates (PEM) instead of the system's", valueName: "FILE"))
     var caFile: String?
 
     /// What can be checked without reading a file.

@@ -12,7 +12,7 @@ struct JWTCommand: StatusCommand {
         discussion: "Use as:\n  authorization: bearer $(swiftpush jwt --key K.p8 --key-id ID --team-id TEAM)")
 
     @OptionGroup var token: TokenKeyOptions
-    @Option(name: .customLong("issued-at"), help: ArgumentHelp("iat as UNIX seconds (default now; for expired tokens)", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("iat as UNIX seconds (default now; for expired tokens)", valueName: "SECONDS"))
     var issuedAt: Int64?
 
     func validate() throws(ValidationError) {

@@ -35,61 +35,61 @@ struct MockCommand: StatusCommand {
           curl -s -d '{"stall_every_nth":10}' http://127.0.0.1:$(cat F)/faults
         """)
 
-    @Option(name: .customLong("cert"), help: ArgumentHelp("server certificate chain (PEM), required", valueName: "FILE"))
+    @Option(help: ArgumentHelp("server certificate chain (PEM), required", valueName: "FILE"))
     var cert: String?
-    @Option(name: .customLong("key"), help: ArgumentHelp("server private key (PEM), required", valueName: "FILE"))
+    @Option(help: ArgumentHelp("server private key (PEM), required", valueName: "FILE"))
     var key: String?
-    @Option(name: .customLong("host"), help: ArgumentHelp("IP address to listen on (default 127.0.0.1)", valueName: "ADDR"))
+    @Option(help: ArgumentHelp("IP address to listen on (default 127.0.0.1)", valueName: "ADDR"))
     var host: String?
-    @Option(name: .customLong("port"), help: ArgumentHelp("TCP port, 0 for any free one (default 0)", valueName: "N"))
+    @Option(help: ArgumentHelp("TCP port, 0 for any free one (default 0)", valueName: "N"))
     var port: Int?
-    @Option(name: .customLong("port-file"), help: ArgumentHelp("write the port number to FILE once listening", valueName: "FILE"))
+    @Option(help: ArgumentHelp("write the port number to FILE once listening", valueName: "FILE"))
     var portFile: String?
     // Authentication
     @Option(name: .customLong("key-id"), help: ArgumentHelp("token key id (kid) (repeatable)", valueName: "ID"))
     var keyID: [String] = []
     @Option(name: .customLong("team-id"), help: ArgumentHelp("team id (iss) of that key (repeatable)", valueName: "TEAM"))
     var teamID: [String] = []
-    @Option(name: .customLong("auth-key"), help: ArgumentHelp("that key: .p8 or public PEM (repeatable)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("that key: .p8 or public PEM (repeatable)", valueName: "FILE"))
     var authKey: [String] = []
-    @Option(name: .customLong("token-max-age"), help: ArgumentHelp("ExpiredProviderToken after this age (default 3600)", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("ExpiredProviderToken after this age (default 3600)", valueName: "SECONDS"))
     var tokenMaxAge: Int?
-    @Option(name: .customLong("token-update-interval"), help: ArgumentHelp("TooManyProviderTokenUpdates when a connection changes token sooner (default 1200)", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("TooManyProviderTokenUpdates when a connection changes token sooner (default 1200)", valueName: "SECONDS"))
     var tokenUpdateInterval: Int?
     @Option(name: .customLong("client-ca"), help: ArgumentHelp("accept client certificates issued by this CA (certificate auth)", valueName: "FILE"))
     var clientCA: String?
-    @Option(name: .customLong("allowed-topic"), help: ArgumentHelp("token auth may push only to these (else TopicDisallowed) (repeatable)", valueName: "TOPIC"))
+    @Option(help: ArgumentHelp("token auth may push only to these (else TopicDisallowed) (repeatable)", valueName: "TOPIC"))
     var allowedTopic: [String] = []
-    @Option(name: .customLong("token-topic"), help: ArgumentHelp("the token belongs to TOPIC (others get DeviceTokenNotForTopic) (repeatable)", valueName: "TOKEN=TOPIC"))
+    @Option(help: ArgumentHelp("the token belongs to TOPIC (others get DeviceTokenNotForTopic) (repeatable)", valueName: "TOKEN=TOPIC"))
     var tokenTopic: [String] = []
     // Broadcast push
-    @Option(name: .customLong("channel-port"), help: ArgumentHelp("serve the channel management API on port N too (0: any; default off)", valueName: "N"))
+    @Option(help: ArgumentHelp("serve the channel management API on port N too (0: any; default off)", valueName: "N"))
     var channelPort: Int?
-    @Option(name: .customLong("channel-port-file"), help: ArgumentHelp("serve the channel management API and write its port to FILE", valueName: "FILE"))
+    @Option(help: ArgumentHelp("serve the channel management API and write its port to FILE", valueName: "FILE"))
     var channelPortFile: String?
-    @Option(name: .customLong("channel-limit"), help: ArgumentHelp("channels per app before CannotCreateChannelConfig (default 10000)", valueName: "N"))
+    @Option(help: ArgumentHelp("channels per app before CannotCreateChannelConfig (default 10000)", valueName: "N"))
     var channelLimit: Int?
-    @Option(name: .customLong("broadcast-disabled"), help: ArgumentHelp("broadcasts and channel requests for BUNDLE get FeatureNotEnabled (repeatable)", valueName: "BUNDLE"))
+    @Option(help: ArgumentHelp("broadcasts and channel requests for BUNDLE get FeatureNotEnabled (repeatable)", valueName: "BUNDLE"))
     var broadcastDisabled: [String] = []
     // HTTP/2 and responses
-    @Option(name: .customLong("max-streams"), help: ArgumentHelp("MAX_CONCURRENT_STREAMS after the first success (default 1000)", valueName: "N"))
+    @Option(help: ArgumentHelp("MAX_CONCURRENT_STREAMS after the first success (default 1000)", valueName: "N"))
     var maxStreams: Int?
-    @Flag(name: .customLong("development"), help: "answer with apns-unique-id, as the sandbox environment does")
+    @Flag(help: "answer with apns-unique-id, as the sandbox environment does")
     var development = false
-    @Flag(name: .customLong("lenient-initial-limit"), help: "before the client acknowledges SETTINGS, refuse excess streams instead of GOAWAY")
+    @Flag(help: "before the client acknowledges SETTINGS, refuse excess streams instead of GOAWAY")
     var lenientInitialLimit = false
     // Faults
-    @Option(name: .customLong("goaway-after"), help: ArgumentHelp("GOAWAY after N answered requests per connection", valueName: "N"))
+    @Option(help: ArgumentHelp("GOAWAY after N answered requests per connection", valueName: "N"))
     var goawayAfter: Int?
-    @Option(name: .customLong("goaway-reason"), help: ArgumentHelp("the GOAWAY's JSON reason (default Shutdown)", valueName: "REASON"))
+    @Option(help: ArgumentHelp("the GOAWAY's JSON reason (default Shutdown)", valueName: "REASON"))
     var goawayReason: String?
-    @Option(name: .customLong("refuse-every"), help: ArgumentHelp("reset every Nth request stream with REFUSED_STREAM", valueName: "N"))
+    @Option(help: ArgumentHelp("reset every Nth request stream with REFUSED_STREAM", valueName: "N"))
     var refuseEvery: Int?
-    @Flag(name: .customLong("drop-limit-after-rejection"), help: "MAX_CONCURRENT_STREAMS=1 after a non-200, raised after the next 200")
+    @Flag(help: "MAX_CONCURRENT_STREAMS=1 after a non-200, raised after the next 200")
     var dropLimitAfterRejection = false
-    @Option(name: .customLong("unregistered"), help: ArgumentHelp("410 Unregistered with timestamp MS (default now) (repeatable)", valueName: "TOKEN[=MS]"))
+    @Option(help: ArgumentHelp("410 Unregistered with timestamp MS (default now) (repeatable)", valueName: "TOKEN[=MS]"))
     var unregistered: [String] = []
-    @Option(name: .customLong("too-many-requests"), help: ArgumentHelp("429 TooManyRequests for TOKEN (repeatable)", valueName: "TOKEN"))
+    @Option(help: ArgumentHelp("429 TooManyRequests for TOKEN (repeatable)", valueName: "TOKEN"))
     var tooManyRequests: [String] = []
     @Option(name: .customLong("status-500-every"), help: ArgumentHelp("every Nth request gets 500 InternalServerError", valueName: "N"))
     var status500Every: Int?
@@ -99,30 +99,30 @@ struct MockCommand: StatusCommand {
     var status500Rate: String?
     @Option(name: .customLong("status-503-rate"), help: ArgumentHelp("a request gets 503 with probability P (0..1)", valueName: "P"))
     var status503Rate: String?
-    @Option(name: .customLong("stall-every"), help: ArgumentHelp("every Nth request is never answered", valueName: "N"))
+    @Option(help: ArgumentHelp("every Nth request is never answered", valueName: "N"))
     var stallEvery: Int?
-    @Option(name: .customLong("stall-token"), help: ArgumentHelp("requests for TOKEN are never answered (repeatable)", valueName: "TOKEN"))
+    @Option(help: ArgumentHelp("requests for TOKEN are never answered (repeatable)", valueName: "TOKEN"))
     var stallToken: [String] = []
-    @Option(name: .customLong("delay-ms"), help: ArgumentHelp("send every answer MS milliseconds late", valueName: "MS"))
+    @Option(help: ArgumentHelp("send every answer MS milliseconds late", valueName: "MS"))
     var delayMs: Int?
-    @Option(name: .customLong("kill-after"), help: ArgumentHelp("close a connection abruptly after N answered requests", valueName: "N"))
+    @Option(help: ArgumentHelp("close a connection abruptly after N answered requests", valueName: "N"))
     var killAfter: Int?
-    @Option(name: .customLong("refuse-connections-ms"), help: ArgumentHelp("close new connections at once for MS milliseconds", valueName: "MS"))
+    @Option(help: ArgumentHelp("close new connections at once for MS milliseconds", valueName: "MS"))
     var refuseConnectionsMs: Int?
-    @Option(name: .customLong("expire-tokens-ms"), help: ArgumentHelp("answer every token request 403 ExpiredProviderToken for MS milliseconds", valueName: "MS"))
+    @Option(help: ArgumentHelp("answer every token request 403 ExpiredProviderToken for MS milliseconds", valueName: "MS"))
     var expireTokensMs: Int?
-    @Flag(name: .customLong("refuse-client-certificates"), help: "close certificate connections right after the TLS handshake (no alert)")
+    @Flag(help: "close certificate connections right after the TLS handshake (no alert)")
     var refuseClientCertificates = false
-    @Option(name: .customLong("seed"), help: ArgumentHelp("seed for the random rates (default 1)", valueName: "N"))
+    @Option(help: ArgumentHelp("seed for the random rates (default 1)", valueName: "N"))
     var seed: Int?
     // Record and control
-    @Flag(name: .customLong("record"), help: "record every request (off by default: the record grows with each request)")
+    @Flag(help: "record every request (off by default: the record grows with each request)")
     var record = false
-    @Option(name: .customLong("record-limit"), help: ArgumentHelp("keep at most N records (default 10000000)", valueName: "N"))
+    @Option(help: ArgumentHelp("keep at most N records (default 10000000)", valueName: "N"))
     var recordLimit: Int?
-    @Option(name: .customLong("control-port"), help: ArgumentHelp("control interface port on 127.0.0.1 (0: any; default off)", valueName: "N"))
+    @Option(help: ArgumentHelp("control interface port on 127.0.0.1 (0: any; default off)", valueName: "N"))
     var controlPort: Int?
-    @Option(name: .customLong("control-port-file"), help: ArgumentHelp("start the control interface and write its port to FILE", valueName: "FILE"))
+    @Option(help: ArgumentHelp("start the control interface and write its port to FILE", valueName: "FILE"))
     var controlPortFile: String?
 
     func validate() throws(ValidationError) {

@@ -32,7 +32,7 @@ struct SendCommand: StatusCommand {
 
     @Option(name: .customLong("token"), help: ArgumentHelp("a device token (repeatable)", valueName: "HEX"))
     var tokens: [String] = []
-    @Option(name: .customLong("tokens-file"), help: ArgumentHelp("device tokens, one per line ('#' comments, blank lines skipped)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("device tokens, one per line ('#' comments, blank lines skipped)", valueName: "FILE"))
     var tokensFile: String?
     @Option(help: ArgumentHelp("broadcast to this channel instead (iOS 18 Live Activities; --topic is the bundle id)", valueName: "ID"))
     var channel: String?
@@ -40,7 +40,7 @@ struct SendCommand: StatusCommand {
     var connection: ConnectionOptions
     @Option(help: ArgumentHelp("apns-topic (default: from --apns-file's bundle id)", valueName: "TOPIC"))
     var topic: String?
-    @Option(name: .customLong("push-type"), help: ArgumentHelp("alert (default), background, voip, liveactivity, ...", valueName: "TYPE"))
+    @Option(help: ArgumentHelp("alert (default), background, voip, liveactivity, ...", valueName: "TYPE"))
     var pushType: String?
     @Option(help: ArgumentHelp("10, 5 or 1 (default: the push type's, 5 for background)", valueName: "N"))
     var priority: Int32?
@@ -52,7 +52,7 @@ struct SendCommand: StatusCommand {
     var apnsID: String?
     @Option(help: ArgumentHelp("the JSON payload, sent as it is ('-': standard input)", valueName: "FILE"))
     var payload: String?
-    @Option(name: .customLong("apns-file"), help: ArgumentHelp("a .apns file: payload plus \"Simulator Target Bundle\"", valueName: "FILE"))
+    @Option(help: ArgumentHelp("a .apns file: payload plus \"Simulator Target Bundle\"", valueName: "FILE"))
     var apnsFile: String?
     @Option(help: ArgumentHelp("payload from flags: aps.alert.title", valueName: "TEXT"))
     var title: String?
@@ -68,9 +68,9 @@ struct SendCommand: StatusCommand {
     var threadID: String?
     @Option(help: ArgumentHelp("aps.category", valueName: "NAME"))
     var category: String?
-    @Flag(name: .customLong("content-available"), help: "aps.content-available: 1")
+    @Flag(help: "aps.content-available: 1")
     var contentAvailable = false
-    @Flag(name: .customLong("mutable-content"), help: "aps.mutable-content: 1")
+    @Flag(help: "aps.mutable-content: 1")
     var mutableContent = false
     @Option(help: ArgumentHelp("a custom top-level key with a JSON value (repeatable)", valueName: "KEY=JSON"))
     var custom: [String] = []

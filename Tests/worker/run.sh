@@ -420,5 +420,11 @@ if ! ldd "$build/libswiftpush.so" | grep -q hiredis && ldd "$cli" | grep -q hire
    && ! nm -D "$build/libswiftpush.so" | grep -qi -e redis -e SwiftPushWorker
 then ok "$name"; else bad "$name"; fi
 
+# ArgumentParser is linked statically, so ldd cannot see it: look for its symbols (the CLI's
+# prove the pattern matches them).
+name="libswiftpush.so holds nothing of swift-argument-parser (only the CLI does)"
+if ! nm "$build/libswiftpush.so" | grep -q 14ArgumentParser && nm "$cli" | grep -q 14ArgumentParser
+then ok "$name"; else bad "$name"; fi
+
 echo "worker: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
