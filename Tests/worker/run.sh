@@ -421,9 +421,9 @@ if ! ldd "$build/libswiftpush.so" | grep -q hiredis && ldd "$cli" | grep -q hire
 then ok "$name"; else bad "$name"; fi
 
 # ArgumentParser is linked statically, so ldd cannot see it: look for its symbols (the CLI's
-# prove the pattern matches them).
+# prove the pattern matches them; grep -c, not -q, reads all of nm's output, as pipefail needs).
 name="libswiftpush.so holds nothing of swift-argument-parser (only the CLI does)"
-if ! nm "$build/libswiftpush.so" | grep -q 14ArgumentParser && nm "$cli" | grep -q 14ArgumentParser
+if ! nm "$build/libswiftpush.so" | grep -c 14ArgumentParser > /dev/null && nm "$cli" | grep -c 14ArgumentParser > /dev/null
 then ok "$name"; else bad "$name"; fi
 
 echo "worker: $pass passed, $fail failed"
