@@ -416,12 +416,14 @@ if "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard bad --count 3 > "$out
 then ok "$name"; else bad "$name"; cat "$out/text.out"; fi
 
 name="libswiftpush.so links neither hiredis nor anything of the worker's (only the CLI does)"
-if ! ldd "$build/libswiftpush.so" | grep -q hiredis && ldd "$cli" | grep -q hiredis \
-   && ! nm -D "$build/libswiftpush.so" | grep -qi -e redis -e SwiftPushWorker
+# grep -c, not -q: under pipefail, grep -q leaving at the first match can cut ldd off (SIGPIPE)
+# and fail the pipeline, as it did about one run in ten.
+if ! ldd "$build/libswiftpush.so" | grep -c hiredis > /dev/null && ldd "$cli" | grep -c hiredis > /dev/null \
+   && ! nm -D "$build/libswiftpush.so" | grep -ci -e redis -e SwiftPushWorker > /dev/null
 then ok "$name"; else bad "$name"; fi
 
 # ArgumentParser is linked statically, so ldd cannot see it: look for its symbols (the CLI's
-# prove the pattern matches them; grep -c, not -q, reads all of nm's output, as pipefail needs).
+# prove the pattern matches them; grep -c as above).
 name="libswiftpush.so holds nothing of swift-argument-parser (only the CLI does)"
 if ! nm "$build/libswiftpush.so" | grep -c 14ArgumentParser > /dev/null && nm "$cli" | grep -c 14ArgumentParser > /dev/null
 then ok "$name"; else bad "$name"; fi
