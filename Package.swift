@@ -25,6 +25,10 @@ let package = Package(
         // depends on this one by path). Not an API: linked statically into the harnesses.
         .library(name: "SwiftPushFuzzable", targets: ["PushCore", "PushTransport", "SwiftPush", "CSwiftPushABI"]),
     ],
+    dependencies: [
+        // Argument parsing for the command-line tool only: libswiftpush.so links none of it.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
     targets: [
         // System libraries; each umbrella header has a unique name (see docs/toolchain.md).
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
@@ -51,7 +55,8 @@ let package = Package(
         // per notification. Not part of libswiftpush.so.
         .target(name: "SwiftPushWorker", dependencies: ["PushTransport", "PushCore", "CSwiftPushABI", "CHiredis", "COpenSSL"]),
         // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes.
-        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "SwiftPushWorker"]),
+        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "SwiftPushWorker",
+                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),

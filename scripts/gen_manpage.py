@@ -3,7 +3,7 @@
 
 usage: scripts/gen_manpage.py EXECUTABLE VERSION > swiftpush.1
 
-Runs `EXECUTABLE --help`, reads the command list from it, then `EXECUTABLE <command> --help` for
+Runs `EXECUTABLE --help`, reads the command list from it (ArgumentParser's SUBCOMMANDS), then `EXECUTABLE <command> --help` for
 each command, and renders them as roff: NAME, SYNOPSIS, DESCRIPTION (the top-level help), COMMANDS
 (one subsection per command: its summary, options and notes) and EXIT STATUS. Nothing is written
 by hand here but the section headings; a command added to the CLI appears on the next build.
@@ -34,12 +34,15 @@ def main():
     top = help_text(exe)
     commands = []
     lines = top.splitlines()
-    if "commands:" in lines:
-        for line in lines[lines.index("commands:") + 1:]:
-            m = re.match(r"^  (\S+)\s+(.*)$", line)
-            if not m:
+    # ArgumentParser's list: "SUBCOMMANDS:", then "  name   summary" rows whose long summaries
+    # wrap onto more deeply indented lines, up to a blank line.
+    if "SUBCOMMANDS:" in lines:
+        for line in lines[lines.index("SUBCOMMANDS:") + 1:]:
+            if not line.strip():
                 break
-            commands.append((m.group(1), m.group(2)))
+            m = re.match(r"^  (\S+)\s+(.*)$", line)
+            if m:
+                commands.append((m.group(1), m.group(2)))
     if not commands:
         sys.exit(f"gen_manpage: no command list in '{exe} --help'")
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import ArgumentParser
 import CSwiftPushABI
 import PushCore
 import PushTransport
@@ -12,66 +13,91 @@ import PushTransport
 /// figures are the client's alone) and, with `--h2load`, runs nghttp2's h2load against the same
 /// server with the same request for a side-by-side ratio. `make bench` is the full protocol
 /// (pinned CPUs, medians of several runs); this is the quick, interactive version.
-enum BenchCommand {
-    static let subcommand = Subcommand(
-        name: "bench",
-        summary: "Measure sending throughput, optionally against h2load on the same mock server.",
-        options: [
-            OptionSpec("pki", value: "DIR", help: "start a mock server with the test keys in DIR (scripts/make-test-pki.sh)"),
-            OptionSpec("host", value: "HOST", help: "or: send to this server (with --port, --key, --key-id, --team-id)"),
-            OptionSpec("port", value: "N", help: "its port"),
-            OptionSpec("ca-file", value: "FILE", help: "CA certificates to trust for it"),
-            OptionSpec("key", value: "FILE", help: "token key (.p8)"),
-            OptionSpec("key-id", value: "ID", help: "key id"),
-            OptionSpec("team-id", value: "TEAM", help: "team id"),
-            OptionSpec("topic", value: "TOPIC", help: "apns-topic (default com.example.app)"),
-            OptionSpec("count", value: "N", help: "notifications to send (default 200000)"),
-            OptionSpec("connections", value: "N", help: "connections in the pool (default 1)"),
-            OptionSpec("io-threads", value: "N", help: "I/O threads, sharing out the connections (default 1)"),
-            OptionSpec("window", value: "N", help: "most notifications outstanding at once (default 10000)"),
-            OptionSpec("payload-bytes", value: "N", help: "payload size (default 200)"),
-            OptionSpec("h2load", help: "also run h2load against the same mock (needs --pki)"),
-        ],
-        notes: "The last line is machine-readable: swiftpush-bench rate=... [h2load_rate=... ratio=...] cpu_us_per_notification=... peak_rss_mb=...",
-        run: run)
+struct BenchCommand: StatusCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure sending throughput, optionally against h2load on the same mock server.",
+        usage: "swiftpush bench --pki DIR [options]\nswiftpush bench --host HOST --key FILE --key-id ID --team-id TEAM [options]",
+        discussion: """
+        The last line is machine-readable:
+          swiftpush-bench rate=... [h2load_rate=... ratio=...]
+            cpu_us_per_notification=... peak_rss_mb=...
+        """)
+
+    @Option(help: ArgumentHelp("start a mock server with the test keys in DIR (scripts/make-test-pki.sh)", valueName: "DIR"))
+    var pki: String?
+    @Option(help: ArgumentHelp("or: send to this server (with --port, --key, --key-id, --team-id)", valueName: "HOST"))
+    var host: String?
+    @Option(help: ArgumentHelp("its port", valueName: "N"))
+    var port: Int?
+    @Option(help: ArgumentHelp("CA certificates to trust for it", valueName: "FILE"))
+    var caFile: String?
+    @OptionGroup var token: TokenKeyOptions
+    @Option(help: ArgumentHelp("apns-topic (default com.example.app)", valueName: "TOPIC"))
+    var topic: String?
+    @Option(help: ArgumentHelp("notifications to send (default 200000)", valueName: "N"))
+    var count: Int?
+    @Option(help: ArgumentHelp("connections in the pool (default 1)", valueName: "N"))
+    var connections: Int?
+    @Option(help: ArgumentHelp("I/O threads, sharing out the connections (default 1)", valueName: "N"))
+    var ioThreads: Int?
+    @Option(help: ArgumentHelp("most notifications outstanding at once (default 10000)", valueName: "N"))
+    var window: Int?
+    @Option(help: ArgumentHelp("payload size (default 200)", valueName: "N"))
+    var payloadBytes: Int?
+    @Flag(help: "also run h2load against the same mock (needs --pki)")
+    var h2load = false
 
     static let token = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0"
 
-    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
-        let count = try args.integer("count", default: 200_000, in: 1...100_000_000)
-        let window = try args.integer("window", default: 10_000, in: 1...1_000_000)
-        let payloadBytes = try args.integer("payload-bytes", default: 200, in: 40...4096)
+    func validate() throws(ValidationError) {
+        try checkRange(count, "count", 1...100_000_000)
+        try checkRange(window, "window", 1...1_000_000)
+        try checkRange(payloadBytes, "payload-bytes", 40...4096)
+        try checkRange(connections, "connections", PushOption.connections.intRange)
+        try checkRange(ioThreads, "io-threads", PushOption.ioThreads.intRange)
+        if pki == nil {
+            guard host != nil else { throw ValidationError("give --pki DIR (a mock of its own) or --host with credentials") }
+            if h2load { throw ValidationError("--h2load compares on a mock of bench's own: use --pki") }
+            try checkRange(port, "port", PushOption.port.intRange)
+            _ = try token.required()
+        }
+    }
+
+    func execute() throws(ValidationError) -> Int32 {
+        let count = self.count ?? 200_000
+        let window = self.window ?? 10_000
+        let payloadBytes = self.payloadBytes ?? 200
         var c = ClientConfiguration()
-        c.connections = try args.integer("connections", default: 1, in: PushOption.connections.intRange)
-        c.ioThreads = try args.integer("io-threads", default: 1, in: PushOption.ioThreads.intRange)
+        c.connections = connections ?? 1
+        c.ioThreads = ioThreads ?? 1
         c.queueCapacity = window + 1024
-        c.defaultTopic = Array((args.value("topic") ?? "com.example.app").utf8)
+        c.defaultTopic = Array((topic ?? "com.example.app").utf8)
         var mock: Process?
         var keyPath: String
-        if let pki = args.value("pki") {
+        if let pki {
             keyPath = pki + "/AuthKey_TESTKEY001.p8"
             c.host = "localhost"
             c.caFile = pki + "/ca.pem"
             c.keyID = "TESTKEY001"
             c.teamID = "TEAM123456"
-            let (process, port) = try startMock(pki: pki)
+            let (process, port) = try Self.startMock(pki: pki)
             mock = process
             c.port = port
-        } else {
-            guard let host = args.value("host") else { throw UsageError("give --pki DIR (a mock of its own) or --host with credentials") }
-            if args.has("h2load") { throw UsageError("--h2load compares on a mock of bench's own: use --pki") }
-            c.host = host
-            c.port = try args.integer("port", default: PushOption.port.defaultInt, in: PushOption.port.intRange)
-            c.caFile = args.value("ca-file")
-            keyPath = try args.required("key")
-            c.keyID = try args.required("key-id")
-            c.teamID = try args.required("team-id")
+        } else { // validate() checked that these are given
+            c.host = host!
+            c.port = port ?? PushOption.port.defaultInt
+            c.caFile = caFile
+            let (key, keyID, teamID) = try token.required()
+            keyPath = key
+            c.keyID = keyID
+            c.teamID = teamID
         }
         defer { if let mock { kill(mock.processIdentifier, SIGKILL); mock.waitUntilExit() } }
         do throws(FileBytes.ReadError) {
             c.tokenKey = try FileBytes.readSecret(path: keyPath, limit: 64 * 1024)
         } catch {
-            throw UsageError("cannot read \(keyPath): \(error.description)")
+            throw ValidationError("cannot read \(keyPath): \(error.description)")
         }
         let payload = "{\"aps\":{\"alert\":\"Hello from swiftpush\"},\"pad\":\"" + String(repeating: "x", count: payloadBytes - 47) + "\"}"
 
@@ -87,17 +113,17 @@ enum BenchCommand {
             client.close(drainMillis: 0)
             return 1
         }
-        let r = measure(client, count: count, window: window, payload: payload)
+        let r = Self.measure(client, count: count, window: window, payload: payload)
         let stats = client.stats()
         client.close(drainMillis: 5000)
-        let rss = peakRSSMegabytes()
+        let rss = Self.peakRSSMegabytes()
         Console.out("\(count) notifications, \(payloadBytes)-byte payload, \(c.connections) connection(s), \(c.ioThreads) I/O thread(s), window \(window)")
         Console.out("outcomes: \(r.accepted) accepted, \(r.rejected) rejected, \(r.failed) failed")
         Console.out(String(format: "swiftpush: %.0f notifications/s, %.2f CPU-us/notification, %.1f MB peak RSS, latency p50 %lld us, p99 %lld us",
                            r.rate, r.cpuMicros, rss, stats.latency_p50_us, stats.latency_p99_us))
         var line = String(format: "swiftpush-bench rate=%.0f", r.rate)
-        if args.has("h2load"), let pki = args.value("pki") {
-            if let h2 = runH2load(port: c.port, pki: pki, count: count, payload: payload) {
+        if h2load, let pki {
+            if let h2 = Self.runH2load(port: c.port, pki: pki, count: count, payload: payload) {
                 Console.out(String(format: "h2load: %.0f requests/s on the same server (ratio %.3f)", h2, r.rate / h2))
                 line += String(format: " h2load_rate=%.0f ratio=%.3f", h2, r.rate / h2)
             } else {
@@ -159,7 +185,7 @@ enum BenchCommand {
     }
 
     /// Starts `swiftpush mock` (this same executable) with the test keys; returns it and its port.
-    static func startMock(pki: String) throws(UsageError) -> (Process, Int) {
+    static func startMock(pki: String) throws(ValidationError) -> (Process, Int) {
         let portFile = NSTemporaryDirectory() + "swiftpush-bench-\(getpid()).port"
         unlink(portFile)
         let p = Process()
@@ -168,7 +194,7 @@ enum BenchCommand {
                        "--key-id", "TESTKEY001", "--team-id", "TEAM123456", "--auth-key", pki + "/AuthKey_TESTKEY001.pub.pem",
                        "--port-file", portFile, "--lenient-initial-limit"]
         p.standardOutput = FileHandle.nullDevice
-        do { try p.run() } catch { throw UsageError("cannot start the mock server: \(error)") }
+        do { try p.run() } catch { throw ValidationError("cannot start the mock server: \(error)") }
         for _ in 0..<200 {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
@@ -178,7 +204,7 @@ enum BenchCommand {
             usleep(50_000)
         }
         kill(p.processIdentifier, SIGKILL)
-        throw UsageError("the mock server did not start (is \(pki) a test PKI from scripts/make-test-pki.sh?)")
+        throw ValidationError("the mock server did not start (is \(pki) a test PKI from scripts/make-test-pki.sh?)")
     }
 
     /// Runs h2load with the same request (1 connection, 1000 streams); its requests/s.

@@ -1,68 +1,88 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import PushCore
 import PushTransport
 
 /// `swiftpush channels create|get|delete|list`: the broadcast channels of an app (iOS 18 Live
 /// Activities) on APNs's channel management host. Prints what APNs answered; exit status 0 on
 /// success, 1 when APNs refused or could not be reached, 2 for usage errors.
-enum ChannelsCommand {
-    static let subcommand = Subcommand(
-        name: "channels",
-        summary: "Create, read, delete and list the broadcast channels of an app (Live Activities).",
-        options: [
-            OptionSpec("bundle-id", value: "ID", help: "the app's bundle id (required)"),
-            OptionSpec("channel", value: "ID", help: "get, delete: the channel id"),
-            OptionSpec("storage", value: "POLICY", help: "create: most-recent (default: keep the last broadcast) or none"),
-            OptionSpec("channel-host", value: "HOST", help: "the management host (default: Apple's for the environment)"),
-            OptionSpec("channel-port", value: "N", help: "its port (default: 2196 production, 2195 sandbox)"),
-        ] + ConnectionOptions.specs + [
-            OptionSpec("timeout", value: "SECONDS", help: "how long to wait for the answer (default 30)"),
-            OptionSpec("json", value: nil, help: "print one JSON object instead of text"),
-        ],
-        notes: """
-        create prints the new channel id; get its storage policy; list one id per line; delete
-        nothing. Each prints 'apns-request-id=...' on standard error (with --json it is in the object).
-        APNs's refusals print 'STATUS REASON' (e.g. 400 ChannelNotRegistered) and exit 1.
-        example: swiftpush channels create --bundle-id com.example.app --key AuthKey_ABC123DEFG.p8 \\
-                   --key-id ABC123DEFG --team-id TEAM123456 --sandbox
-        """,
-        run: run,
-        actions: ["create", "get", "delete", "list"])
+struct ChannelsCommand: StatusCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "channels",
+        abstract: "Create, read, delete and list the broadcast channels of an app (Live Activities).",
+        usage: "swiftpush channels create|get|delete|list [options]",
+        discussion: """
+        create prints the new channel id; get its storage policy; list one id per
+        line; delete nothing. Each prints 'apns-request-id=...' on standard error
+        (with --json it is in the object). APNs's refusals print 'STATUS REASON'
+        (e.g. 400 ChannelNotRegistered) and exit 1.
+        example: swiftpush channels create --bundle-id com.example.app \\
+                   --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG \\
+                   --team-id TEAM123456 --sandbox
+        """)
 
-    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
-        guard let action = args.action else { throw UsageError("say what to do: create, get, delete or list") }
-        let bundle = try args.required("bundle-id")
+    static let actions = ["create", "get", "delete", "list"]
+
+    @Argument(help: ArgumentHelp("what to do: create, get, delete or list", valueName: "action"))
+    var action: String?
+    @Option(name: .customLong("bundle-id"), help: ArgumentHelp("the app's bundle id (required)", valueName: "ID"))
+    var bundleID: String?
+    @Option(help: ArgumentHelp("get, delete: the channel id", valueName: "ID"))
+    var channel: String?
+    @Option(help: ArgumentHelp("create: most-recent (default: keep the last broadcast) or none", valueName: "POLICY"))
+    var storage: String?
+    @Option(help: ArgumentHelp("the management host (default: Apple's for the environment)", valueName: "HOST"))
+    var channelHost: String?
+    @Option(help: ArgumentHelp("its port (default: 2196 production, 2195 sandbox)", valueName: "N"))
+    var channelPort: Int?
+    @OptionGroup(title: "Connection options")
+    var connection: ConnectionOptions
+    @Option(help: ArgumentHelp("how long to wait for the answer (default 30)", valueName: "SECONDS"))
+    var timeout: Int?
+    @Flag(help: "print one JSON object instead of text")
+    var json = false
+
+    func validate() throws(ValidationError) {
+        guard let action else { throw ValidationError("say what to do: create, get, delete or list") }
+        guard Self.actions.contains(action) else {
+            throw ValidationError("unknown action '\(action)' (one of: \(Self.actions.joined(separator: ", ")))")
+        }
+        if bundleID == nil { throw ValidationError("missing --bundle-id") }
+        if (action == "get" || action == "delete") && channel == nil { throw ValidationError("missing --channel") }
+        if let storage, !["most-recent", "none"].contains(storage) {
+            throw ValidationError("--storage is most-recent or none, got '\(storage)'")
+        }
+        try checkRange(timeout, "timeout", 1...86_400)
+        try checkRange(channelPort, "channel-port", 1...65535)
+    }
+
+    func execute() throws(ValidationError) -> Int32 {
         let operation: ChannelRequest.Operation
-        switch action {
-        case "create":
-            let storage: Int32
-            switch args.value("storage") ?? "most-recent" {
-            case "most-recent": storage = 1
-            case "none": storage = 0
-            case let other: throw UsageError("--storage is most-recent or none, got '\(other)'")
-            }
-            operation = .create(storagePolicy: storage)
-        case "get": operation = .read(channelId: try args.required("channel"))
-        case "delete": operation = .delete(channelId: try args.required("channel"))
+        switch action! { // validate() checked it
+        case "create": operation = .create(storagePolicy: storage == "none" ? 0 : 1)
+        case "get": operation = .read(channelId: channel!)
+        case "delete": operation = .delete(channelId: channel!)
         default: operation = .list
         }
         let request: ChannelRequest
         do throws(NotificationRules.Violation) {
-            request = try ChannelRequest(operation, bundleId: bundle)
+            request = try ChannelRequest(operation, bundleId: bundleID!)
         } catch {
-            throw UsageError(error.message)
+            throw ValidationError(error.message)
         }
         var configuration = ClientConfiguration()
-        try ConnectionOptions.apply(args, to: &configuration)
-        let timeout = Int32(try args.integer("timeout", default: 30, in: 1...86_400) * 1000)
+        try connection.apply(to: &configuration)
+        let timeout = Int32((timeout ?? 30) * 1000)
         configuration.connectTimeoutMillis = min(Int(timeout), 10_000)
         let apple = ChannelManagementClient.managementEndpoint(forAPNsHost: configuration.host)
-        guard let host = args.value("channel-host") ?? apple?.host else {
-            throw UsageError("--host names no Apple host: give --channel-host (and --channel-port)")
+        guard let host = channelHost ?? apple?.host else {
+            throw ValidationError("--host names no Apple host: give --channel-host (and --channel-port)")
         }
-        let port = try args.integer("channel-port", default: apple?.port ?? 0, in: 1...65535)
+        guard let port = channelPort ?? apple?.port else {
+            throw ValidationError("--channel-host names no Apple host: give --channel-port")
+        }
 
         let client: ChannelManagementClient
         do throws(ClientError) {
@@ -77,7 +97,7 @@ enum ChannelsCommand {
             Console.err("swiftpush channels: \(e.description)")
             return 1
         case .success(let answer):
-            return report(answer, for: request, json: args.has("json"))
+            return Self.report(answer, for: request, json: json)
         }
     }
 

@@ -1,91 +1,98 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import PushCore
 import PushTransport
 
 /// The options that say how to reach APNs and who we are: credentials (token key or client
 /// certificate) and destination (environment or host, port, CA file). Shared by `send` and
-/// `channels`, so both take the same flags and check them the same way.
-enum ConnectionOptions {
-    /// The option specs, in the order `--help` lists them.
-    static let specs: [OptionSpec] = [
-        OptionSpec("key", value: "FILE", help: "token auth: the .p8 key (AuthKey_XXXXXXXXXX.p8)"),
-        OptionSpec("key-id", value: "ID", help: "token auth: the key id"),
-        OptionSpec("team-id", value: "TEAM", help: "token auth: the team id"),
-        OptionSpec("cert", value: "FILE", help: "certificate auth: PEM certificate (and its key, unless --cert-key)"),
-        OptionSpec("cert-key", value: "FILE", help: "certificate auth: the PEM private key of --cert"),
-        OptionSpec("p12", value: "FILE", help: "certificate auth: a .p12 file holding certificate and key"),
-        OptionSpec("password", value: "PASSWORD", help: "password of the .p12 file"),
-        OptionSpec("production", value: nil, help: "send to api.push.apple.com (the default)"),
-        OptionSpec("sandbox", value: nil, help: "send to api.sandbox.push.apple.com (development builds)"),
-        OptionSpec("host", value: "HOST", help: "send to another host (a mock, a proxy)"),
-        OptionSpec("port", value: "N", help: "TCP port (default 443; APNs also listens on 2197)"),
-        OptionSpec("ca-file", value: "FILE", help: "trust these CA certificates (PEM) instead of the system's"),
-    ]
+/// `channels` (`@OptionGroup`), so both take the same flags and check them the same way.
+struct ConnectionOptions: ParsableArguments {
+    @OptionGroup var token: TokenKeyOptions
+    @Option(help: ArgumentHelp("certificate auth: PEM certificate (and its key, unless --cert-key)", valueName: "FILE"))
+    var cert: String?
+    @Option(help: ArgumentHelp("certificate auth: the PEM private key of --cert", valueName: "FILE"))
+    var certKey: String?
+    @Option(help: ArgumentHelp("certificate auth: a .p12 file holding certificate and key", valueName: "FILE"))
+    var p12: String?
+    @Option(help: ArgumentHelp("password of the .p12 file", valueName: "PASSWORD"))
+    var password: String?
+    @Flag(help: "send to api.push.apple.com (the default)")
+    var production = false
+    @Flag(help: "send to api.sandbox.push.apple.com (development builds)")
+    var sandbox = false
+    @Option(help: ArgumentHelp("send to another host (a mock, a proxy)", valueName: "HOST"))
+    var host: String?
+    @Option(help: ArgumentHelp("TCP port (default 443; APNs also listens on 2197)", valueName: "N"))
+    var port: Int?
+    @Option(help: ArgumentHelp("trust these CA certificates (PEM) instead of the system's", valueName: "FILE"))
+    var caFile: String?
 
-    /// Sets the credentials, host, port and CA file of `configuration` from `args`.
-    static func apply(_ args: ParsedArguments, to configuration: inout ClientConfiguration) throws(UsageError) {
-        try readCredentials(args, into: &configuration)
-        try readDestination(args, into: &configuration)
+    /// What can be checked without reading a file.
+    func validate() throws(ValidationError) {
+        if cert != nil || p12 != nil {
+            if token.key != nil { throw ValidationError("--key (token auth) and --cert/--p12 (certificate auth) exclude each other") }
+            if cert != nil && p12 != nil { throw ValidationError("--cert and --p12 exclude each other") }
+        } else {
+            if password != nil { throw ValidationError("--password goes with --p12") }
+            _ = try token.required()
+        }
+        if sandbox && production { throw ValidationError("--sandbox and --production exclude each other") }
+        if let host {
+            if sandbox || production { throw ValidationError("--host and --\(sandbox ? "sandbox" : "production") exclude each other") }
+            guard !host.isEmpty, !host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
+                throw ValidationError("--host needs a host name or address, got '\(host)'")
+            }
+        }
+        try checkRange(port, "port", PushOption.port.intRange)
     }
 
-    private static func readCredentials(_ args: ParsedArguments, into configuration: inout ClientConfiguration) throws(UsageError) {
-        if let cert = args.value("cert") ?? args.value("p12") {
-            if args.value("key") != nil { throw UsageError("--key (token auth) and --cert/--p12 (certificate auth) exclude each other") }
+    /// Sets the credentials, host, port and CA file of `configuration`, reading the key files.
+    func apply(to configuration: inout ClientConfiguration) throws(ValidationError) {
+        try readCredentials(into: &configuration)
+        configuration.host = host ?? (sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com")
+        configuration.port = port ?? PushOption.port.defaultInt
+        if let caFile {
+            guard access(caFile, R_OK) == 0 else { throw ValidationError("cannot read --ca-file \(caFile): \(String(cString: strerror(errno)))") }
+            configuration.caFile = caFile
+        }
+    }
+
+    private func readCredentials(into configuration: inout ClientConfiguration) throws(ValidationError) {
+        if let file = cert ?? p12 {
             let certificate: ClientCertificate
-            if args.value("p12") != nil {
-                if args.value("cert") != nil { throw UsageError("--cert and --p12 exclude each other") }
-                certificate = .pkcs12(bytes: try readSecretFile(cert, what: ".p12 file", limit: 1 << 20),
-                                      password: SecretBytes(copying: args.value("password") ?? ""))
+            if p12 != nil {
+                certificate = .pkcs12(bytes: try readSecretFile(file, what: ".p12 file", limit: 1 << 20),
+                                      password: SecretBytes(copying: password ?? ""))
             } else {
-                certificate = .pem(certificateFile: cert, keyFile: args.value("cert-key") ?? cert)
+                certificate = .pem(certificateFile: file, keyFile: certKey ?? file)
             }
             do throws(TransportError) {
                 try certificate.validate()
             } catch {
-                throw UsageError(error.description)
+                throw ValidationError(error.description)
             }
             configuration.clientCertificate = certificate
             return
         }
-        if args.value("password") != nil { throw UsageError("--password goes with --p12") }
-        let path = try args.required("key")
+        let (path, keyID, teamID) = try token.required() // validate() checked them
         configuration.tokenKey = try readSecretFile(path, what: "key file", limit: 64 * 1024)
-        configuration.keyID = try args.required("key-id")
-        configuration.teamID = try args.required("team-id")
+        configuration.keyID = keyID
+        configuration.teamID = teamID
         do throws(SigningKey.LoadError) {
             _ = try SigningKey(pem: configuration.tokenKey!)
         } catch {
-            throw UsageError("key file \(path): \(error.description)")
-        }
-    }
-
-    private static func readDestination(_ args: ParsedArguments, into configuration: inout ClientConfiguration) throws(UsageError) {
-        let environments = ["sandbox", "production"].filter { args.has($0) }
-        if environments.count > 1 { throw UsageError("--sandbox and --production exclude each other") }
-        if let host = args.value("host") {
-            if !environments.isEmpty { throw UsageError("--host and --\(environments[0]) exclude each other") }
-            guard !host.isEmpty, !host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
-                throw UsageError("--host needs a host name or address, got '\(host)'")
-            }
-            configuration.host = host
-        } else {
-            configuration.host = args.has("sandbox") ? "api.sandbox.push.apple.com" : "api.push.apple.com"
-        }
-        configuration.port = try args.integer("port", default: PushOption.port.defaultInt, in: PushOption.port.intRange)
-        if let ca = args.value("ca-file") {
-            guard access(ca, R_OK) == 0 else { throw UsageError("cannot read --ca-file \(ca): \(String(cString: strerror(errno)))") }
-            configuration.caFile = ca
+            throw ValidationError("key file \(path): \(error.description)")
         }
     }
 
     /// Reads a key or a .p12 into memory that is cleared when freed.
-    private static func readSecretFile(_ path: String, what: String, limit: Int) throws(UsageError) -> SecretBytes {
+    private func readSecretFile(_ path: String, what: String, limit: Int) throws(ValidationError) -> SecretBytes {
         do throws(FileBytes.ReadError) {
             return try FileBytes.readSecret(path: path, limit: limit)
         } catch {
-            throw UsageError("cannot read \(what) \(path): \(error.description)")
+            throw ValidationError("cannot read \(what) \(path): \(error.description)")
         }
     }
 }

@@ -1,36 +1,45 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import Foundation
 import SwiftPushWorker
 
 /// `swiftpush enqueue`: JSON lines (one notification per line) to stream entries, XADDs
 /// pipelined by the thousand.
-enum EnqueueCommand {
-    static let subcommand = Subcommand(
-        name: "enqueue",
-        summary: "Add notifications (JSON lines) to a worker's Redis stream.",
-        options: RedisOptions.specs + [
-            OptionSpec("file", value: "FILE", help: "JSON lines to read (default: standard input)"),
-            OptionSpec("app", value: "NAME", help: "the app of lines that name none"),
-            OptionSpec("pipeline", value: "N", help: "XADDs per round trip (default 1000)"),
-        ],
-        notes: """
-        Each line is a JSON object whose keys become the entry's fields (docs/worker.md):
+struct EnqueueCommand: StatusCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enqueue",
+        abstract: "Add notifications (JSON lines) to a worker's Redis stream.",
+        usage: "swiftpush enqueue [--redis HOST:PORT] [--shard S] [--file FILE] [--app NAME] [--pipeline N]",
+        discussion: """
+        Each line is a JSON object whose keys become the entry's fields
+        (docs/worker.md):
           {"id":"n-1","app":"demo","token":"00fc...","payload":{"aps":{"alert":"Hi"}}}
-        Objects and arrays (the payload) are written as JSON text, numbers as decimal text.
-        Prints 'enqueued N' at the end. Exit status: 0 all lines enqueued, 1 some line was not JSON
-        (the others were enqueued), 2 usage error.
-        """,
-        run: run)
+        Objects and arrays (the payload) are written as JSON text, numbers as
+        decimal text. Prints 'enqueued N' at the end. Exit status: 0 all lines
+        enqueued, 1 some line was not JSON (the others were enqueued), 2 usage error.
+        """)
 
-    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
-        let (redis, keys) = try RedisOptions.connect(args)
-        let pipeline = try args.integer("pipeline", default: 1000, in: 1...100_000)
-        let path = args.value("file") ?? "/dev/stdin"
-        guard let file = fopen(path, "r") else { throw UsageError("cannot read \(path): \(String(cString: strerror(errno)))") }
+    @OptionGroup var redisOptions: RedisOptions
+    @Option(help: ArgumentHelp("JSON lines to read (default: standard input)", valueName: "FILE"))
+    var file: String?
+    @Option(help: ArgumentHelp("the app of lines that name none", valueName: "NAME"))
+    var app: String?
+    @Option(help: ArgumentHelp("XADDs per round trip (default 1000)", valueName: "N"))
+    var pipeline: Int?
+
+    func validate() throws(ValidationError) {
+        try checkRange(pipeline, "pipeline", 1...100_000)
+    }
+
+    func execute() throws(ValidationError) -> Int32 {
+        let (redis, keys) = try redisOptions.connect()
+        let pipeline = self.pipeline ?? 1000
+        let path = self.file ?? "/dev/stdin"
+        guard let file = fopen(path, "r") else { throw ValidationError("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { fclose(file) }
-        let defaultApp = args.value("app")
+        let defaultApp = app
         var batch: [[[UInt8]]] = []
         var enqueued = 0, bad = 0, lineNumber = 0
         var linePointer: UnsafeMutablePointer<CChar>?
@@ -66,7 +75,7 @@ enum EnqueueCommand {
             var hasApp = false
             for (key, value) in object.sorted(by: { $0.key < $1.key }) {
                 command.append(Array(key.utf8))
-                command.append(fieldValue(value))
+                command.append(Self.fieldValue(value))
                 if key == "app" { hasApp = true }
             }
             if !hasApp, let defaultApp { command += [Array("app".utf8), Array(defaultApp.utf8)] }

@@ -2,124 +2,188 @@
 import Glibc
 #endif
 import APNsMock
+import ArgumentParser
 import PushCore
 
 /// `swiftpush mock`: runs the mock APNs server until SIGINT or SIGTERM, then prints its
 /// counters.
-enum MockCommand {
-    static let subcommand = Subcommand(
-        name: "mock",
-        summary: "Run a mock APNs server (TLS + HTTP/2) until interrupted.",
-        options: [
-            OptionSpec("cert", value: "FILE", help: "server certificate chain (PEM), required"),
-            OptionSpec("key", value: "FILE", help: "server private key (PEM), required"),
-            OptionSpec("host", value: "ADDR", help: "IP address to listen on (default 127.0.0.1)"),
-            OptionSpec("port", value: "N", help: "TCP port, 0 for any free one (default 0)"),
-            OptionSpec("port-file", value: "FILE", help: "write the port number to FILE once listening"),
-            // Authentication
-            OptionSpec("key-id", value: "ID", repeatable: true, help: "token key id (kid)"),
-            OptionSpec("team-id", value: "TEAM", repeatable: true, help: "team id (iss) of that key"),
-            OptionSpec("auth-key", value: "FILE", repeatable: true, help: "that key: .p8 or public PEM"),
-            OptionSpec("token-max-age", value: "SECONDS", help: "ExpiredProviderToken after this age (default 3600)"),
-            OptionSpec("token-update-interval", value: "SECONDS",
-                       help: "TooManyProviderTokenUpdates when a connection changes token sooner (default 1200)"),
-            OptionSpec("client-ca", value: "FILE", help: "accept client certificates issued by this CA (certificate auth)"),
-            OptionSpec("allowed-topic", value: "TOPIC", repeatable: true, help: "token auth may push only to these (else TopicDisallowed)"),
-            OptionSpec("token-topic", value: "TOKEN=TOPIC", repeatable: true,
-                       help: "the token belongs to TOPIC (others get DeviceTokenNotForTopic)"),
-            // Broadcast push
-            OptionSpec("channel-port", value: "N", help: "serve the channel management API on port N too (0: any; default off)"),
-            OptionSpec("channel-port-file", value: "FILE", help: "serve the channel management API and write its port to FILE"),
-            OptionSpec("channel-limit", value: "N", help: "channels per app before CannotCreateChannelConfig (default 10000)"),
-            OptionSpec("broadcast-disabled", value: "BUNDLE", repeatable: true,
-                       help: "broadcasts and channel requests for BUNDLE get FeatureNotEnabled"),
-            // HTTP/2 and responses
-            OptionSpec("max-streams", value: "N", help: "MAX_CONCURRENT_STREAMS after the first success (default 1000)"),
-            OptionSpec("development", help: "answer with apns-unique-id, as the sandbox environment does"),
-            OptionSpec("lenient-initial-limit",
-                       help: "before the client acknowledges SETTINGS, refuse excess streams instead of GOAWAY"),
-            // Faults
-            OptionSpec("goaway-after", value: "N", help: "GOAWAY after N answered requests per connection"),
-            OptionSpec("goaway-reason", value: "REASON", help: "the GOAWAY's JSON reason (default Shutdown)"),
-            OptionSpec("refuse-every", value: "N", help: "reset every Nth request stream with REFUSED_STREAM"),
-            OptionSpec("drop-limit-after-rejection", help: "MAX_CONCURRENT_STREAMS=1 after a non-200, raised after the next 200"),
-            OptionSpec("unregistered", value: "TOKEN[=MS]", repeatable: true, help: "410 Unregistered with timestamp MS (default now)"),
-            OptionSpec("too-many-requests", value: "TOKEN", repeatable: true, help: "429 TooManyRequests for TOKEN"),
-            OptionSpec("status-500-every", value: "N", help: "every Nth request gets 500 InternalServerError"),
-            OptionSpec("status-503-every", value: "N", help: "every Nth request gets 503 ServiceUnavailable"),
-            OptionSpec("status-500-rate", value: "P", help: "a request gets 500 with probability P (0..1)"),
-            OptionSpec("status-503-rate", value: "P", help: "a request gets 503 with probability P (0..1)"),
-            OptionSpec("stall-every", value: "N", help: "every Nth request is never answered"),
-            OptionSpec("stall-token", value: "TOKEN", repeatable: true, help: "requests for TOKEN are never answered"),
-            OptionSpec("delay-ms", value: "MS", help: "send every answer MS milliseconds late"),
-            OptionSpec("kill-after", value: "N", help: "close a connection abruptly after N answered requests"),
-            OptionSpec("refuse-connections-ms", value: "MS", help: "close new connections at once for MS milliseconds"),
-            OptionSpec("expire-tokens-ms", value: "MS", help: "answer every token request 403 ExpiredProviderToken for MS milliseconds"),
-            OptionSpec("refuse-client-certificates", help: "close certificate connections right after the TLS handshake (no alert)"),
-            OptionSpec("seed", value: "N", help: "seed for the random rates (default 1)"),
-            // Record and control
-            OptionSpec("record", help: "record every request (off by default: the record grows with each request)"),
-            OptionSpec("record-limit", value: "N", help: "keep at most N records (default 10000000)"),
-            OptionSpec("control-port", value: "N", help: "control interface port on 127.0.0.1 (0: any; default off)"),
-            OptionSpec("control-port-file", value: "FILE", help: "start the control interface and write its port to FILE"),
-        ],
-        notes: """
-        Token authentication is on when --key-id/--team-id/--auth-key are given (the i-th of each
-        form one key). Prints 'listening on HOST:PORT' once ready (and 'control on 127.0.0.1:PORT').
-        Token connections start at MAX_CONCURRENT_STREAMS=1, and a client that opens more streams
-        than allowed gets GOAWAY(REFUSED_STREAM), as from APNs: h2load -m N may do that before it
-        has read the server's SETTINGS. Benchmark h2load without token keys (accept-all mode), or
-        pass --lenient-initial-limit.
+struct MockCommand: StatusCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock",
+        abstract: "Run a mock APNs server (TLS + HTTP/2) until interrupted.",
+        usage: "swiftpush mock --cert FILE --key FILE [options]",
+        discussion: """
+        Token authentication is on when --key-id/--team-id/--auth-key are given (the
+        i-th of each form one key). Prints 'listening on HOST:PORT' once ready (and
+        'control on 127.0.0.1:PORT').
+        Token connections start at MAX_CONCURRENT_STREAMS=1, and a client that opens
+        more streams than allowed gets GOAWAY(REFUSED_STREAM), as from APNs: h2load
+        -m N may do that before it has read the server's SETTINGS. Benchmark h2load
+        without token keys (accept-all mode), or pass --lenient-initial-limit.
 
-        Control interface (HTTP/1.1, JSON): GET /stats, GET /record, POST /record/reset,
-        GET /faults, POST /faults with {"goaway_after_requests":N, "goaway_reason":"...",
+        Control interface (HTTP/1.1, JSON): GET /stats, GET /record,
+        POST /record/reset, GET /faults, POST /faults with
+        {"goaway_after_requests":N, "goaway_reason":"...",
         "refuse_every_nth_stream":N, "drop_limit_to_one_after_rejection":true,
         "unregistered_tokens":{"TOKEN":MS}, "too_many_requests_tokens":["TOKEN"],
         "status_500_every_nth":N, "status_503_every_nth":N, "status_500_rate":P,
-        "status_503_rate":P, "stall_every_nth":N, "stall_tokens":["TOKEN"], "response_delay_ms":MS,
-        "kill_connection_after_requests":N, "refuse_connections_ms":MS, "expire_tokens_ms":MS,
-        "refuse_client_certificates":BOOL, "seed":N}: it replaces
-        the faults (absent keys are off). Example:
+        "status_503_rate":P, "stall_every_nth":N, "stall_tokens":["TOKEN"],
+        "response_delay_ms":MS, "kill_connection_after_requests":N,
+        "refuse_connections_ms":MS, "expire_tokens_ms":MS,
+        "refuse_client_certificates":BOOL, "seed":N}: it replaces the faults (absent
+        keys are off). Example:
           curl -s -d '{"stall_every_nth":10}' http://127.0.0.1:$(cat F)/faults
-        """,
-        run: run)
+        """)
 
-    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
-        var config = MockServer.Configuration(certificateChainFile: try args.required("cert"),
-                                              privateKeyFile: try args.required("key"))
-        if let host = args.value("host") { config.host = host }
-        config.port = try args.integer("port", default: 0, in: 0...65535)
-        config.maxConcurrentStreams = try args.integer("max-streams", default: 1000, in: 1...Int(Int32.max))
-        config.tokenMaxAgeSeconds = Int64(try args.integer("token-max-age", default: 3600, in: 1...Int(Int32.max)))
-        config.minTokenUpdateIntervalSeconds = Int64(try args.integer("token-update-interval", default: 1200, in: 0...Int(Int32.max)))
-        config.clientCAFile = args.value("client-ca")
-        config.allowedTopics = Set(args.all("allowed-topic"))
-        for pair in args.all("token-topic") {
-            let (token, topic) = try split(pair, option: "token-topic")
-            guard let topic else { throw UsageError("--token-topic needs TOKEN=TOPIC, got '\(pair)'") }
+    @Option(help: ArgumentHelp("server certificate chain (PEM), required", valueName: "FILE"))
+    var cert: String?
+    @Option(help: ArgumentHelp("server private key (PEM), required", valueName: "FILE"))
+    var key: String?
+    @Option(help: ArgumentHelp("IP address to listen on (default 127.0.0.1)", valueName: "ADDR"))
+    var host: String?
+    @Option(help: ArgumentHelp("TCP port, 0 for any free one (default 0)", valueName: "N"))
+    var port: Int?
+    @Option(help: ArgumentHelp("write the port number to FILE once listening", valueName: "FILE"))
+    var portFile: String?
+    // Authentication
+    @Option(name: .customLong("key-id"), help: ArgumentHelp("token key id (kid) (repeatable)", valueName: "ID"))
+    var keyID: [String] = []
+    @Option(name: .customLong("team-id"), help: ArgumentHelp("team id (iss) of that key (repeatable)", valueName: "TEAM"))
+    var teamID: [String] = []
+    @Option(help: ArgumentHelp("that key: .p8 or public PEM (repeatable)", valueName: "FILE"))
+    var authKey: [String] = []
+    @Option(help: ArgumentHelp("ExpiredProviderToken after this age (default 3600)", valueName: "SECONDS"))
+    var tokenMaxAge: Int?
+    @Option(help: ArgumentHelp("TooManyProviderTokenUpdates when a connection changes token sooner (default 1200)", valueName: "SECONDS"))
+    var tokenUpdateInterval: Int?
+    @Option(name: .customLong("client-ca"), help: ArgumentHelp("accept client certificates issued by this CA (certificate auth)", valueName: "FILE"))
+    var clientCA: String?
+    @Option(help: ArgumentHelp("token auth may push only to these (else TopicDisallowed) (repeatable)", valueName: "TOPIC"))
+    var allowedTopic: [String] = []
+    @Option(help: ArgumentHelp("the token belongs to TOPIC (others get DeviceTokenNotForTopic) (repeatable)", valueName: "TOKEN=TOPIC"))
+    var tokenTopic: [String] = []
+    // Broadcast push
+    @Option(help: ArgumentHelp("serve the channel management API on port N too (0: any; default off)", valueName: "N"))
+    var channelPort: Int?
+    @Option(help: ArgumentHelp("serve the channel management API and write its port to FILE", valueName: "FILE"))
+    var channelPortFile: String?
+    @Option(help: ArgumentHelp("channels per app before CannotCreateChannelConfig (default 10000)", valueName: "N"))
+    var channelLimit: Int?
+    @Option(help: ArgumentHelp("broadcasts and channel requests for BUNDLE get FeatureNotEnabled (repeatable)", valueName: "BUNDLE"))
+    var broadcastDisabled: [String] = []
+    // HTTP/2 and responses
+    @Option(help: ArgumentHelp("MAX_CONCURRENT_STREAMS after the first success (default 1000)", valueName: "N"))
+    var maxStreams: Int?
+    @Flag(help: "answer with apns-unique-id, as the sandbox environment does")
+    var development = false
+    @Flag(help: "before the client acknowledges SETTINGS, refuse excess streams instead of GOAWAY")
+    var lenientInitialLimit = false
+    // Faults
+    @Option(help: ArgumentHelp("GOAWAY after N answered requests per connection", valueName: "N"))
+    var goawayAfter: Int?
+    @Option(help: ArgumentHelp("the GOAWAY's JSON reason (default Shutdown)", valueName: "REASON"))
+    var goawayReason: String?
+    @Option(help: ArgumentHelp("reset every Nth request stream with REFUSED_STREAM", valueName: "N"))
+    var refuseEvery: Int?
+    @Flag(help: "MAX_CONCURRENT_STREAMS=1 after a non-200, raised after the next 200")
+    var dropLimitAfterRejection = false
+    @Option(help: ArgumentHelp("410 Unregistered with timestamp MS (default now) (repeatable)", valueName: "TOKEN[=MS]"))
+    var unregistered: [String] = []
+    @Option(help: ArgumentHelp("429 TooManyRequests for TOKEN (repeatable)", valueName: "TOKEN"))
+    var tooManyRequests: [String] = []
+    @Option(name: .customLong("status-500-every"), help: ArgumentHelp("every Nth request gets 500 InternalServerError", valueName: "N"))
+    var status500Every: Int?
+    @Option(name: .customLong("status-503-every"), help: ArgumentHelp("every Nth request gets 503 ServiceUnavailable", valueName: "N"))
+    var status503Every: Int?
+    @Option(name: .customLong("status-500-rate"), help: ArgumentHelp("a request gets 500 with probability P (0..1)", valueName: "P"))
+    var status500Rate: String?
+    @Option(name: .customLong("status-503-rate"), help: ArgumentHelp("a request gets 503 with probability P (0..1)", valueName: "P"))
+    var status503Rate: String?
+    @Option(help: ArgumentHelp("every Nth request is never answered", valueName: "N"))
+    var stallEvery: Int?
+    @Option(help: ArgumentHelp("requests for TOKEN are never answered (repeatable)", valueName: "TOKEN"))
+    var stallToken: [String] = []
+    @Option(help: ArgumentHelp("send every answer MS milliseconds late", valueName: "MS"))
+    var delayMs: Int?
+    @Option(help: ArgumentHelp("close a connection abruptly after N answered requests", valueName: "N"))
+    var killAfter: Int?
+    @Option(help: ArgumentHelp("close new connections at once for MS milliseconds", valueName: "MS"))
+    var refuseConnectionsMs: Int?
+    @Option(help: ArgumentHelp("answer every token request 403 ExpiredProviderToken for MS milliseconds", valueName: "MS"))
+    var expireTokensMs: Int?
+    @Flag(help: "close certificate connections right after the TLS handshake (no alert)")
+    var refuseClientCertificates = false
+    @Option(help: ArgumentHelp("seed for the random rates (default 1)", valueName: "N"))
+    var seed: Int?
+    // Record and control
+    @Flag(help: "record every request (off by default: the record grows with each request)")
+    var record = false
+    @Option(help: ArgumentHelp("keep at most N records (default 10000000)", valueName: "N"))
+    var recordLimit: Int?
+    @Option(help: ArgumentHelp("control interface port on 127.0.0.1 (0: any; default off)", valueName: "N"))
+    var controlPort: Int?
+    @Option(help: ArgumentHelp("start the control interface and write its port to FILE", valueName: "FILE"))
+    var controlPortFile: String?
+
+    func validate() throws(ValidationError) {
+        if cert == nil { throw ValidationError("missing --cert") }
+        if key == nil { throw ValidationError("missing --key") }
+        let count = 1...Int(Int32.max)
+        try checkRange(port, "port", 0...65535)
+        try checkRange(maxStreams, "max-streams", count)
+        try checkRange(tokenMaxAge, "token-max-age", count)
+        try checkRange(tokenUpdateInterval, "token-update-interval", 0...Int(Int32.max))
+        try checkRange(recordLimit, "record-limit", 0...Int(Int32.max))
+        try checkRange(controlPort, "control-port", 0...65535)
+        try checkRange(channelPort, "channel-port", 0...65535)
+        try checkRange(channelLimit, "channel-limit", 0...Int(Int32.max))
+        try checkRange(goawayAfter, "goaway-after", count)
+        try checkRange(refuseEvery, "refuse-every", count)
+        try checkRange(status500Every, "status-500-every", count)
+        try checkRange(status503Every, "status-503-every", count)
+        try checkRange(stallEvery, "stall-every", count)
+        try checkRange(delayMs, "delay-ms", 0...3_600_000)
+        try checkRange(killAfter, "kill-after", count)
+        try checkRange(refuseConnectionsMs, "refuse-connections-ms", 0...Int(Int32.max))
+        try checkRange(expireTokensMs, "expire-tokens-ms", 0...Int(Int32.max))
+        try checkRange(seed, "seed", 0...Int.max)
+        _ = try Self.rate(status500Rate, "status-500-rate")
+        _ = try Self.rate(status503Rate, "status-503-rate")
+        guard keyID.count == teamID.count, keyID.count == authKey.count else {
+            throw ValidationError("--key-id, --team-id and --auth-key must be given the same number of times")
+        }
+    }
+
+    func execute() throws(ValidationError) -> Int32 {
+        var config = MockServer.Configuration(certificateChainFile: cert!, privateKeyFile: key!) // validate() checked them
+        if let host { config.host = host }
+        config.port = port ?? 0
+        config.maxConcurrentStreams = maxStreams ?? 1000
+        config.tokenMaxAgeSeconds = Int64(tokenMaxAge ?? 3600)
+        config.minTokenUpdateIntervalSeconds = Int64(tokenUpdateInterval ?? 1200)
+        config.clientCAFile = clientCA
+        config.allowedTopics = Set(allowedTopic)
+        for pair in tokenTopic {
+            let (token, topic) = try Self.split(pair, option: "token-topic")
+            guard let topic else { throw ValidationError("--token-topic needs TOKEN=TOPIC, got '\(pair)'") }
             config.deviceTokenTopics[token] = topic
         }
-        config.developmentMode = args.has("development")
-        config.strictInitialStreamLimit = !args.has("lenient-initial-limit")
-        config.recordRequests = args.has("record")
-        config.recordLimit = try args.integer("record-limit", default: 10_000_000, in: 0...Int(Int32.max))
-        if args.value("control-port") != nil || args.value("control-port-file") != nil {
-            config.controlPort = try args.integer("control-port", default: 0, in: 0...65535)
+        config.developmentMode = development
+        config.strictInitialStreamLimit = !lenientInitialLimit
+        config.recordRequests = record
+        config.recordLimit = recordLimit ?? 10_000_000
+        if controlPort != nil || controlPortFile != nil {
+            config.controlPort = controlPort ?? 0
         }
-        config.faults = try faults(args)
-        if args.value("channel-port") != nil || args.value("channel-port-file") != nil {
-            config.channelManagementPort = try args.integer("channel-port", default: 0, in: 0...65535)
+        config.faults = try faults()
+        if channelPort != nil || channelPortFile != nil {
+            config.channelManagementPort = channelPort ?? 0
         }
-        config.channels = ChannelRegistry(limit: try args.integer("channel-limit", default: 10_000, in: 0...Int(Int32.max)),
-                                          disabledBundleIds: Set(args.all("broadcast-disabled")))
+        config.channels = ChannelRegistry(limit: channelLimit ?? 10_000, disabledBundleIds: Set(broadcastDisabled))
 
-        let ids = args.all("key-id"), teams = args.all("team-id"), files = args.all("auth-key")
-        guard ids.count == teams.count, ids.count == files.count else {
-            throw UsageError("--key-id, --team-id and --auth-key must be given the same number of times")
-        }
         do throws(MockServer.StartError) {
-            for i in ids.indices {
-                config.tokenKeys.append(try MockServer.TokenKey(keyID: ids[i], teamID: teams[i], file: files[i]))
+            for i in keyID.indices { // validate() checked that the three lists have the same length
+                config.tokenKeys.append(try MockServer.TokenKey(keyID: keyID[i], teamID: teamID[i], file: authKey[i]))
             }
         } catch {
             Console.err("swiftpush mock: \(error.description)")
@@ -144,17 +208,17 @@ enum MockCommand {
         let shownHost = config.host.contains(":") ? "[\(config.host)]" : config.host
         // The control port first: a script that sees the port file may use the control
         // interface at once.
-        if let controlFile = args.value("control-port-file"), !writeFile(controlFile, "\(server.controlPort)\n") {
+        if let controlFile = controlPortFile, !Self.writeFile(controlFile, "\(server.controlPort)\n") {
             Console.err("swiftpush mock: cannot write \(controlFile): \(String(cString: strerror(errno)))")
             server.stop()
             return 1
         }
-        if let channelFile = args.value("channel-port-file"), !writeFile(channelFile, "\(server.channelManagementPort)\n") {
+        if let channelFile = channelPortFile, !Self.writeFile(channelFile, "\(server.channelManagementPort)\n") {
             Console.err("swiftpush mock: cannot write \(channelFile): \(String(cString: strerror(errno)))")
             server.stop()
             return 1
         }
-        if let portFile = args.value("port-file"), !writeFile(portFile, "\(server.port)\n") {
+        if let portFile, !Self.writeFile(portFile, "\(server.port)\n") {
             Console.err("swiftpush mock: cannot write \(portFile): \(String(cString: strerror(errno)))")
             server.stop()
             return 1
@@ -171,61 +235,56 @@ enum MockCommand {
     }
 
     /// The faults given on the command line.
-    private static func faults(_ args: ParsedArguments) throws(UsageError) -> MockFaults {
+    private func faults() throws(ValidationError) -> MockFaults {
         var f = MockFaults()
-        let count = 1...Int(Int32.max)
-        f.goawayAfterRequests = try optionalInteger(args, "goaway-after", in: count)
-        if let reason = args.value("goaway-reason") { f.goawayReason = reason }
-        f.refuseEveryNthStream = try optionalInteger(args, "refuse-every", in: count)
-        f.dropLimitToOneAfterRejection = args.has("drop-limit-after-rejection")
-        for item in args.all("unregistered") {
-            let (token, ms) = try split(item, option: "unregistered")
+        f.goawayAfterRequests = goawayAfter
+        if let goawayReason { f.goawayReason = goawayReason }
+        f.refuseEveryNthStream = refuseEvery
+        f.dropLimitToOneAfterRejection = dropLimitAfterRejection
+        for item in unregistered {
+            let (token, ms) = try Self.split(item, option: "unregistered")
             if let ms {
-                guard let t = Int64(ms), t >= 0 else { throw UsageError("--unregistered needs TOKEN[=MS], got '\(item)'") }
+                guard let t = Int64(ms), t >= 0 else { throw ValidationError("--unregistered needs TOKEN[=MS], got '\(item)'") }
                 f.unregisteredTokens[token] = t
             } else {
                 f.unregisteredTokens[token] = SystemClock.shared.wallSeconds() * 1000
             }
         }
-        f.tooManyRequestsTokens = Set(args.all("too-many-requests"))
-        f.status500EveryNth = try optionalInteger(args, "status-500-every", in: count)
-        f.status503EveryNth = try optionalInteger(args, "status-503-every", in: count)
-        f.status500Rate = try rate(args, "status-500-rate")
-        f.status503Rate = try rate(args, "status-503-rate")
-        f.stallEveryNth = try optionalInteger(args, "stall-every", in: count)
-        f.stallTokens = Set(args.all("stall-token"))
-        f.responseDelayMillis = try args.integer("delay-ms", default: 0, in: 0...3_600_000)
-        f.killConnectionAfterRequests = try optionalInteger(args, "kill-after", in: count)
-        if let ms = try optionalInteger(args, "refuse-connections-ms", in: 0...Int(Int32.max)) {
+        f.tooManyRequestsTokens = Set(tooManyRequests)
+        f.status500EveryNth = status500Every
+        f.status503EveryNth = status503Every
+        f.status500Rate = try Self.rate(status500Rate, "status-500-rate")
+        f.status503Rate = try Self.rate(status503Rate, "status-503-rate")
+        f.stallEveryNth = stallEvery
+        f.stallTokens = Set(stallToken)
+        f.responseDelayMillis = delayMs ?? 0
+        f.killConnectionAfterRequests = killAfter
+        if let ms = refuseConnectionsMs {
             f.refuseConnectionsUntil = MonotonicTime.nanos() + UInt64(ms) * 1_000_000
         }
-        if let ms = try optionalInteger(args, "expire-tokens-ms", in: 0...Int(Int32.max)) {
+        if let ms = expireTokensMs {
             f.expireTokensUntil = MonotonicTime.nanos() + UInt64(ms) * 1_000_000
         }
-        f.refuseClientCertificates = args.has("refuse-client-certificates")
-        f.seed = UInt64(try args.integer("seed", default: 1, in: 0...Int.max))
+        f.refuseClientCertificates = refuseClientCertificates
+        f.seed = UInt64(seed ?? 1)
         return f
     }
 
-    private static func optionalInteger(_ args: ParsedArguments, _ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard args.value(name) != nil else { return nil }
-        return try args.integer(name, default: 0, in: range)
-    }
-
-    private static func rate(_ args: ParsedArguments, _ name: String) throws(UsageError) -> Double {
-        guard let text = args.value(name) else { return 0 }
-        guard let p = Double(text), p >= 0, p <= 1 else { throw UsageError("--\(name) needs a probability in 0...1, got '\(text)'") }
+    /// A probability option: 0 when absent.
+    private static func rate(_ text: String?, _ name: String) throws(ValidationError) -> Double {
+        guard let text else { return 0 }
+        guard let p = Double(text), p >= 0, p <= 1 else { throw ValidationError("--\(name) needs a probability in 0...1, got '\(text)'") }
         return p
     }
 
     /// `A=B` → (A, B); `A` → (A, nil).
-    private static func split(_ item: String, option: String) throws(UsageError) -> (String, String?) {
+    private static func split(_ item: String, option: String) throws(ValidationError) -> (String, String?) {
         guard let eq = item.firstIndex(of: "=") else {
-            guard !item.isEmpty else { throw UsageError("--\(option) needs a value") }
+            guard !item.isEmpty else { throw ValidationError("--\(option) needs a value") }
             return (item, nil)
         }
         let key = String(item[..<eq])
-        guard !key.isEmpty else { throw UsageError("--\(option): nothing before '=' in '\(item)'") }
+        guard !key.isEmpty else { throw ValidationError("--\(option): nothing before '=' in '\(item)'") }
         return (key, String(item[item.index(after: eq)...]))
     }
 

@@ -1,27 +1,37 @@
+import ArgumentParser
 import Foundation
 import SwiftPushWorker
 
 /// `swiftpush outcomes`: prints the outcomes stream (or the unregistered-token stream), and
 /// with --follow waits for new entries.
-enum OutcomesCommand {
-    static let subcommand = Subcommand(
-        name: "outcomes",
-        summary: "Print the outcomes the workers recorded (or the 410 token stream).",
-        options: RedisOptions.specs + [
-            OptionSpec("json", help: "one JSON object per line (every field of the entry, plus stream_id)"),
-            OptionSpec("follow", help: "keep waiting for new outcomes (until interrupted or --count)"),
-            OptionSpec("from", value: "ID", help: "start after this stream id (default 0: from the start; $: only new)"),
-            OptionSpec("count", value: "N", help: "stop after N entries"),
-            OptionSpec("unregistered", help: "read unregistered:{S} (tokens APNs reported gone) instead"),
-        ],
-        notes: "Text lines: ID OUTCOME STATUS REASON apns-id=UUID entry=STREAM-ID [detail]",
-        run: run)
+struct OutcomesCommand: StatusCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outcomes",
+        abstract: "Print the outcomes the workers recorded (or the 410 token stream).",
+        usage: "swiftpush outcomes [--redis HOST:PORT] [--shard S] [--json] [--follow] [--from ID] [--count N] [--unregistered]",
+        discussion: "Text lines: ID OUTCOME STATUS REASON apns-id=UUID entry=STREAM-ID [detail]")
 
-    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
-        let (redis, keys) = try RedisOptions.connect(args)
-        let stream = args.has("unregistered") ? keys.unregistered : keys.outcomes
-        let limit = try args.integer("count", default: Int.max, in: 1...Int.max)
-        var cursor = args.value("from") ?? "0"
+    @OptionGroup var redisOptions: RedisOptions
+    @Flag(help: "one JSON object per line (every field of the entry, plus stream_id)")
+    var json = false
+    @Flag(help: "keep waiting for new outcomes (until interrupted or --count)")
+    var follow = false
+    @Option(help: ArgumentHelp("start after this stream id (default 0: from the start; $: only new)", valueName: "ID"))
+    var from: String?
+    @Option(help: ArgumentHelp("stop after N entries", valueName: "N"))
+    var count: Int?
+    @Flag(help: "read unregistered:{S} (tokens APNs reported gone) instead")
+    var unregistered = false
+
+    func validate() throws(ValidationError) {
+        try checkRange(count, "count", 1...Int.max)
+    }
+
+    func execute() throws(ValidationError) -> Int32 {
+        let (redis, keys) = try redisOptions.connect()
+        let stream = unregistered ? keys.unregistered : keys.outcomes
+        let limit = count ?? Int.max
+        var cursor = from ?? "0"
         if cursor == "$" {
             // Resolve "$" once, so that a later read does not skip entries added in between.
             let last = (try? redis.command("XREVRANGE", stream, "+", "-", "COUNT", "1"))?.elements.first?.elements.first?.text
@@ -30,7 +40,7 @@ enum OutcomesCommand {
         var printed = 0
         while printed < limit {
             var request = ["XREAD", "COUNT", String(min(1000, limit - printed))]
-            if args.has("follow") { request += ["BLOCK", "1000"] }
+            if follow { request += ["BLOCK", "1000"] }
             request += ["STREAMS", stream, cursor]
             let reply: RedisReply
             do throws(RedisError) {
@@ -42,7 +52,7 @@ enum OutcomesCommand {
             if case .error(let e) = reply { Console.err("swiftpush outcomes: \(e)"); return 1 }
             let entries = reply.elements.first?.elements.last?.elements ?? []
             if entries.isEmpty {
-                if args.has("follow") { continue }
+                if follow { continue }
                 break
             }
             for e in entries {
@@ -52,7 +62,7 @@ enum OutcomesCommand {
                 var fields: [(String, String)] = []
                 var i = 0
                 while i + 1 < flat.count { fields.append((flat[i], flat[i + 1])); i += 2 }
-                Console.out(args.has("json") ? json(id: id, fields) : text(fields, id: id, unregistered: args.has("unregistered")))
+                Console.out(json ? Self.json(id: id, fields) : Self.text(fields, id: id, unregistered: unregistered))
                 printed += 1
             }
         }

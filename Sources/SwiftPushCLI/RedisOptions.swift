@@ -1,26 +1,32 @@
+import ArgumentParser
 import PushTransport
 import SwiftPushWorker
 
-/// `--redis HOST:PORT` and `--shard S`, shared by enqueue and outcomes.
-enum RedisOptions {
-    static let specs = [
-        OptionSpec("redis", value: "HOST:PORT", help: "Redis server (default 127.0.0.1:6379)"),
-        OptionSpec("shard", value: "S", help: "the shard: keys push:{S}, outcomes:{S}... (default 0)"),
-    ]
+/// `--redis HOST:PORT` and `--shard S`, shared by enqueue and outcomes (`@OptionGroup`).
+struct RedisOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Redis server", valueName: "HOST:PORT"))
+    var redis = "127.0.0.1:6379"
+    @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}...", valueName: "S"))
+    var shard = "0"
+
+    func validate() throws(ValidationError) { _ = try address() }
+
+    private func address() throws(ValidationError) -> (host: String, port: Int) {
+        guard let colon = redis.lastIndex(of: ":"), let port = Int(redis[redis.index(after: colon)...]), (1...65535).contains(port) else {
+            throw ValidationError("--redis needs HOST:PORT, got '\(redis)'")
+        }
+        return (String(redis[..<colon]), port)
+    }
 
     /// Connects to the server named by `--redis`.
-    static func connect(_ args: ParsedArguments) throws(UsageError) -> (RedisConnection, StreamKeys) {
-        let text = args.value("redis") ?? "127.0.0.1:6379"
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
-            throw UsageError("--redis needs HOST:PORT, got '\(text)'")
-        }
+    func connect() throws(ValidationError) -> (RedisConnection, StreamKeys) {
+        let (host, port) = try address()
         // A Redis that goes away mid-write: an error message, not a silent death by SIGPIPE.
         IOThread.blockSIGPIPE()
         do throws(RedisError) {
-            let c = try RedisConnection(host: String(text[..<colon]), port: port)
-            return (c, StreamKeys(shard: args.value("shard") ?? "0"))
+            return (try RedisConnection(host: host, port: port), StreamKeys(shard: shard))
         } catch {
-            throw UsageError(error.description)
+            throw ValidationError(error.description)
         }
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import CSwiftPushABI
 import PushCore
 import PushTransport
@@ -9,53 +10,109 @@ import PushTransport
 /// per outcome, then a summary. Exit status: 0 when every notification was accepted, 1 when
 /// any was rejected or failed (or no connection could be made), 2 for usage errors (including
 /// unreadable files, invalid tokens and payloads: nothing is sent then).
-enum SendCommand {
-    static let subcommand = Subcommand(
-        name: "send",
-        summary: "Send a notification to one or more device tokens.",
-        options: [
-            OptionSpec("token", value: "HEX", repeatable: true, help: "a device token"),
-            OptionSpec("tokens-file", value: "FILE", help: "device tokens, one per line ('#' comments, blank lines skipped)"),
-            OptionSpec("channel", value: "ID", help: "broadcast to this channel instead (iOS 18 Live Activities; --topic is the bundle id)"),
-        ] + ConnectionOptions.specs + [
-            OptionSpec("topic", value: "TOPIC", help: "apns-topic (default: from --apns-file's bundle id)"),
-            OptionSpec("push-type", value: "TYPE", help: "alert (default), background, voip, liveactivity, ..."),
-            OptionSpec("priority", value: "N", help: "10, 5 or 1 (default: the push type's, 5 for background)"),
-            OptionSpec("expiration", value: "SECONDS", help: "apns-expiration: UNIX seconds, or 0 to try once"),
-            OptionSpec("collapse-id", value: "ID", help: "apns-collapse-id (at most 64 bytes)"),
-            OptionSpec("apns-id", value: "UUID", help: "apns-id (one token only; default: generated)"),
-            OptionSpec("payload", value: "FILE", help: "the JSON payload, sent as it is ('-': standard input)"),
-            OptionSpec("apns-file", value: "FILE", help: "a .apns file: payload plus \"Simulator Target Bundle\""),
-            OptionSpec("title", value: "TEXT", help: "payload from flags: aps.alert.title"),
-            OptionSpec("subtitle", value: "TEXT", help: "aps.alert.subtitle"),
-            OptionSpec("body", value: "TEXT", help: "aps.alert.body"),
-            OptionSpec("badge", value: "N", help: "aps.badge (0 clears it)"),
-            OptionSpec("sound", value: "NAME", help: "aps.sound (e.g. default)"),
-            OptionSpec("thread-id", value: "ID", help: "aps.thread-id"),
-            OptionSpec("category", value: "NAME", help: "aps.category"),
-            OptionSpec("content-available", value: nil, help: "aps.content-available: 1"),
-            OptionSpec("mutable-content", value: nil, help: "aps.mutable-content: 1"),
-            OptionSpec("custom", value: "KEY=JSON", repeatable: true, help: "a custom top-level key with a JSON value"),
-            OptionSpec("timeout", value: "SECONDS", help: "how long to wait for a connection and each outcome (default 30)"),
-            OptionSpec("json", value: nil, help: "print one JSON object per line instead of text"),
-            OptionSpec("verbose", value: nil, help: "(-v) print the library's log events (connections, back-off, tokens) to standard error"),
-            OptionSpec("debug", value: nil, help: "with --verbose: also DEBUG events (each connection attempt)"),
-        ],
-        notes: """
-        Prints one line per notification: TOKEN ACCEPTED|REJECTED|FAILED STATUS REASON apns-id=ID
+struct SendCommand: StatusCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a notification to one or more device tokens.",
+        usage: "swiftpush send [options]",
+        discussion: """
+        Prints one line per notification:
+          TOKEN ACCEPTED|REJECTED|FAILED STATUS REASON apns-id=ID
         (FAILED: no answer from APNs; the reason says why), then a summary line.
         Exit status: 0 all accepted, 1 something rejected or failed, 2 usage error.
-        Background notifications need --push-type background (and --content-available).
-        A broadcast (--channel ID, from 'swiftpush channels create') goes to every device subscribed
-        to the channel: --topic names the app's bundle id, the push type is liveactivity, and
-        --expiration defaults to 0 (what a channel storing no message requires).
-        example: swiftpush send --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id TEAM123456 \\
-                   --topic com.example.app --token 00fc13ad... --title Hello --body 'from swiftpush'
-        """,
-        run: run)
+        Background notifications need --push-type background (and
+        --content-available). A broadcast (--channel ID, from 'swiftpush channels
+        create') goes to every device subscribed to the channel: --topic names the
+        app's bundle id, the push type is liveactivity, and --expiration defaults to
+        0 (what a channel storing no message requires).
+        example: swiftpush send --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG \\
+                   --team-id TEAM123456 --topic com.example.app --token 00fc13ad... \\
+                   --title Hello --body 'from swiftpush'
+        """)
 
-    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
-        let request = try SendRequest(args)
+    @Option(name: .customLong("token"), help: ArgumentHelp("a device token (repeatable)", valueName: "HEX"))
+    var tokens: [String] = []
+    @Option(help: ArgumentHelp("device tokens, one per line ('#' comments, blank lines skipped)", valueName: "FILE"))
+    var tokensFile: String?
+    @Option(help: ArgumentHelp("broadcast to this channel instead (iOS 18 Live Activities; --topic is the bundle id)", valueName: "ID"))
+    var channel: String?
+    @OptionGroup(title: "Connection options")
+    var connection: ConnectionOptions
+    @Option(help: ArgumentHelp("apns-topic (default: from --apns-file's bundle id)", valueName: "TOPIC"))
+    var topic: String?
+    @Option(help: ArgumentHelp("alert (default), background, voip, liveactivity, ...", valueName: "TYPE"))
+    var pushType: String?
+    @Option(help: ArgumentHelp("10, 5 or 1 (default: the push type's, 5 for background)", valueName: "N"))
+    var priority: Int32?
+    @Option(help: ArgumentHelp("apns-expiration: UNIX seconds, or 0 to try once", valueName: "SECONDS"))
+    var expiration: String?
+    @Option(name: .customLong("collapse-id"), help: ArgumentHelp("apns-collapse-id (at most 64 bytes)", valueName: "ID"))
+    var collapseID: String?
+    @Option(name: .customLong("apns-id"), help: ArgumentHelp("apns-id (one token only; default: generated)", valueName: "UUID"))
+    var apnsID: String?
+    @Option(help: ArgumentHelp("the JSON payload, sent as it is ('-': standard input)", valueName: "FILE"))
+    var payload: String?
+    @Option(help: ArgumentHelp("a .apns file: payload plus \"Simulator Target Bundle\"", valueName: "FILE"))
+    var apnsFile: String?
+    @Option(help: ArgumentHelp("payload from flags: aps.alert.title", valueName: "TEXT"))
+    var title: String?
+    @Option(help: ArgumentHelp("aps.alert.subtitle", valueName: "TEXT"))
+    var subtitle: String?
+    @Option(help: ArgumentHelp("aps.alert.body", valueName: "TEXT"))
+    var body: String?
+    @Option(help: ArgumentHelp("aps.badge (0 clears it)", valueName: "N"))
+    var badge: Int?
+    @Option(help: ArgumentHelp("aps.sound (e.g. default)", valueName: "NAME"))
+    var sound: String?
+    @Option(name: .customLong("thread-id"), help: ArgumentHelp("aps.thread-id", valueName: "ID"))
+    var threadID: String?
+    @Option(help: ArgumentHelp("aps.category", valueName: "NAME"))
+    var category: String?
+    @Flag(help: "aps.content-available: 1")
+    var contentAvailable = false
+    @Flag(help: "aps.mutable-content: 1")
+    var mutableContent = false
+    @Option(help: ArgumentHelp("a custom top-level key with a JSON value (repeatable)", valueName: "KEY=JSON"))
+    var custom: [String] = []
+    @Option(help: ArgumentHelp("how long to wait for a connection and each outcome (default 30)", valueName: "SECONDS"))
+    var timeout: Int?
+    @Flag(help: "print one JSON object per line instead of text")
+    var json = false
+    @Flag(name: [.customLong("verbose"), .customShort("v")],
+          help: "print the library's log events (connections, back-off, tokens) to standard error")
+    var verbose = false
+    @Flag(help: "with --verbose: also DEBUG events (each connection attempt)")
+    var debug = false
+
+    /// Whether the payload comes from the payload flags (--title, --body, ...).
+    var payloadFromFlags: Bool {
+        [title, subtitle, body, sound, threadID, category].contains { $0 != nil } || badge != nil || !custom.isEmpty
+            || contentAvailable || mutableContent
+    }
+
+    func validate() throws(ValidationError) {
+        // Seconds, within the deadline option's range (it becomes the deadline).
+        try checkRange(timeout, "timeout", 1...PushOption.deadlineMs.intRange.upperBound / 1000)
+        try checkRange(badge, "badge", 0...Int(Int32.max))
+        let sources = [payload != nil, apnsFile != nil, payloadFromFlags].filter { $0 }.count
+        if sources == 0 { throw ValidationError("no payload: give --payload FILE, --apns-file FILE or --title/--body/... flags") }
+        if sources > 1 { throw ValidationError("give one payload source: --payload, --apns-file or the payload flags") }
+        if let pushType, PushType(headerValue: pushType) == nil {
+            let names = PushType.allCases.map { "\($0.headerValue)" }.joined(separator: ", ")
+            throw ValidationError("--push-type must be one of \(names); got '\(pushType)'")
+        }
+        if channel != nil {
+            if !tokens.isEmpty || tokensFile != nil {
+                throw ValidationError("--channel broadcasts to a channel: no --token or --tokens-file with it")
+            }
+            if let pushType, PushType(headerValue: pushType) != BroadcastRules.pushType {
+                throw ValidationError("--channel broadcasts are --push-type liveactivity")
+            }
+        }
+    }
+
+    func execute() throws(ValidationError) -> Int32 {
+        let request = try SendRequest(self)
         return request.deliver()
     }
 }
@@ -76,21 +133,20 @@ private struct SendRequest {
     /// A broadcast's channel id (`--channel`): then `tokens` holds it alone, as the outcome's label.
     var channel: String?
 
-    init(_ args: ParsedArguments) throws(UsageError) {
-        json = args.has("json")
-        if args.has("verbose") {
+    init(_ args: SendCommand) throws(ValidationError) {
+        json = args.json
+        if args.verbose {
             // The library's log events, one line each on stderr: "swiftpush: LEVEL event: message".
-            let level = args.has("debug") ? LogLevel.debug : LogLevel.info
+            let level = args.debug ? LogLevel.debug : LogLevel.info
             configuration.logCallback = LogCallback(function: { _, level, event, message in
                 let name = LogLevel(rawValue: level).map { "\($0)".uppercased() } ?? "\(level)"
                 Console.err("swiftpush: \(name) \(String(cString: event!)): \(String(cString: message!))")
             }, userData: nil, minLevel: level.rawValue)
         }
-        // Seconds, within the deadline option's range (it becomes the deadline).
-        timeoutMillis = Int32(try args.integer("timeout", default: 30, in: 1...PushOption.deadlineMs.intRange.upperBound / 1000) * 1000)
-        try readDestination(args)
-        if let id = args.value("channel") {
-            if let v = Array(id.utf8).withUnsafeBytes({ BroadcastRules.checkChannelId($0) }) { throw UsageError("--channel: \(v.message)") }
+        timeoutMillis = Int32((args.timeout ?? 30) * 1000)
+        try readDestination(args.connection)
+        if let id = args.channel {
+            if let v = Array(id.utf8).withUnsafeBytes({ BroadcastRules.checkChannelId($0) }) { throw ValidationError("--channel: \(v.message)") }
             channel = id
             pushType = BroadcastRules.pushType // a broadcast's only push type; --push-type may say it again
             expiration = 0 // required on a broadcast: try once unless --expiration says otherwise
@@ -100,67 +156,57 @@ private struct SendRequest {
         try readTopic(args, bundleID: bundleID)
         try readTokens(args)
         if apnsID != nil && tokens.count > 1 {
-            throw UsageError("--apns-id names one notification: give a single device token with it")
+            throw ValidationError("--apns-id names one notification: give a single device token with it")
         }
     }
 
-    private mutating func readDestination(_ args: ParsedArguments) throws(UsageError) {
-        try ConnectionOptions.apply(args, to: &configuration)
+    private mutating func readDestination(_ connection: ConnectionOptions) throws(ValidationError) {
+        try connection.apply(to: &configuration)
         configuration.deadlineMillis = Int(timeoutMillis)
         configuration.connectTimeoutMillis = min(Int(timeoutMillis), PushOption.connectTimeoutMs.defaultInt)
     }
 
-    private mutating func readHeaders(_ args: ParsedArguments) throws(UsageError) {
-        if let name = args.value("push-type") {
-            guard let type = PushType(headerValue: name) else {
-                let names = PushType.allCases.map { "\($0.headerValue)" }.joined(separator: ", ")
-                throw UsageError("--push-type must be one of \(names); got '\(name)'")
-            }
-            if channel != nil && type != BroadcastRules.pushType { throw UsageError("--channel broadcasts are --push-type liveactivity") }
+    private mutating func readHeaders(_ args: SendCommand) throws(ValidationError) {
+        if let name = args.pushType, let type = PushType(headerValue: name) { // validate() checked the name
             pushType = type
         }
-        if let text = args.value("priority") {
-            guard let p = Int32(text) else { throw UsageError("--priority needs 10, 5 or 1, got '\(text)'") }
-            if case .failure(let v) = NotificationRules.resolvePriority(p, pushType: pushType) { throw UsageError(v.message) }
+        if let p = args.priority {
+            if case .failure(let v) = NotificationRules.resolvePriority(p, pushType: pushType) { throw ValidationError(v.message) }
             priority = p
         }
-        if let text = args.value("expiration") {
+        if let text = args.expiration {
             guard let seconds = Int64(text), NotificationRules.checkExpiration(seconds) == nil else {
-                throw UsageError("--expiration needs UNIX seconds or 0, got '\(text)'")
+                throw ValidationError("--expiration needs UNIX seconds or 0, got '\(text)'")
             }
             expiration = seconds
         }
-        if let id = args.value("collapse-id") {
+        if let id = args.collapseID {
             let bytes = Array(id.utf8)
-            if let v = bytes.withUnsafeBytes({ NotificationRules.checkCollapseId($0) }) { throw UsageError(v.message) }
+            if let v = bytes.withUnsafeBytes({ NotificationRules.checkCollapseId($0) }) { throw ValidationError(v.message) }
             collapseID = bytes
         }
-        if let id = args.value("apns-id") {
+        if let id = args.apnsID {
             let bytes = Array(id.lowercased().utf8)
-            if let v = bytes.withUnsafeBytes({ NotificationRules.checkApnsId($0) }) { throw UsageError(v.message) }
+            if let v = bytes.withUnsafeBytes({ NotificationRules.checkApnsId($0) }) { throw ValidationError(v.message) }
             apnsID = bytes
         }
     }
 
-    /// The payload from exactly one source; returns the .apns file's bundle id, if any.
-    private mutating func readPayload(_ args: ParsedArguments) throws(UsageError) -> String? {
-        let flagNames = ["title", "subtitle", "body", "badge", "sound", "thread-id", "category", "custom"]
-        let fromFlags = flagNames.contains { args.value($0) != nil } || args.has("content-available") || args.has("mutable-content")
-        let sources = [args.value("payload") != nil, args.value("apns-file") != nil, fromFlags].filter { $0 }.count
-        if sources == 0 { throw UsageError("no payload: give --payload FILE, --apns-file FILE or --title/--body/... flags") }
-        if sources > 1 { throw UsageError("give one payload source: --payload, --apns-file or the payload flags") }
+    /// The payload from its one source (validate() checked there is one); returns the .apns
+    /// file's bundle id, if any.
+    private mutating func readPayload(_ args: SendCommand) throws(ValidationError) -> String? {
         var bundleID: String?
-        if let path = args.value("payload") {
+        if let path = args.payload {
             payload = path == "-" ? try readFile("/dev/stdin", what: "standard input", limit: 1 << 20)
                                   : try readFile(path, what: "payload file", limit: 1 << 20)
-        } else if let path = args.value("apns-file") {
+        } else if let path = args.apnsFile {
             let contents = try readFile(path, what: ".apns file", limit: 1 << 20)
             do throws(ApnsFile.Failure) {
                 let file = try ApnsFile(contents: contents)
                 payload = file.payload
                 bundleID = file.bundleID
             } catch {
-                throw UsageError(".apns file \(path): \(error.message)")
+                throw ValidationError(".apns file \(path): \(error.message)")
             }
         } else {
             payload = try buildPayload(args)
@@ -168,59 +214,56 @@ private struct SendRequest {
         let violation = payload.withUnsafeBytes {
             channel == nil ? NotificationRules.checkPayload($0, pushType: pushType) : BroadcastRules.checkPayload($0)
         }
-        if let violation { throw UsageError(violation.message) }
+        if let violation { throw ValidationError(violation.message) }
         return bundleID
     }
 
-    private func buildPayload(_ args: ParsedArguments) throws(UsageError) -> [UInt8] {
+    private func buildPayload(_ args: SendCommand) throws(ValidationError) -> [UInt8] {
         var b = PayloadBuilder()
-        b.title = args.value("title")
-        b.subtitle = args.value("subtitle")
-        b.body = args.value("body")
-        if args.value("badge") != nil { b.badge = try args.integer("badge", default: 0, in: 0...Int(Int32.max)) }
-        b.sound = args.value("sound").map { .named($0) }
-        b.threadID = args.value("thread-id")
-        b.category = args.value("category")
-        b.contentAvailable = args.has("content-available")
-        b.mutableContent = args.has("mutable-content")
+        b.title = args.title
+        b.subtitle = args.subtitle
+        b.body = args.body
+        b.badge = args.badge
+        b.sound = args.sound.map { .named($0) }
+        b.threadID = args.threadID
+        b.category = args.category
+        b.contentAvailable = args.contentAvailable
+        b.mutableContent = args.mutableContent
         do throws(PayloadBuilder.Failure) {
-            for item in args.all("custom") {
+            for item in args.custom {
                 guard let eq = item.firstIndex(of: "=") else { throw PayloadBuilder.Failure(.badPayload, "--custom needs KEY=JSON, got '\(item)'") }
                 try b.addCustom(key: String(item[..<eq]), json: Array(item[item.index(after: eq)...].utf8))
             }
             return channel == nil ? try b.build(for: pushType) : try b.build(limit: BroadcastRules.maxPayloadBytes)
         } catch {
-            throw UsageError(error.message)
+            throw ValidationError(error.message)
         }
     }
 
-    private mutating func readTopic(_ args: ParsedArguments, bundleID: String?) throws(UsageError) {
-        if let t = args.value("topic") {
+    private mutating func readTopic(_ args: SendCommand, bundleID: String?) throws(ValidationError) {
+        if let t = args.topic {
             topic = Array(t.utf8)
         } else if let bundleID {
             switch Array(bundleID.utf8).withUnsafeBytes({ pushType.topic(forBundleID: $0) }) {
             case .success(let t): topic = Array(t.utf8)
-            case .failure(let v): throw UsageError("topic from the .apns file's bundle id: \(v.message)")
+            case .failure(let v): throw ValidationError("topic from the .apns file's bundle id: \(v.message)")
             }
         } else {
-            throw UsageError("missing --topic (the app's bundle id, plus the push type's suffix)")
+            throw ValidationError("missing --topic (the app's bundle id, plus the push type's suffix)")
         }
         let violation = topic.withUnsafeBytes {
             channel == nil ? NotificationRules.checkTopic($0, pushType: pushType) : BroadcastRules.checkBundleId($0)
         }
-        if let violation { throw UsageError(violation.message) }
+        if let violation { throw ValidationError(violation.message) }
     }
 
-    private mutating func readTokens(_ args: ParsedArguments) throws(UsageError) {
+    private mutating func readTokens(_ args: SendCommand) throws(ValidationError) {
         if let channel {
-            if !args.all("token").isEmpty || args.value("tokens-file") != nil {
-                throw UsageError("--channel broadcasts to a channel: no --token or --tokens-file with it")
-            }
-            tokens = [channel]
+            tokens = [channel] // validate() checked that no --token or --tokens-file came with it
             return
         }
-        tokens = args.all("token")
-        if let path = args.value("tokens-file") {
+        tokens = args.tokens
+        if let path = args.tokensFile {
             let text = String(decoding: try readFile(path, what: "tokens file", limit: 64 << 20), as: UTF8.self)
             for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
                 let token = line.trimmingSpaces
@@ -228,19 +271,19 @@ private struct SendRequest {
                 tokens.append(token)
             }
         }
-        if tokens.isEmpty { throw UsageError("no device token: give --token HEX or --tokens-file FILE") }
+        if tokens.isEmpty { throw ValidationError("no device token: give --token HEX or --tokens-file FILE") }
         for token in tokens {
             if let v = Array(token.utf8).withUnsafeBytes({ NotificationRules.checkDeviceToken($0) }) {
-                throw UsageError("invalid device token '\(token)': \(v.message)")
+                throw ValidationError("invalid device token '\(token)': \(v.message)")
             }
         }
     }
 
-    private func readFile(_ path: String, what: String, limit: Int) throws(UsageError) -> [UInt8] {
+    private func readFile(_ path: String, what: String, limit: Int) throws(ValidationError) -> [UInt8] {
         do throws(FileBytes.ReadError) {
             return try FileBytes.read(path: path, limit: limit)
         } catch {
-            throw UsageError("cannot read \(what) \(path == "/dev/stdin" ? "" : path): \(error.description)")
+            throw ValidationError("cannot read \(what) \(path == "/dev/stdin" ? "" : path): \(error.description)")
         }
     }
 

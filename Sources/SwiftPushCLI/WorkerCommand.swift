@@ -1,42 +1,46 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import SwiftPushWorker
 
 /// `swiftpush worker`: runs a queue-fed sender until SIGTERM or SIGINT, then drains and exits.
-enum WorkerCommand {
-    static let subcommand = Subcommand(
-        name: "worker",
-        summary: "Send notifications from a Redis stream; record one outcome per notification.",
-        options: [
-            OptionSpec("config", value: "FILE", help: "the worker's JSON configuration (docs/worker.md), required"),
-            OptionSpec("consumer", value: "NAME", help: "this worker's consumer name (overrides the file; keep it stable across restarts)"),
-            OptionSpec("quiet", help: "log errors only"),
-        ],
-        notes: """
-        Reads push:{shard} with the consumer group, sends through one client per app, records each
-        outcome in outcomes:{shard} (410 tokens also in unregistered:{shard}) and acknowledges it in
-        the same Lua script. SIGTERM/SIGINT: stop reading, drain (drain_ms), settle, exit 0.
-        Exit status: 0 stopped with nothing left unsettled, 1 something stayed pending, 2 usage or
-        configuration error.
-        """,
-        run: run)
+struct WorkerCommand: StatusCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Send notifications from a Redis stream; record one outcome per notification.",
+        usage: "swiftpush worker --config FILE [--consumer NAME] [--quiet]",
+        discussion: """
+        Reads push:{shard} with the consumer group, sends through one client per app,
+        records each outcome in outcomes:{shard} (410 tokens also in
+        unregistered:{shard}) and acknowledges it in the same Lua script.
+        SIGTERM/SIGINT: stop reading, drain (drain_ms), settle, exit 0.
+        Exit status: 0 stopped with nothing left unsettled, 1 something stayed
+        pending, 2 usage or configuration error.
+        """)
 
-    static func run(_ args: ParsedArguments) throws(UsageError) -> Int32 {
+    @Option(help: ArgumentHelp("the worker's JSON configuration (docs/worker.md)", valueName: "FILE"))
+    var config: String
+    @Option(help: ArgumentHelp("this worker's consumer name (overrides the file; keep it stable across restarts)", valueName: "NAME"))
+    var consumer: String?
+    @Flag(help: "log errors only")
+    var quiet = false
+
+    func execute() throws(ValidationError) -> Int32 {
         var config: WorkerConfiguration
-        let path = try args.required("config")
+        let path = self.config
         do throws(ConfigurationError) {
             config = try WorkerConfiguration.load(path: path)
         } catch {
-            throw UsageError(error.description)
+            throw ValidationError(error.description)
         }
-        if let name = args.value("consumer") { config.consumer = name }
+        if let consumer { config.consumer = consumer }
         var options = RedisStreamQueue.Options()
         options.host = config.redis.host
         options.port = config.redis.port
         options.keys = StreamKeys(shard: config.shard)
         options.group = config.group
-        options.consumer = config.consumer ?? defaultConsumerName()
+        options.consumer = config.consumer ?? Self.defaultConsumerName()
         options.minIdleMillis = config.effectiveMinIdleMillis
         options.guardTTLSeconds = config.guardTTLSeconds
 
@@ -51,16 +55,16 @@ enum WorkerCommand {
         let worker: Worker
         do throws(ConfigurationError) {
             worker = try Worker(configuration: config, queue: RedisStreamQueue(options: options),
-                                log: WorkerLog(verbose: !args.has("quiet")))
+                                log: WorkerLog(verbose: !quiet))
         } catch {
-            throw UsageError(error.description)
+            throw ValidationError(error.description)
         }
         if let port = config.metricsPort {
             do throws(ConfigurationError) {
                 let server = try MetricsServer(metrics: worker.metrics, host: config.metricsHost, port: port)
                 Console.err("swiftpush worker: metrics on http://\(config.metricsHost):\(server.port)/metrics (and /healthz)")
             } catch {
-                throw UsageError(error.description)
+                throw ValidationError(error.description)
             }
         }
         let box = Unmanaged.passRetained(StopTarget(worker: worker, signals: stopSignals)).toOpaque()

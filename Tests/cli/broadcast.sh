@@ -76,7 +76,7 @@ if run 2 channels "${manage[@]}" && grep -q "create, get, delete or list" "$out/
    && grep -q "no --token" "$out/stderr" \
    && run 2 send "${auth[@]}" --topic com.example.app.push-type.liveactivity --channel AAAAAAAAAAAAAAAAAAAAAA== \
        --payload "$out/update.json" && grep -q "suffix" "$out/stderr" \
-   && run 0 channels --help && grep -q "usage: swiftpush channels create|get|delete|list" "$out/stdout"
+   && run 0 channels --help && grep -q "USAGE: swiftpush channels create|get|delete|list" "$out/stdout"
 then ok "$name"; else bad "$name"; fi
 
 name="the README's broadcast example in sh, as written there, against the mock"

@@ -119,7 +119,7 @@ if run 1 --host localhost --port 1 --ca-file "$pki/ca.pem" --key "$pki/AuthKey_T
 then ok "$name"; else bad "$name"; fi
 
 name="--help lists the send options"
-if run 0 --help && grep -q -- "--tokens-file FILE" "$out/stdout" && grep -q -- "--apns-file FILE" "$out/stdout"
+if run 0 --help && grep -q -- "--tokens-file <FILE>" "$out/stdout" && grep -q -- "--apns-file <FILE>" "$out/stdout"
 then ok "$name"; else bad "$name"; fi
 
 name="-v prints the library's log events to stderr (connection ready, no secrets), --debug adds each attempt"

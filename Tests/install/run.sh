@@ -21,7 +21,7 @@ make --no-print-directory -s install PREFIX="$prefix" >/dev/null
 [ -f "$prefix/lib/libswiftpush.so" ] && [ -f "$prefix/include/swiftpush.h" ] && [ -f "$prefix/lib/pkgconfig/swiftpush.pc" ] \
   && ok "make install puts the library, the header and swiftpush.pc in PREFIX" || bad "make install layout"
 
-if [ -x "$prefix/bin/swiftpush" ] && "$prefix/bin/swiftpush" --help | grep '^usage: swiftpush <command>' >/dev/null; then
+if [ -x "$prefix/bin/swiftpush" ] && "$prefix/bin/swiftpush" --help | grep '^USAGE: swiftpush <command>' >/dev/null; then
   ok "make install puts the command in PREFIX/bin/swiftpush, and it runs"
 else bad "PREFIX/bin/swiftpush"; fi
 man1=$prefix/share/man/man1/swiftpush.1
