@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
              check(push_config_set_string(cfg, PUSH_OPT_TEAM_ID, team_id, 0, &err), &err, "team id") &&
              check(push_config_set_string(cfg, PUSH_OPT_DEFAULT_TOPIC, topic, 0, &err), &err, "topic") &&
              check(push_config_set_int(cfg, PUSH_OPT_CONNECTIONS, connections, &err), &err, "connections") &&
-             check(push_config_set_int(cfg, PUSH_OPT_MIN_CONNECTIONS, min_connections, &err), &err, "min connections") &&
+             (min_connections == 0 || /* set only when asked: an older library does not know it */
+              check(push_config_set_int(cfg, PUSH_OPT_MIN_CONNECTIONS, min_connections, &err), &err, "min connections")) &&
              check(push_config_set_int(cfg, PUSH_OPT_IO_THREADS, io_threads, &err), &err, "I/O threads") &&
              check(push_config_set_int(cfg, PUSH_OPT_QUEUE_CAPACITY, window + BATCH, &err), &err, "queue");
     push_client_t clients[16] = {NULL};
