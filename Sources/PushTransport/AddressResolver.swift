@@ -37,6 +37,8 @@ final class ResolverThread: @unchecked Sendable {
     private var answers: [Answer] = []
     private var nextTicket: UInt64 = 0
     private var stopping = false
+    /// A lookup is in progress (it may take as long as the system's resolver likes).
+    private var resolving = false
     private var thread: pthread_t?
 
     init(resolver: any AddressResolver, onAnswer: @escaping @Sendable () -> Void) {
@@ -51,7 +53,7 @@ final class ResolverThread: @unchecked Sendable {
         nextTicket += 1
         let ticket = nextTicket
         requests.append((ticket, host, port))
-        let start = thread == nil
+        let start = thread == nil && !stopping // after stop(), nothing starts (and nothing answers)
         lock.broadcast()
         lock.unlock()
         if start { startThread() }
@@ -67,14 +69,20 @@ final class ResolverThread: @unchecked Sendable {
         }
     }
 
-    /// Stops the thread. It is not waited for: a resolution in progress may take seconds, and
-    /// close must not; the thread (detached, holding its own reference) ends after it, without
-    /// reporting.
+    /// Stops the thread. An idle thread is joined (it only has to wake and return), so that
+    /// nothing of it, such as the C library's per-thread resolver state, outlives the client; a
+    /// thread in the middle of a lookup is not waited for (it may take seconds, and close must
+    /// not): it is detached, holds its own reference, and ends after the lookup without reporting.
     func stop() {
-        lock.withLock {
+        let (t, idle): (pthread_t?, Bool) = lock.withLock {
             stopping = true
             lock.broadcast()
+            let t = thread
+            thread = nil
+            return (t, !resolving)
         }
+        guard let t else { return }
+        if idle { pthread_join(t, nil) } else { pthread_detach(t) }
     }
 
     private func startThread() {
@@ -95,7 +103,7 @@ final class ResolverThread: @unchecked Sendable {
             onAnswer()
             return
         }
-        pthread_detach(t)
+        // Joined or detached by stop(), whichever its state then allows.
         lock.withLock { thread = t }
     }
 
@@ -106,6 +114,7 @@ final class ResolverThread: @unchecked Sendable {
             while requests.isEmpty && !stopping { _ = lock.wait(untilMonotonicNanos: nil) }
             if stopping { lock.unlock(); return }
             let r = requests.removeFirst()
+            resolving = true
             lock.unlock()
             let result: Result<[SocketConnect.Address], TransportError>
             do throws(TransportError) {
@@ -115,6 +124,7 @@ final class ResolverThread: @unchecked Sendable {
                 result = .failure(error)
             }
             let report: Bool = lock.withLock {
+                resolving = false
                 answers.append((r.ticket, result))
                 return !stopping
             }
