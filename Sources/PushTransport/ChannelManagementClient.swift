@@ -233,25 +233,9 @@ public final class ChannelManagementClient: @unchecked Sendable {
     /// A non-blocking connection attempt to the first address that takes one.
     private func open() throws(TransportError) -> ChannelConnection {
         let target = configuration.proxy ?? (host: host, port: port)
-        let addresses = try configuration.resolver.resolve(host: target.host, port: target.port)
-        var fd: Int32 = -1
-        var lastError = TransportError(.connect, "no address for \(target.host)")
-        for address in addresses where fd < 0 {
-            do throws(TransportError) { fd = try SocketConnect.start(address) } catch { lastError = error }
-        }
-        if fd < 0 { throw lastError }
-        guard let ssl = SSL_new(tls.ctx) else {
-            Glibc.close(fd)
-            throw TransportError(.tls, "SSL_new: " + OpenSSLError.drain())
-        }
-        SSL_set_fd(ssl, fd)
-        SSL_set_connect_state(ssl)
-        if SocketConnect.isIPLiteral(host) {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-        } else {
-            _ = swiftpush_ssl_set_sni(ssl, host)
-            SSL_set1_host(ssl, host)
-        }
+        var untried = try configuration.resolver.resolve(host: target.host, port: target.port)
+        let fd = try SocketConnect.startFirst(of: &untried)
+        let ssl = try tls.clientSSL(fd: fd, host: host)
         // Management calls block their caller in real time, like a send waiting for room
         // (CallerDeadline): their connection, waits and back-off read the real clock.
         let conn = ChannelConnection(loop: loop, fd: fd, ssl: ssl, phase: .connecting, clock: SystemClock.shared)
@@ -291,9 +275,10 @@ public final class ChannelManagementClient: @unchecked Sendable {
     private static func answer(_ e: ChannelConnection.Exchange, request: ChannelRequest) -> Answer {
         var a = Answer(status: e.status, reason: .none, reasonText: "", requestId: e.requestId, channelId: e.channelId, body: e.body)
         if !request.isSuccess(status: e.status) {
-            let text = e.body.withUnsafeBytes { APNsResponse.reasonText(in: $0) } ?? "HTTP \(e.status)"
-            a.reasonText = text
-            a.reason = APNsReason(text: text) ?? .unknown
+            // A refusal without a body (some proxies, a 405) still says what happened.
+            let found = e.body.withUnsafeBytes { APNsResponse.reasonText(in: $0) }
+            a.reasonText = found.isEmpty ? "HTTP \(e.status)" : found
+            a.reason = APNsReason(text: found)
         }
         return a
     }

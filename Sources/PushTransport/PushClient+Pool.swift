@@ -116,30 +116,8 @@ extension PushClient {
             order = Array(order[k...] + order[..<k])
             pool.addressRotation &+= 1
         }
-        var fd: Int32 = -1
-        var lastError = TransportError(.connect, "no address to connect to")
-        while fd < 0 && !order.isEmpty {
-            let address = order.removeFirst()
-            do throws(TransportError) {
-                fd = try SocketConnect.start(address)
-            } catch {
-                lastError = error // e.g. IPv6 with no route: try the next address of the answer
-            }
-        }
-        if fd < 0 { throw lastError }
-        guard let ssl = SSL_new(tls.ctx) else {
-            Glibc.close(fd)
-            throw TransportError(.tls, "SSL_new: " + OpenSSLError.drain())
-        }
-        SSL_set_fd(ssl, fd)
-        SSL_set_connect_state(ssl)
-        if SocketConnect.isIPLiteral(host) {
-            // No SNI for IP literals (RFC 6066 §3); verify the certificate's IP address instead.
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-        } else {
-            _ = swiftpush_ssl_set_sni(ssl, host)
-            SSL_set1_host(ssl, host)
-        }
+        let fd = try SocketConnect.startFirst(of: &order)
+        let ssl = try tls.clientSSL(fd: fd, host: host)
         outbox.counters.connectionsOpened += 1
         log(.debug, .connecting, "connecting to \(configuration.host):\(configuration.port)"
             + (configuration.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? "")

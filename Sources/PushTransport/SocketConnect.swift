@@ -58,6 +58,21 @@ public enum SocketConnect {
         return fd
     }
 
+    /// Starts a connection to the first of `addresses` that takes one, removing each address
+    /// tried from the list (what remains is there to fall back on). Throws the last error when
+    /// none does (e.g. IPv6 with no route, then an IPv4 refused at once).
+    static func startFirst(of addresses: inout [Address]) throws(TransportError) -> Int32 {
+        var lastError = TransportError(.connect, "no address to connect to")
+        while !addresses.isEmpty {
+            do throws(TransportError) {
+                return try start(addresses.removeFirst())
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
     /// TCP_NODELAY (frames are batched by us already) and keepalive probes after 60 s idle.
     public static func configure(_ fd: Int32) {
         var one: Int32 = 1

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import COpenSSL
 import CNGHTTP2
 import PushCore
@@ -69,6 +72,25 @@ public final class TLSContext: @unchecked Sendable {
         }
         if offerH2 { SSL_CTX_set_alpn_select_cb(raw, selectH2, nil) }
         return c
+    }
+
+    /// A client-side SSL over the connecting socket `fd`, verifying `host`: its name (and SNI),
+    /// or for an IP literal its address (no SNI for IP literals, RFC 6066 §3). On failure `fd`
+    /// is closed.
+    func clientSSL(fd: Int32, host: String) throws(TransportError) -> OpaquePointer {
+        guard let ssl = SSL_new(ctx) else {
+            Glibc.close(fd)
+            throw TransportError(.tls, "SSL_new: " + OpenSSLError.drain())
+        }
+        SSL_set_fd(ssl, fd)
+        SSL_set_connect_state(ssl)
+        if SocketConnect.isIPLiteral(host) {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+        } else {
+            _ = swiftpush_ssl_set_sni(ssl, host)
+            SSL_set1_host(ssl, host)
+        }
+        return ssl
     }
 
     /// Requires and verifies a client certificate issued by a CA in `caFile` (certificate auth).
