@@ -62,6 +62,10 @@ struct InjectedClockTests {
         #expect(server.stats().pingsReceived == 0)
         clock.advance(millis: 60_001)
         #expect(waitUntil(seconds: 10) { server.stats().pingsReceived == 1 }, "PINGs: \(server.stats().pingsReceived)")
+        // The server has the PING; the client must have read its ACK before the clock moves on
+        // again (else the PING would look unanswered, or the ACK's read would restart the idle
+        // period). The server sends the ACK ahead of any later answer: one round trip proves it.
+        #expect(support.sendAll(client, count: 1).allSatisfy { $0.outcome == 1 })
         // Acknowledged: the connection stays, and the next PING needs another idle period.
         clock.advance(millis: 60_001)
         #expect(waitUntil(seconds: 10) { server.stats().pingsReceived == 2 }, "PINGs: \(server.stats().pingsReceived)")
