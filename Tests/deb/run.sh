@@ -81,9 +81,11 @@ depnames=" $(field Depends | sed 's/([^)]*)//g; s/,/ /g') "
 unlisted=()
 for elf in "$tree/usr/lib/libswiftpush.so" "$tree/usr/bin/swiftpush"; do
   for soname in $(objdump -p "$elf" | awk '$1 == "NEEDED" { print $2 }'); do
-    path=$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64/ { print $NF; exit }')
-    pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | head -1 | cut -d: -f1 || true)
-    [ -n "$pkg" ] || pkg=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1 || true)
+    # Each listing is taken whole before it is filtered: with pipefail, a filter that stops early
+    # (awk's exit, head -1) cuts the writer short with SIGPIPE, and the script died with 141.
+    path=$(awk -v s="$soname" '$1 == s && /x86-64/ && !found { print $NF; found = 1 }' <<< "$(ldconfig -p)")
+    pkg=$(sed -n '1s/:.*//p' <<< "$(dpkg -S "$(readlink -f "$path")" 2>/dev/null || true)")
+    [ -n "$pkg" ] || pkg=$(sed -n '1s/:.*//p' <<< "$(dpkg -S "$path" 2>/dev/null || true)")
     [[ "$depnames" == *" $pkg "* ]] || unlisted+=("$soname ($pkg)")
   done
 done

@@ -28,8 +28,8 @@ nm -D --defined-only "$lib" | awk '$2 ~ /^[A-Z]$/ {print $3}' | sort > "$tmp/exp
 grep -E '^[^/# ].*[ *]push_[a-z_0-9]+\(' Include/swiftpush.h | sed -E 's/^.*[ *](push_[a-z_0-9]+)\(.*$/\1/' | sort > "$tmp/declared"
 if diff -u "$tmp/declared" "$tmp/exported" > "$tmp/diff2"; then ok "nm -D and the header list the same $(wc -l < "$tmp/declared") push_* functions"
 else cat "$tmp/diff2"; bad "exported symbols and header declarations differ"; fi
-readelf -d "$lib" | grep -q 'SONAME.*libswiftpush.so' && ok "SONAME is libswiftpush.so" || bad "SONAME missing"
-readelf -d "$lib" | grep -q 'NODELETE' && ok "linked with -z nodelete" || bad "-z nodelete missing"
+grep -q 'SONAME.*libswiftpush.so' <<< "$(readelf -d "$lib")" && ok "SONAME is libswiftpush.so" || bad "SONAME missing"
+grep -q 'NODELETE' <<< "$(readelf -d "$lib")" && ok "linked with -z nodelete" || bad "-z nodelete missing"
 
 echo "header: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
