@@ -62,6 +62,9 @@ public final class RedisStreamQueue: WorkQueue {
         /// How long a notification id's guard lives: the window in which a re-delivered or
         /// duplicate entry is recognised.
         public var guardTTLSeconds = 86_400
+        /// How outcomes are written: 1, one stream entry per outcome; 2, one entry per settled
+        /// batch (`OutcomeRecord.json`, docs/worker.md).
+        public var outcomeFormat = 1
 
         /// Defaults: 127.0.0.1:6379, shard 0, group `senders`.
         public init() {}
@@ -240,13 +243,14 @@ public final class RedisStreamQueue: WorkQueue {
     public func beginSettle(_ settlements: [Settlement]) throws(QueueError) {
         if settlements.isEmpty { return }
         let k = options.keys
-        settleInFlight = try beginScript(RedisStreamScripts.settle, keys: [k.stream, k.outcomes, k.unregistered, k.delayed],
+        let script = options.outcomeFormat == 2 ? RedisStreamScripts.settleBatched : RedisStreamScripts.settle
+        settleInFlight = try beginScript(script, keys: [k.stream, k.outcomes, k.unregistered, k.delayed],
                                          on: settleConnection, reservingBytes: settlements.count * 200) { args in
             args.append(options.group)
             args.append(options.consumer)
             args.append(integer: Int64(options.guardTTLSeconds))
             args.append(k.delayedEntryPrefix)
-            for s in settlements { Self.append(s, to: &args, keys: k, worker: options.consumer) }
+            for s in settlements { Self.append(s, to: &args, keys: k, worker: options.consumer, format: options.outcomeFormat) }
         }
     }
 
@@ -256,9 +260,18 @@ public final class RedisStreamQueue: WorkQueue {
         _ = try finishScript(call, on: settleConnection)
     }
 
-    /// One settlement's arguments for the settle script (its kinds: RedisStreamScripts.settle).
-    static func append(_ settlement: Settlement, to args: inout RedisArguments, keys: StreamKeys, worker: String) {
+    /// One settlement's arguments for the settle script of outcome format `format` (its kinds:
+    /// RedisStreamScripts.settle, settleBatched).
+    static func append(_ settlement: Settlement, to args: inout RedisArguments, keys: StreamKeys, worker: String, format: Int = 1) {
         switch settlement {
+        case .record(let o) where format == 2:
+            let unregistered = o.tokenIsGone ? o.unregisteredFields() : []
+            args.append("j")
+            args.append(keys.guardKey(id: o.id.isEmpty ? nil : o.id, entryID: o.entryID))
+            args.append(o.entryID)
+            args.append(o.json())
+            args.append(integer: Int64(unregistered.count))
+            for f in unregistered { args.append(f) }
         case .record(let o):
             args.append(o.hasSentShape ? "s" : "o")
             args.append(keys.guardKey(id: o.id.isEmpty ? nil : o.id, entryID: o.entryID))
