@@ -70,6 +70,15 @@ package struct PayloadJSONWriter {
         var i = 0
         let n = utf8.count
         while i < n {
+            // Runs that need no escaping (nearly every byte of ids, tokens and texts) are copied
+            // whole rather than byte by byte.
+            var end = i
+            while end < n && !needsEscape(utf8[end]) { end += 1 }
+            if end > i {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[i..<end]))
+                i = end
+                continue
+            }
             let c = utf8[i]
             switch c {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(c)
@@ -94,6 +103,13 @@ package struct PayloadJSONWriter {
             i += 1
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether byte `c` may need escaping: `"`, `\`, a control character, or 0xE2 (which starts
+    /// U+2028 and U+2029, escaped, as well as other characters, copied).
+    @inline(__always)
+    private static func needsEscape(_ c: UInt8) -> Bool {
+        c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c == 0xE2
     }
 
     /// The offset of the first byte that is not valid UTF-8, or nil (`UTF8Validation`).

@@ -262,10 +262,8 @@ public final class Worker {
             queueFailed(error)
             return
         }
-        for s in unsettled.prefix(n) {
-            heldEntries.remove(s.entryID)
-            if case .record(let o) = s { metrics.outcome(o) }
-        }
+        for s in unsettled.prefix(n) { heldEntries.remove(s.entryID) }
+        metrics.outcomes(in: unsettled.prefix(n))
         unsettled.removeFirst(n)
     }
 

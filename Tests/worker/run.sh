@@ -164,7 +164,10 @@ print(len(entries), total)
 PY
 )
     read -r nbatches total _ <<< "${batches:-0 0}"
-    if [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] && [ "$total" -eq 20000 ] && [ "$nbatches" -lt 2000 ] && check $shard; then
+    # Text lines too, one per outcome, and --count counts outcomes, not batches.
+    text=$("$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --count 5)
+    if [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] && [ "$total" -eq 20000 ] && [ "$nbatches" -lt 2000 ] && check $shard \
+       && [ "$(grep -cE '^f2-[0-9]+ (ACCEPTED 200 -|REJECTED 410 Unregistered) apns-id=[0-9a-f-]{36} entry=[0-9]+-[0-9]+$' <<< "$text")" -eq 5 ]; then
       ok "$name ($nbatches entries for 20000 outcomes)"
     else bad "$name (exit statuses $sa $sb, batches: ${batches:-unreadable})"; fi
   else bad "$name (not drained: pending $(pending_count $shard))"; fi
