@@ -50,22 +50,17 @@ extension PushClient {
                 reconnect.succeeded()
                 token?.accepted(generation: conn.record.tokenGeneration)
             }
-            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
+            settle(index, slot, after: .accepted, status: 200, reason: .none, text: nil, now: now)
         } else if status != 0 {
             finishRejected(index, slot, status: status, on: conn, now: now)
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
-            // deadline; this does not spend the retry budget.
-            if slot.pointee.attempts < RetryPolicy.maxWrites && now < slot.pointee.deadlineNanos {
-                requeue(index, slot, processed: false)
-            } else {
-                let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""
-                complete(index, outcome: .failed, status: 0, reason: .protocolError,
-                         text: "stream refused by the server \(slot.pointee.attempts) times" + goaway)
-            }
+            // Refused streams were not processed (RFC 9113 §8.7): safe to send again.
+            settle(index, slot, after: .unprocessed, status: 0, reason: .protocolError,
+                   text: "stream refused by the server \(slot.pointee.attempts) times" + (conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""),
+                   now: now)
         } else {
-            let name = String(cString: nghttp2_http2_strerror(errorCode))
-            complete(index, outcome: .failed, status: 0, reason: .protocolError, text: "stream reset by the server: \(name)")
+            settle(index, slot, after: .unanswered, status: 0, reason: .protocolError,
+                   text: "stream reset by the server: " + String(cString: nghttp2_http2_strerror(errorCode)), now: now)
         }
         if action == .close { conn.requestClose(nil) }
     }
@@ -90,9 +85,26 @@ extension PushClient {
         slot.pointee.answeredAttempts += 1
         if !reason.isConnectionRefusal { conn.record.answered = true }
         answerAffectsConnection(reason, text: text, on: conn, now: now)
-        let decision = constants.retryPolicy.decide(reason: reason, answered: slot.pointee.answeredAttempts, writes: slot.pointee.attempts,
-                                          now: now, deadline: slot.pointee.deadlineNanos, unit: Double.random(in: 0..<1))
+        settle(index, slot, after: .rejected(reason), status: status, reason: reason,
+               text: (reason == .expiredProviderToken ? queue.clockSuspectText : nil) ?? text, now: now)
+    }
+
+    /// Ends one attempt of the notification in `index`: `RetryPolicy` decides what becomes of it
+    /// (the one rule for every answer path: accepted, an error answer, refused, reset, timed
+    /// out, its connection lost), and this carries the decision out in one place: the outcome,
+    /// or the list it waits in to be sent again. `status`, `reason` and `text` are the outcome's
+    /// when the decision is final (an error answer's, or why it FAILED); `text` is built only then.
+    func settle(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, after end: RetryPolicy.AttemptEnd, status: Int32,
+                reason: APNsReason, text: @autoclosure () -> String?, now: UInt64) {
+        let decision = constants.retryPolicy.decide(end, answered: slot.pointee.answeredAttempts, writes: slot.pointee.attempts,
+                                                    now: now, deadline: slot.pointee.deadlineNanos, unit: Double.random(in: 0..<1))
         switch decision {
+        case .accept:
+            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
+        case .reject:
+            complete(index, outcome: .rejected, status: status, reason: reason, text: text(), now: now)
+        case .fail:
+            complete(index, outcome: .failed, status: 0, reason: reason, text: text(), now: now)
         case .retryAfter(let delay):
             outbox.counters.resent += 1
             slot.pointee.reason = reason.rawValue
@@ -102,9 +114,8 @@ extension PushClient {
             // this answer, see expireQueued).
             slot.pointee.reason = reason.rawValue
             requeue(index, slot, processed: true)
-        case .reject:
-            let finalText = (reason == .expiredProviderToken ? queue.clockSuspectText : nil) ?? text
-            complete(index, outcome: .rejected, status: status, reason: reason, text: finalText, now: now)
+        case .resend:
+            requeue(index, slot, processed: false)
         }
     }
 

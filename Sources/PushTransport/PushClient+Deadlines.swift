@@ -61,7 +61,7 @@ extension PushClient {
                     conn.unlinkInFlight(index, slot)
                     queue.inFlightTotal -= 1
                     conn.cancel(streamID: slot.pointee.streamID)
-                    complete(index, outcome: .failed, status: 0, reason: .timeout, text: "no answer within the deadline")
+                    settle(index, slot, after: .unanswered, status: 0, reason: .timeout, text: "no answer within the deadline", now: now)
                     let action = conn.state.streamTimedOut()
                     if action != .none {
                         conn.record.retiredByClient = true

@@ -197,14 +197,12 @@ extension PushClient {
             slot.pointee.next = -1
             slot.pointee.prev = -1
             queue.inFlightTotal -= 1
-            if conn.state.wasUnprocessed(streamID: slot.pointee.streamID)
-                && slot.pointee.attempts < RetryPolicy.maxWrites && now < slot.pointee.deadlineNanos {
-                requeue(index, slot, processed: false)
-            } else {
-                var text = error?.description ?? "the connection closed before the answer arrived"
-                if let goaway = conn.state.goawayReason { text = "after GOAWAY (\(goaway)): " + text }
-                complete(index, outcome: .failed, status: 0, reason: .connectionLost, text: text)
-            }
+            // Streams above a GOAWAY's last-stream-id were never processed; the others may have been.
+            settle(index, slot, after: conn.state.wasUnprocessed(streamID: slot.pointee.streamID) ? .unprocessed : .unanswered,
+                   status: 0, reason: .connectionLost,
+                   text: (conn.state.goawayReason.map { "after GOAWAY (\($0)): " } ?? "")
+                       + (error?.description ?? "the connection closed before the answer arrived"),
+                   now: now)
             index = next
         }
         conn.inFlightHead = -1
