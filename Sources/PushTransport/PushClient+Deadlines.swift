@@ -62,23 +62,14 @@ extension PushClient {
                     queue.inFlightTotal -= 1
                     conn.cancel(streamID: slot.pointee.streamID)
                     settle(index, slot, after: .unanswered, status: 0, reason: .timeout, text: "no answer within the deadline", now: now)
-                    let action = conn.state.streamTimedOut()
-                    if action != .none {
-                        conn.record.retiredByClient = true
-                        retire(conn, action: action)
-                    }
+                    perform(conn.state.streamTimedOut(), on: conn)
                     expired = true
                 }
                 index = next
             }
             if expired { conn.flush() }
             // Connection attempts that take too long.
-            let late = timers.connectTimedOut(now: now, startedNanos: conn.startedNanos)
-            if late && (conn.phase == .connecting || conn.phase == .handshaking || conn.phase == .tunneling) {
-                conn.close(TransportError(.connect, "connecting to \(configuration.host):\(configuration.port) timed out"))
-            } else if late && conn.state.phase == .awaitingSettings {
-                conn.close(TransportError(.protocolError, "the server sent no HTTP/2 SETTINGS within \(configuration.connectTimeoutMillis) ms of the TLS handshake"))
-            }
+            perform(conn.state.checkConnectTimeout(now: now, timers: timers), on: conn)
         }
     }
 }

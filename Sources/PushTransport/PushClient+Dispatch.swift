@@ -68,7 +68,6 @@ extension PushClient {
             slot.pointee.connection = Int32(conn.poolIndex)
             slot.pointee.attempts += 1
             outbox.counters.sent += 1
-            conn.record.sentAny = true
             conn.linkInFlight(index, slot)
             conn.state.streamOpened()
             queue.inFlightTotal += 1
