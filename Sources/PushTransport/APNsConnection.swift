@@ -59,11 +59,8 @@ final class APNsConnection: TLSH2Socket {
     /// Its phase and every decision about its fate (stream limits, GOAWAY, retirement, PINGs,
     /// timeouts, how its end counts); the owner performs the actions it returns.
     var state: ConnectionState
-    /// Head of the doubly linked list of in-flight slots.
-    var inFlightHead: Int32 = -1
-    /// No stream linked in flight since the last deadline scan has an earlier deadline (a
-    /// lower bound: answered streams leave it low); the scan skips the list while `now` is below.
-    var inFlightEarliestDeadline: UInt64 = .max
+    /// Its streams in flight, linked through their slots.
+    var inFlightSlots = InFlightList()
     /// The stream whose response headers are being read, and its slot: an answer's 2–3
     /// header callbacks look the stream up in nghttp2's map once instead of each (a cache miss
     /// each with a thousand streams open). Stream ids are never reused within a session; a
@@ -243,24 +240,6 @@ final class APNsConnection: TLSH2Socket {
     func sendGoaway() {
         guard let session else { return }
         nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
-    }
-
-    // MARK: - In-flight list
-
-    func linkInFlight(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
-        inFlightEarliestDeadline = min(inFlightEarliestDeadline, slot.pointee.deadlineNanos)
-        slot.pointee.prev = -1
-        slot.pointee.next = inFlightHead
-        if inFlightHead >= 0 { slots[inFlightHead].pointee.prev = index }
-        inFlightHead = index
-    }
-
-    func unlinkInFlight(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
-        let p = slot.pointee.prev, n = slot.pointee.next
-        if p >= 0 { slots[p].pointee.next = n } else { inFlightHead = n }
-        if n >= 0 { slots[n].pointee.prev = p }
-        slot.pointee.prev = -1
-        slot.pointee.next = -1
     }
 }
 

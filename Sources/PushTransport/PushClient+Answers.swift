@@ -31,7 +31,7 @@ extension PushClient {
     /// (the action performed last); the side effects on the client are made here.
     func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32) {
         let slot = slots[index]
-        conn.unlinkInFlight(index, slot)
+        conn.inFlightSlots.unlink(index, slot, in: slots)
         queue.inFlightTotal -= 1
         let status = slot.pointee.status
         // Answers end streams while their bytes are read: the read's time is the answer's.

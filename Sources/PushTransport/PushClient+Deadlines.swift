@@ -49,16 +49,16 @@ extension PushClient {
         // (Delayed retries need no scan: one is delayed only when it is due before its deadline.)
         // In-flight streams with no answer in time: reset them; the result is unknown.
         for conn in pool.connections.compactMap({ $0 }) + pool.retiring {
-            var index = ClientTimers.isDue(conn.inFlightEarliestDeadline, now: now) ? conn.inFlightHead : -1
-            if index >= 0 { conn.inFlightEarliestDeadline = .max }
+            var index = ClientTimers.isDue(conn.inFlightSlots.earliestDeadline, now: now) ? conn.inFlightSlots.head : -1
+            if index >= 0 { conn.inFlightSlots.earliestDeadline = .max }
             var expired = false
             while index >= 0 {
                 let slot = slots[index]
                 let next = slot.pointee.next
                 if !ClientTimers.isDue(slot.pointee.deadlineNanos, now: now) {
-                    conn.inFlightEarliestDeadline = min(conn.inFlightEarliestDeadline, slot.pointee.deadlineNanos)
+                    conn.inFlightSlots.earliestDeadline = min(conn.inFlightSlots.earliestDeadline, slot.pointee.deadlineNanos)
                 } else {
-                    conn.unlinkInFlight(index, slot)
+                    conn.inFlightSlots.unlink(index, slot, in: slots)
                     queue.inFlightTotal -= 1
                     conn.cancel(streamID: slot.pointee.streamID)
                     settle(index, slot, after: .unanswered, status: 0, reason: .timeout, text: "no answer within the deadline", now: now)

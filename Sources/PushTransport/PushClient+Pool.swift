@@ -190,7 +190,7 @@ extension PushClient {
     func connectionClosed(_ conn: APNsConnection, error: TransportError?) {
         // Account for every stream still open on it.
         let now = configuration.clock.monotonicNanos()
-        var index = conn.inFlightHead
+        var index = conn.inFlightSlots.head
         while index >= 0 {
             let slot = slots[index]
             let next = slot.pointee.next
@@ -205,7 +205,7 @@ extension PushClient {
                    now: now)
             index = next
         }
-        conn.inFlightHead = -1
+        conn.inFlightSlots = InFlightList()
         if pool.connections[conn.poolIndex] === conn {
             pool.connections[conn.poolIndex] = nil
             if error?.kind == .connect && !conn.state.reachedTCP && !conn.record.fallbackAddresses.isEmpty {
