@@ -43,15 +43,18 @@ public struct ConnectionState: Sendable, Equatable {
         case handshaking
         /// TLS is up with ALPN h2; waiting for the server's first SETTINGS frame.
         case awaitingSettings
+        /// The server's SETTINGS arrived: streams may start, up to `availableStreams`.
         case ready
         /// No new streams; waiting for the open ones to finish. `lastStreamID` is the GOAWAY's
         /// (nil when we retired the connection ourselves).
         case draining(lastStreamID: Int32?)
+        /// The socket is gone; nothing more happens.
         case closed
     }
 
     /// What the owner should do after an event.
     public enum Action: Sendable, Equatable {
+        /// Nothing to do.
         case none
         /// The connection takes no more streams: open a replacement (move it out of the pool);
         /// it closes once its last stream ends.
@@ -95,9 +98,18 @@ public struct ConnectionState: Sendable, Equatable {
         case ordinary
     }
 
-    /// How far the connection got: milestones only ever advance (phases also go to draining).
+    /// How far the connection got: milestones only ever advance, while the phase also moves on
+    /// to draining and closed, which forget where the connection had been.
     public enum Milestone: Int, Sendable, Comparable {
-        case started, tcpConnected, tlsUp, established
+        /// Created, its TCP connect in progress.
+        case started
+        /// The TCP connect completed.
+        case tcpConnected
+        /// TLS came up with ALPN h2.
+        case tlsUp
+        /// The server's SETTINGS arrived (it was ready).
+        case established
+        /// Earlier milestones order first.
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -120,6 +132,7 @@ public struct ConnectionState: Sendable, Equatable {
         public internal(set) var retiredByClient = false
     }
 
+    /// Where the connection is: the one phase its owner checks.
     public private(set) var phase: Phase = .connecting
     /// The server's current MAX_CONCURRENT_STREAMS (1 until it says otherwise).
     public private(set) var remoteMaxStreams: Int = 1
@@ -147,6 +160,9 @@ public struct ConnectionState: Sendable, Equatable {
     /// What its past says about its end.
     public private(set) var history = History()
 
+    /// A connection whose TCP connect was started at `startedNanos`, taking at most
+    /// `localMaxStreams` concurrent streams, retired after `timeoutsBeforeRetirement` timeouts or
+    /// `serverErrorsBeforeRetirement` 5xx answers in a row (each at least 1).
     public init(localMaxStreams: Int, timeoutsBeforeRetirement: Int = 3, serverErrorsBeforeRetirement: Int = 3,
                 startedNanos: UInt64 = 0) {
         self.localMaxStreams = max(1, localMaxStreams)
