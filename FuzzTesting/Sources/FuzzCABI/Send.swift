@@ -42,8 +42,9 @@ final class FuzzNotification {
             record.struct_size = UInt32(MemoryLayout<push_notification>.size)
             record.channel_id = UnsafePointer(c.pointer)
             record.channel_id_len = c.length
-            // (Only for a broadcast: the device rules below judge the token and collapse id
-            // by the buffers, not the record.)
+            // Sometimes without a device token and collapse id, as a valid broadcast has none
+            // (in a batch led by a first-version record it is read as a device notification
+            // without a token: `violations` judges the record's pointers for that).
             if c.pointer != nil && input.choose(2) == 0 {
                 record.device_token = nil
                 record.collapse_id = nil
@@ -89,7 +90,11 @@ final class FuzzNotification {
         if record.struct_size != 0 && record.struct_size < UInt32(MemoryLayout<push_notification>.size) { v.insert(.invalidArgument) }
         if isBroadcast { return v.union(broadcastViolations) }
         guard let type = PushType(rawValue: record.push_type) else { v.insert(.badPushType); return v }
-        if token.oversized || token.withSeen({ NotificationRules.checkDeviceToken($0) }) != .some(nil) { v.insert(.badDeviceToken) }
+        // The record's pointers, not the buffers: a broadcast-built record read as a device
+        // notification (a batch of first-version records) has neither token nor collapse id.
+        if record.device_token == nil || token.oversized || token.withSeen({ NotificationRules.checkDeviceToken($0) }) != .some(nil) {
+            v.insert(.badDeviceToken)
+        }
         let topicViolation = topic.pointer == nil
             ? Array(defaultTopic.utf8).withUnsafeBytes { NotificationRules.checkTopic($0, pushType: type) }
             : topic.oversized ? .init(.badTopic, "") : topic.withSeen { NotificationRules.checkTopic($0, pushType: type) }!
@@ -99,7 +104,7 @@ final class FuzzNotification {
             v.insert(.badPayload)
             v.insert(.payloadTooLarge)
         }
-        if collapse.pointer != nil, collapse.oversized || collapse.withSeen({ NotificationRules.checkCollapseId($0) })! != nil { v.insert(.badCollapseId) }
+        if record.collapse_id != nil, collapse.pointer != nil, collapse.oversized || collapse.withSeen({ NotificationRules.checkCollapseId($0) })! != nil { v.insert(.badCollapseId) }
         if apnsId.pointer != nil, apnsId.oversized || apnsId.withSeen({ NotificationRules.checkApnsId($0) })! != nil { v.insert(.badApnsId) }
         if record.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) != 0,
            NotificationRules.checkExpiration(record.expiration) != nil { v.insert(.badExpiration) }
