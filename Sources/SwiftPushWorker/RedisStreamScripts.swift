@@ -14,12 +14,7 @@ enum RedisStreamScripts {
     /// entry before the group was rewound — and the guard becomes `<entry>!` here. An outcome
     /// whose guard names another entry belongs to a duplicate entry: it is recorded once under a
     /// guard of its own (`<guard>#<entry>`). Returns {recorded, skipped, delayed}.
-    static let settle = RedisScript("""
-    \(prologue)
-    local outcomes = KEYS[2]
-    while i <= #ARGV do
-      local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
-      local next = i + 3
+    static let settle = RedisScript(settleScript(setup: "local outcomes = KEYS[2]", records: """
       if kind == 's' then
         next = i + \(OutcomeRecord.sentShapeValueCount + 3)
         if fresh(guard, entry) then
@@ -35,13 +30,7 @@ enum RedisStreamScripts {
           if n2 > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, f + n1, f + n1 + n2 - 1)) end
           recorded = recorded + 1
         else skipped = skipped + 1 end
-      \(delayBranch)
-      end
-      acks[#acks+1] = entry
-      i = next
-    end
-    \(acknowledge)
-    """)
+    """, finish: ""))
 
     /// The settle script of outcome format 2 (`OutcomeRecord.json`): the same guards, delays and
     /// acknowledgement as `settle`, but the outcomes recorded go to one stream entry for the
@@ -51,12 +40,7 @@ enum RedisStreamScripts {
     ///   'a' guard entry
     ///   'd' guard entry nFields due <entry fields>
     /// Returns {recorded, skipped, delayed}.
-    static let settleBatched = RedisScript("""
-    \(prologue)
-    local objects = {}
-    while i <= #ARGV do
-      local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
-      local next = i + 3
+    static let settleBatched = RedisScript(settleScript(setup: "local objects = {}", records: """
       if kind == 'j' then
         local n = tonumber(ARGV[i+4])
         next = i + 5 + n
@@ -65,16 +49,32 @@ enum RedisStreamScripts {
           if n > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, i + 5, i + 4 + n)) end
           recorded = recorded + 1
         else skipped = skipped + 1 end
-      \(delayBranch)
-      end
-      acks[#acks+1] = entry
-      i = next
-    end
+    """, finish: """
     if #objects > 0 then
       redis.call('XADD', KEYS[2], '*', 'v', '2', 'worker', worker, 'count', #objects, 'outcomes', '[' .. table.concat(objects, ',') .. ']')
     end
-    \(acknowledge)
-    """)
+    """))
+
+    /// A settle script: `prologue`, then `setup`, then the loop over the settlements — the
+    /// `records` branches (an `if kind == ...` chain, left open), the 'd' branch, every entry
+    /// acknowledged — then `finish` and the XACK.
+    private static func settleScript(setup: String, records: String, finish: String) -> String {
+        """
+        \(prologue)
+        \(setup)
+        while i <= #ARGV do
+          local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
+          local next = i + 3
+          \(records)
+          \(delayBranch)
+          end
+          acks[#acks+1] = entry
+          i = next
+        end
+        \(finish)
+        \(acknowledge)
+        """
+    }
 
     /// The settle scripts' common start: their arguments, counters, and `fresh` — one
     /// `SET ... GET` in the common case (the guard is ours); a duplicate's write is undone.
