@@ -32,12 +32,12 @@ extension PushClient {
         let slot = slots[index]
         conn.unlinkInFlight(index, slot)
         queue.inFlightTotal -= 1
-        let status = slot.pointee.status
+        let status = slot.pointee.answer.status
         let action = conn.state.streamClosed(answered: status != 0)
         // Answers end streams while their bytes are read: the read's time is the answer's.
         let now = conn.lastInputNanos
         if status != 0 {
-            outbox.latencies.record(micros: Int64((now &- slot.pointee.submitNanos) / 1000))
+            outbox.latencies.record(micros: Int64((now &- slot.pointee.request.submitNanos) / 1000))
         }
         if status == 200 {
             conn.record.answered = true
@@ -56,12 +56,12 @@ extension PushClient {
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
             // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
             // deadline; this does not spend the retry budget.
-            if slot.pointee.attempts < RetryPolicy.maxWrites && now < slot.pointee.deadlineNanos {
+            if slot.pointee.transmission.attempts < RetryPolicy.maxWrites && now < slot.pointee.request.deadlineNanos {
                 requeue(index, slot, processed: false)
             } else {
                 let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""
                 complete(index, outcome: .failed, status: 0, reason: .protocolError,
-                         text: "stream refused by the server \(slot.pointee.attempts) times" + goaway)
+                         text: "stream refused by the server \(slot.pointee.transmission.attempts) times" + goaway)
             }
         } else {
             let name = String(cString: nghttp2_http2_strerror(errorCode))
@@ -73,7 +73,7 @@ extension PushClient {
     /// An error answer: retried when its reason's class allows and the attempt budget and
     /// deadline leave room (apns.md, "Retry guidance"), otherwise the final REJECTED outcome.
     func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection, now: UInt64) {
-        let body = UnsafeRawBufferPointer(start: slot.pointee.buffer! + SlotLayout.body, count: Int(slot.pointee.bodyLength))
+        let body = UnsafeRawBufferPointer(start: slot.pointee.storage.buffer! + SlotLayout.body, count: Int(slot.pointee.answer.bodyLength))
         let parsed = APNsResponse.parseErrorBody(body)
         var reason = parsed?.reason ?? .unknown
         if parsed == nil {
@@ -86,21 +86,21 @@ extension PushClient {
             }
         }
         let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
-        slot.pointee.timestampMs = parsed?.timestampMs ?? 0
-        slot.pointee.answeredAttempts += 1
+        slot.pointee.answer.timestampMs = parsed?.timestampMs ?? 0
+        slot.pointee.transmission.answeredAttempts += 1
         if !reason.isConnectionRefusal { conn.record.answered = true }
         answerAffectsConnection(reason, text: text, on: conn, now: now)
-        let decision = constants.retryPolicy.decide(reason: reason, answered: slot.pointee.answeredAttempts, writes: slot.pointee.attempts,
-                                          now: now, deadline: slot.pointee.deadlineNanos, unit: Double.random(in: 0..<1))
+        let decision = constants.retryPolicy.decide(reason: reason, answered: slot.pointee.transmission.answeredAttempts, writes: slot.pointee.transmission.attempts,
+                                          now: now, deadline: slot.pointee.request.deadlineNanos, unit: Double.random(in: 0..<1))
         switch decision {
         case .retryAfter(let delay):
             outbox.counters.resent += 1
-            slot.pointee.reason = reason.rawValue
+            slot.pointee.answer.reason = reason.rawValue
             queue.delayed.insert(index, at: now + delay)
         case .resendOnNewConnection:
             // Waits in the queue (status and reason kept: at its deadline it ends REJECTED with
             // this answer, see expireQueued).
-            slot.pointee.reason = reason.rawValue
+            slot.pointee.answer.reason = reason.rawValue
             requeue(index, slot, processed: true)
         case .reject:
             let finalText = (reason == .expiredProviderToken ? queue.clockSuspectText : nil) ?? text

@@ -193,12 +193,12 @@ extension PushClient {
         var index = conn.inFlightHead
         while index >= 0 {
             let slot = slots[index]
-            let next = slot.pointee.next
-            slot.pointee.next = -1
-            slot.pointee.prev = -1
+            let next = slot.pointee.links.next
+            slot.pointee.links.next = -1
+            slot.pointee.links.prev = -1
             queue.inFlightTotal -= 1
-            if conn.state.wasUnprocessed(streamID: slot.pointee.streamID)
-                && slot.pointee.attempts < RetryPolicy.maxWrites && now < slot.pointee.deadlineNanos {
+            if conn.state.wasUnprocessed(streamID: slot.pointee.transmission.streamID)
+                && slot.pointee.transmission.attempts < RetryPolicy.maxWrites && now < slot.pointee.request.deadlineNanos {
                 requeue(index, slot, processed: false)
             } else {
                 var text = error?.description ?? "the connection closed before the answer arrived"

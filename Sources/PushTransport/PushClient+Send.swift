@@ -73,7 +73,7 @@ extension PushClient {
                     while index >= 0 {
                         let slot = slots[index]
                         PushClient.markCancelled(slot, now: configuration.clock.monotonicNanos())
-                        index = slot.pointee.next
+                        index = slot.pointee.links.next
                     }
                     if configuration.resultCallback == nil {
                         h.completions.splice(&filled, in: slots)
@@ -151,7 +151,7 @@ extension PushClient {
 
         let prefix = SlotLayout.pathPrefix
         let needed = SlotLayout.request + prefix.utf8CodeUnitCount + token.count + topic.count + payload.count + collapse.count + 24
-        guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.buffer else {
+        guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.storage.buffer else {
             return .init(.noMemory, "out of memory copying the notification")
         }
         var at = SlotLayout.request
@@ -159,27 +159,27 @@ extension PushClient {
         at += prefix.utf8CodeUnitCount
         (buffer + at).copyMemory(from: token.baseAddress!, byteCount: token.count)
         at += token.count
-        slot.pointee.pathLength = Int32(at - SlotLayout.request)
-        slot.pointee.topicOffset = Int32(at)
-        slot.pointee.topicLength = Int32(topic.count)
+        slot.pointee.request.pathLength = Int32(at - SlotLayout.request)
+        slot.pointee.request.topic.offset = Int32(at)
+        slot.pointee.request.topic.length = Int32(topic.count)
         (buffer + at).copyMemory(from: topic.baseAddress!, byteCount: topic.count)
         at += topic.count
-        slot.pointee.payloadOffset = Int32(at)
-        slot.pointee.payloadLength = Int32(payload.count)
+        slot.pointee.request.payload.offset = Int32(at)
+        slot.pointee.request.payload.length = Int32(payload.count)
         (buffer + at).copyMemory(from: payload.baseAddress!, byteCount: payload.count)
         at += payload.count
-        slot.pointee.collapseOffset = Int32(at)
-        slot.pointee.collapseLength = Int32(collapse.count)
+        slot.pointee.request.collapseID.offset = Int32(at)
+        slot.pointee.request.collapseID.length = Int32(collapse.count)
         if collapse.count > 0 {
             (buffer + at).copyMemory(from: collapse.baseAddress!, byteCount: collapse.count)
             at += collapse.count
         }
-        slot.pointee.expirationOffset = Int32(at)
-        slot.pointee.expirationLength = hasExpiration ? Int32(writeDecimal(n.pointee.expiration, to: buffer + at)) : 0
-        slot.pointee.channelLength = 0
+        slot.pointee.request.expiration.offset = Int32(at)
+        slot.pointee.request.expiration.length = hasExpiration ? Int32(writeDecimal(n.pointee.expiration, to: buffer + at)) : 0
+        slot.pointee.request.channelID.length = 0
         storeApnsId(apnsId, in: slot)
-        slot.pointee.pushType = pushType.rawValue
-        slot.pointee.priority = priority
+        slot.pointee.request.pushType = pushType.rawValue
+        slot.pointee.request.priority = priority
         startFresh(slot, tag: n.pointee.tag, now: now)
         return nil
     }
@@ -187,8 +187,8 @@ extension PushClient {
     /// Copies the caller's apns-id (lowercased, as APNs wants it) into the slot, or notes that
     /// the library generates one (`apnsId` empty).
     func storeApnsId(_ apnsId: UnsafeRawBufferPointer, in slot: UnsafeMutablePointer<Slot>) {
-        guard apnsId.count == 36, let buffer = slot.pointee.buffer else {
-            slot.pointee.hasCallerApnsId = false
+        guard apnsId.count == 36, let buffer = slot.pointee.storage.buffer else {
+            slot.pointee.request.hasCallerApnsId = false
             return
         }
         for i in 0..<36 {
@@ -196,27 +196,27 @@ extension PushClient {
             if c >= 0x41 && c <= 0x46 { c += 0x20 } // APNs wants lowercase
             buffer.storeBytes(of: c, toByteOffset: SlotLayout.apnsId + i, as: UInt8.self)
         }
-        slot.pointee.hasCallerApnsId = true
+        slot.pointee.request.hasCallerApnsId = true
     }
 
     /// A freshly filled slot: no attempts, no result yet; its deadline runs from `now`.
     @inline(__always)
     func startFresh(_ slot: UnsafeMutablePointer<Slot>, tag: UInt64, now: UInt64) {
-        slot.pointee.tag = tag
-        slot.pointee.submitNanos = now
-        slot.pointee.deadlineNanos = now + constants.deadlineNanos
-        slot.pointee.attempts = 0
-        slot.pointee.unprocessedWrites = 0
-        slot.pointee.answeredAttempts = 0
-        slot.pointee.streamID = 0
-        slot.pointee.connection = -1
-        slot.pointee.outcome = 0
-        slot.pointee.status = 0
-        slot.pointee.reason = 0
-        slot.pointee.timestampMs = 0
-        slot.pointee.bodyLength = 0
-        slot.pointee.uniqueIdLength = 0
-        slot.pointee.reasonTextLength = 0
+        slot.pointee.request.tag = tag
+        slot.pointee.request.submitNanos = now
+        slot.pointee.request.deadlineNanos = now + constants.deadlineNanos
+        slot.pointee.transmission.attempts = 0
+        slot.pointee.transmission.unprocessedWrites = 0
+        slot.pointee.transmission.answeredAttempts = 0
+        slot.pointee.transmission.streamID = 0
+        slot.pointee.transmission.connection = -1
+        slot.pointee.answer.outcome = 0
+        slot.pointee.answer.status = 0
+        slot.pointee.answer.reason = 0
+        slot.pointee.answer.timestampMs = 0
+        slot.pointee.answer.bodyLength = 0
+        slot.pointee.answer.uniqueIdLength = 0
+        slot.pointee.answer.reasonTextLength = 0
     }
 
     /// A (pointer, length) pair of the C ABI; length 0 reads a NUL-terminated string. Nothing
@@ -325,7 +325,7 @@ extension PushClient {
         while index >= 0 {
             fillResult(buffer + n, from: slots[index])
             n += 1
-            index = slots[index].pointee.next
+            index = slots[index].pointee.links.next
             if n == PushClient.callbackBatch || index < 0 {
                 let started = CallerDeadline.now()
                 callback.function(callback.userData, buffer, n)
@@ -347,17 +347,17 @@ extension PushClient {
     private func fillResult(_ r: UnsafeMutablePointer<push_result>, from slot: UnsafeMutablePointer<Slot>) {
         r.initialize(to: push_result())
         r.pointee.struct_size = UInt32(MemoryLayout<push_result>.size)
-        r.pointee.outcome = slot.pointee.outcome
-        r.pointee.status = slot.pointee.status
-        r.pointee.reason = slot.pointee.reason
-        r.pointee.tag = slot.pointee.tag
-        r.pointee.timestamp_ms = slot.pointee.timestampMs
-        r.pointee.latency_us = slot.pointee.latencyUs
+        r.pointee.outcome = slot.pointee.answer.outcome
+        r.pointee.status = slot.pointee.answer.status
+        r.pointee.reason = slot.pointee.answer.reason
+        r.pointee.tag = slot.pointee.request.tag
+        r.pointee.timestamp_ms = slot.pointee.answer.timestampMs
+        r.pointee.latency_us = slot.pointee.answer.latencyUs
         // Writes the server said it never processed are not attempts that may have reached APNs.
-        let attempts = slot.pointee.attempts
-        r.pointee.attempts = attempts - min(slot.pointee.unprocessedWrites, attempts)
-        guard let buffer = slot.pointee.buffer else { return }
-        let uniqueLength = Int(slot.pointee.uniqueIdLength), textLength = Int(slot.pointee.reasonTextLength)
+        let attempts = slot.pointee.transmission.attempts
+        r.pointee.attempts = attempts - min(slot.pointee.transmission.unprocessedWrites, attempts)
+        guard let buffer = slot.pointee.storage.buffer else { return }
+        let uniqueLength = Int(slot.pointee.answer.uniqueIdLength), textLength = Int(slot.pointee.answer.reasonTextLength)
         withUnsafeMutableBytes(of: &r.pointee.apns_id) { d in
             d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.apnsId, count: 36))
         }

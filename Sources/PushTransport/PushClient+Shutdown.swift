@@ -20,7 +20,7 @@ extension PushClient {
             var index = conn.inFlightHead
             while index >= 0 {
                 let slot = slots[index]
-                let next = slot.pointee.next
+                let next = slot.pointee.links.next
                 conn.unlinkInFlight(index, slot)
                 queue.inFlightTotal -= 1
                 complete(index, outcome: .failed, status: 0, reason: .cancelledInFlight,
