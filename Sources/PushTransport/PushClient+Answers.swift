@@ -116,7 +116,7 @@ extension PushClient {
         switch reason.retryClass {
         case .backoff:
             conn.record.consecutiveServerErrors += 1
-            if conn.record.consecutiveServerErrors >= configuration.retireAfterServerErrors { retireByClient(conn) }
+            if conn.record.consecutiveServerErrors >= configuration.recovery.retireAfterServerErrors { retireByClient(conn) }
         case .token:
             // ExpiredProviderToken: a token APNs calls expired is useless whatever its age: sign a
             // new one once; if that one is refused too, the clock is the likely cause: say so and

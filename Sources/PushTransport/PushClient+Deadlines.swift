@@ -75,9 +75,9 @@ extension PushClient {
             // Connection attempts that take too long.
             let late = timers.connectTimedOut(now: now, startedNanos: conn.startedNanos)
             if late && (conn.phase == .connecting || conn.phase == .handshaking || conn.phase == .tunneling) {
-                conn.close(TransportError(.connect, "connecting to \(configuration.host):\(configuration.port) timed out"))
+                conn.close(TransportError(.connect, "connecting to \(configuration.endpoint.host):\(configuration.endpoint.port) timed out"))
             } else if late && conn.state.phase == .awaitingSettings {
-                conn.close(TransportError(.protocolError, "the server sent no HTTP/2 SETTINGS within \(configuration.connectTimeoutMillis) ms of the TLS handshake"))
+                conn.close(TransportError(.protocolError, "the server sent no HTTP/2 SETTINGS within \(configuration.timing.connectTimeoutMillis) ms of the TLS handshake"))
             }
         }
     }

@@ -15,7 +15,7 @@ extension PushClient {
     /// `now` may be passed by a caller that has just read the clock (per answer, it shows).
     func complete(_ index: Int32, outcome: Outcome, status: Int32, reason: APNsReason, text: String?,
                   now given: UInt64? = nil) {
-        let now = given ?? configuration.clock.monotonicNanos()
+        let now = given ?? configuration.timing.clock.monotonicNanos()
         let slot = slots[index]
         if slot.pointee.transmission.attempts == 0 && !slot.pointee.request.hasCallerApnsId {
             // Never sent, so never given an apns-id: results always carry one.
@@ -105,7 +105,7 @@ extension PushClient {
     /// Hands finished notifications to pollers (one lock for the whole batch).
     func publish() {
         if outbox.finished.isEmpty && outbox.counters == ClientCounters() && outbox.latencies.total == 0 { return }
-        if let callback = configuration.resultCallback {
+        if let callback = configuration.callbacks.result {
             deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer)
         }
         let newResults = !outbox.finished.isEmpty // (empty after a callback took them)

@@ -50,7 +50,7 @@ extension PushClient {
             // 2. Fill them outside the lock.
             var filled = SlotList()
             var failure: ClientError?
-            let now = configuration.clock.monotonicNanos() // the deadline counts from here
+            let now = configuration.timing.clock.monotonicNanos() // the deadline counts from here
             while !taken.isEmpty {
                 let index = taken.head
                 if let violation = fill(slot: slots[index], from: NotificationRecord.at(notifications, done, stride: stride), now: now) {
@@ -72,10 +72,10 @@ extension PushClient {
                     var index = filled.head
                     while index >= 0 {
                         let slot = slots[index]
-                        PushClient.markCancelled(slot, now: configuration.clock.monotonicNanos())
+                        PushClient.markCancelled(slot, now: configuration.timing.clock.monotonicNanos())
                         index = slot.pointee.links.next
                     }
-                    if configuration.resultCallback == nil {
+                    if configuration.callbacks.result == nil {
                         h.completions.splice(&filled, in: slots)
                         if h.waiters > 0 { waiters.broadcast() }
                         signalResults = true
@@ -91,7 +91,7 @@ extension PushClient {
             }
             if wake { loop.wake() }
             if signalResults { resultSignal?.notify() }
-            if let callback = configuration.resultCallback, !lateForCallback.isEmpty {
+            if let callback = configuration.callbacks.result, !lateForCallback.isEmpty {
                 // Rare: delivered on this thread, since the I/O thread has finished.
                 let buffer = UnsafeMutablePointer<push_result>.allocate(capacity: PushClient.callbackBatch)
                 deliver(&lateForCallback, to: callback, buffer: buffer)
@@ -265,7 +265,7 @@ extension PushClient {
     /// A descriptor that is readable while results are waiting (`ResultReadiness`), for event
     /// loops. Not available with a result callback (nothing is polled then).
     public func resultFileDescriptor() throws(ClientError) -> Int32 {
-        if configuration.resultCallback != nil {
+        if configuration.callbacks.result != nil {
             throw ClientError(.invalidArgument, "results go to the result callback: there is nothing to poll")
         }
         let fd = try readiness.descriptor()
@@ -387,7 +387,7 @@ extension PushClient {
             if let e = h.lastConnectionError, e.kind == .tls { return .some(ClientError(.tls, e.description)) }
             if CallerDeadline.passed(waitUntil) {
                 let detail = h.lastConnectionError.map { ": last attempt failed: \($0.description)" } ?? ""
-                return .some(ClientError(.timeout, "no connection to \(configuration.host):\(configuration.port) within \(timeoutMillis) ms" + detail))
+                return .some(ClientError(.timeout, "no connection to \(configuration.endpoint.host):\(configuration.endpoint.port) within \(timeoutMillis) ms" + detail))
             }
             return nil
         }
