@@ -205,18 +205,9 @@ extension PushClient {
         slot.pointee.request.tag = tag
         slot.pointee.request.submitNanos = now
         slot.pointee.request.deadlineNanos = now + constants.deadlineNanos
-        slot.pointee.transmission.attempts = 0
-        slot.pointee.transmission.unprocessedWrites = 0
-        slot.pointee.transmission.answeredAttempts = 0
-        slot.pointee.transmission.streamID = 0
-        slot.pointee.transmission.connection = -1
-        slot.pointee.answer.outcome = 0
-        slot.pointee.answer.status = 0
-        slot.pointee.answer.reason = 0
-        slot.pointee.answer.timestampMs = 0
-        slot.pointee.answer.bodyLength = 0
-        slot.pointee.answer.uniqueIdLength = 0
-        slot.pointee.answer.reasonTextLength = 0
+        // Whole groups, so that a field added to either starts clean too (constant stores).
+        slot.pointee.transmission = Slot.Transmission()
+        slot.pointee.answer = Slot.Answer()
     }
 
     /// A (pointer, length) pair of the C ABI; length 0 reads a NUL-terminated string. Nothing
