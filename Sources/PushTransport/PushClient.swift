@@ -29,6 +29,7 @@ public struct ClientConfiguration: Sendable {
     /// Where results and log events go.
     public var callbacks = Callbacks()
 
+    /// The defaults: production APNs on 443, no credentials yet (`set` or the groups add them).
     public init() {}
 
     /// Where to connect and whom to trust.
@@ -46,6 +47,7 @@ public struct ClientConfiguration: Sendable {
         /// Resolves the host (or the proxy's) on the client's resolver thread; tests substitute one.
         public var resolver: any AddressResolver = SystemResolver()
 
+        /// Production APNs (`api.push.apple.com:443`), the system trust store, no proxy.
         public init() {}
     }
 
@@ -80,6 +82,7 @@ public struct ClientConfiguration: Sendable {
         /// The password of `p12File` (`PUSH_OPT_P12_PASSWORD`; nil: none), cleared when freed.
         public var p12Password: SecretBytes?
 
+        /// No credentials: a client needs a token key or a certificate before it opens.
         public init() {}
     }
 
@@ -104,6 +107,7 @@ public struct ClientConfiguration: Sendable {
         /// Slots: queued + in flight + results not yet polled.
         public var queueCapacity = PushOption.queueCapacity.defaultInt
 
+        /// The defaults; those of options come from `PushOption` (Tables/options.tsv).
         public init() {}
     }
 
@@ -124,6 +128,7 @@ public struct ClientConfiguration: Sendable {
         /// time: `CallerDeadline`.)
         public var clock: any PushClock = SystemClock.shared
 
+        /// The defaults; those of options come from `PushOption` (Tables/options.tsv).
         public init() {}
     }
 
@@ -144,6 +149,7 @@ public struct ClientConfiguration: Sendable {
         /// Consecutive 5xx answers that make a connection suspect enough to retire.
         public var retireAfterServerErrors = 3
 
+        /// The defaults; those of options come from `PushOption` (Tables/options.tsv).
         public init() {}
     }
 
@@ -155,6 +161,7 @@ public struct ClientConfiguration: Sendable {
         /// Log events go to this callback (on the I/O thread); silent without one.
         public var log: LogCallback?
 
+        /// No callbacks: results wait for `poll`, log events go nowhere.
         public init() {}
     }
 }

@@ -72,7 +72,7 @@ public struct Slot {
     }
 
     /// Sending it: I/O thread only, once the slot is handed over (the sending thread zeroes it
-    /// before; the result reader reads `attempts` after).
+    /// before; the result reader reads `attempts` and `unprocessedWrites` after).
     struct Transmission {
         /// Payload bytes nghttp2 has taken of the current attempt.
         var payloadSent: Int32 = 0
