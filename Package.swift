@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
-        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "PushCore"]),
+        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "PushCore", "CHiredis"]),
         // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
         // so that a build of this one does not build them.
     ]

@@ -11,17 +11,20 @@
 # own and inside its EVALSHA), which is where a profile starts. Last line:
 #   swiftpush-worker-bench workers=W rate=R library_rate=L ratio=R/L lost=0 duplicates=D peak_rss_mb=M
 #
-# Knobs: BENCH_WORKERS ("1 2"): the worker counts to run. BENCH_RUNS (1): rounds; with more
+# Knobs: BENCH_OUTCOME_FORMAT (1): the workers' outcome_format (2: one outcomes entry per settled
+# batch, docs/worker.md). BENCH_WORKERS ("1 2"): the worker counts to run. BENCH_RUNS (1): rounds; with more
 # than one, every round runs everything again (load.c included) and the summary gives medians.
 # BENCH_AB ("name=CLI ..."): compare worker binaries in one run (an A/B of a hot-path change:
 # the rounds interleave the variants, so they share the machine's state); the default is the
-# RELEASE_DIR's own, named "this". The summary line is the first variant's.
+# RELEASE_DIR's own, named "this". A variant's CLI may end in @F to run it with outcome_format F
+# (e.g. BENCH_AB="f2=path/swiftpush-cli@2 f1=path/swiftpush-cli@1"). The summary line is the first variant's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: bench-worker.sh RELEASE_DIR PKI_DIR}" && pwd)
 pki=$(cd "${2:?}" && pwd)
 count=${BENCH_COUNT:-200000}
 runs=${BENCH_RUNS:-1}
+outcome_format=${BENCH_OUTCOME_FORMAT:-1}
 cli=$build/swiftpush-cli
 variants=${BENCH_AB:-this=$cli}
 source scripts/mock-ctl.sh
@@ -61,13 +64,22 @@ for i in range(int(sys.argv[1])):
                       "payload": {"aps": {"alert": "Hello from swiftpush"}, "pad": pad}}))
 PY
 
+# drained SHARD: every entry read and acknowledged (XINFO GROUPS: lag 0, pending 0); an entry is
+# acknowledged only with its outcome recorded, so this holds for either outcome format.
+drained() {
+  rcli XINFO GROUPS "push:{$1}" | awk 'prev == "pending" { p = $1 } prev == "lag" { l = $1 } { prev = $1 }
+    END { exit !(p == "0" && l == "0") }'
+}
+
 # drain VARIANT CLI WORKERS ROUND: enqueues the entries on a fresh shard and drains them with
 # WORKERS workers of CLI; prints the figures and appends "VARIANT WORKERS rate lost dups rss".
 drain() {
-  local variant=$1 wcli=$2 workers=$3 round=$4
+  local variant=$1 wcli=${2%@*} workers=$3 round=$4 outcome_format=$outcome_format
+  [ "$2" != "$wcli" ] && outcome_format=${2##*@}
   local shard=$variant-w$workers-r$round
   cat > "$out/$shard.json" <<JSON
 {"redis": {"host": "127.0.0.1", "port": $redis_port}, "shard": "$shard", "max_in_flight": 10000, "batch": 1000,
+ "outcome_format": $outcome_format,
  "apps": {"bench": {"key_file": "$pki/AuthKey_TESTKEY001.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456",
                     "host": "localhost", "port": $port, "ca_file": "$pki/ca.pem", "topics": ["com.example.app"],
                     "connections": 1}}}
@@ -82,7 +94,7 @@ JSON
     ${WORKER_RUNNER:-} "$wcli" worker --config "$out/$shard.json" --consumer "w$w" --quiet 2> "$out/w$w.err" &
     WORKERS="$WORKERS $!"
   done
-  until [ "$(rcli XLEN "outcomes:{$shard}")" -ge "$count" ]; do
+  until drained "$shard"; do
     for p in $WORKERS; do kill -0 "$p" 2>/dev/null || { cat "$out"/w*.err; echo "a worker died"; exit 1; }; done
     sleep 0.05
   done
@@ -104,7 +116,9 @@ print("  Redis usec per notification by command: " + ", ".join(
     f"{name} {usec / n:.2f} ({calls} calls)" for name, calls, usec in sorted(rows, key=lambda r: -r[2]) if usec / n >= 0.01))
 ' "$count"
   local last_ms lost duplicates
-  last_ms=$(rcli XREVRANGE "outcomes:{$shard}" + - COUNT 1 | head -1 | cut -d- -f1)
+  # Taken whole before sed reads it: a format-2 entry is large, and head's early exit would cut
+  # redis-cli short with SIGPIPE (fatal under pipefail).
+  last_ms=$(sed -n '1s/-.*//p' <<< "$(rcli XREVRANGE "outcomes:{$shard}" + - COUNT 1)")
   "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard "$shard" --json > "$out/$shard.outcomes"
   read -r lost duplicates <<< "$(python3 - "$out/$shard.outcomes" "$count" <<'PY'
 import json, sys

@@ -5,25 +5,25 @@
 /// `\u00XX`) and U+2028/U+2029 (legal in JSON but line terminators in JavaScript, where payloads
 /// end up more often than one would think). Every other character stays UTF-8 as it is: APNs
 /// counts bytes, and `\uXXXX` would triple the size of non-Latin text.
-struct PayloadJSONWriter {
-    private(set) var bytes: [UInt8] = []
+package struct PayloadJSONWriter {
+    package private(set) var bytes: [UInt8] = []
     /// Per open object: whether no member has been written yet.
     private var empty: [Bool] = []
 
-    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
-    mutating func beginObject() {
+    package mutating func beginObject() {
         bytes.append(UInt8(ascii: "{"))
         empty.append(true)
     }
 
-    mutating func endObject() {
+    package mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         empty.removeLast()
     }
 
     /// Starts a member: a comma when needed, the key and the colon.
-    mutating func key(_ key: String) {
+    package mutating func key(_ key: String) {
         if empty[empty.count - 1] {
             empty[empty.count - 1] = false
         } else {
@@ -33,12 +33,12 @@ struct PayloadJSONWriter {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { Self.appendString($0, to: &bytes) }
     }
 
-    mutating func strings(_ values: [String]) {
+    package mutating func strings(_ values: [String]) {
         bytes.append(UInt8(ascii: "["))
         for (i, v) in values.enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -47,29 +47,38 @@ struct PayloadJSONWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    mutating func integer(_ value: Int64) {
+    package mutating func integer(_ value: Int64) {
         bytes.append(contentsOf: String(value).utf8)
     }
 
     /// A finite double in Swift's shortest round-trip form ("0.5", "1.0", "1e-05"), which is
     /// valid JSON. Callers check the range first, so NaN and infinities never get here.
-    mutating func double(_ value: Double) {
+    package mutating func double(_ value: Double) {
         precondition(value.isFinite, "JSON has no NaN or infinity")
         bytes.append(contentsOf: (value == 0 ? 0 : value).description.utf8)
     }
 
-    mutating func raw(_ value: [UInt8]) {
+    package mutating func raw(_ value: [UInt8]) {
         bytes.append(contentsOf: value)
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends `utf8` (valid UTF-8) as a quoted JSON string.
-    static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    package static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var i = 0
         let n = utf8.count
         while i < n {
+            // Runs that need no escaping (nearly every byte of ids, tokens and texts) are copied
+            // whole rather than byte by byte.
+            var end = i
+            while end < n && !needsEscape(utf8[end]) { end += 1 }
+            if end > i {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[i..<end]))
+                i = end
+                continue
+            }
             let c = utf8[i]
             switch c {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(c)
@@ -94,6 +103,13 @@ struct PayloadJSONWriter {
             i += 1
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether byte `c` may need escaping: `"`, `\`, a control character, or 0xE2 (which starts
+    /// U+2028 and U+2029, escaped, as well as other characters, copied).
+    @inline(__always)
+    private static func needsEscape(_ c: UInt8) -> Bool {
+        c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c == 0xE2
     }
 
     /// The offset of the first byte that is not valid UTF-8, or nil (`UTF8Validation`).

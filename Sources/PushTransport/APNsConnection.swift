@@ -27,32 +27,17 @@ protocol ConnectionEvents: AnyObject {
     func connectionClosed(_ conn: APNsConnection, error: TransportError?)
 }
 
-/// What the owner of a connection notes about it for its own decisions (back-off, retirement,
-/// the token a request carried); the connection itself only sets `everEstablished`.
+/// What the owner of a connection keeps beside its `ConnectionState` for its own bookkeeping:
+/// nothing here decides a transition (that is the state's), these are the back-off's ticket,
+/// the addresses still to try and the token its requests carried.
 struct ConnectionRecord {
-    /// Whether TLS and HTTP/2 came up (a failure before that is a failed connection attempt).
-    var everEstablished = false
-    /// Whether any notification was accepted on it: only then is a lost connection replaced at
-    /// once; one that dies before (a refused certificate, a broken proxy) backs off like a
-    /// failed attempt, so a misconfiguration never becomes a tight reconnect loop.
-    var hadSuccess = false
-    /// Some stream on it got an answer that was not a credential refusal.
-    var answered = false
-    /// Some notification was written to it.
-    var sentAny = false
-    /// A credential refusal on it was counted as a failed attempt (once per connection).
-    var refusalCounted = false
     /// It was started as the back-off's probe (`ReconnectSchedule.beginAttempt`): its end
     /// without failure lets the next attempt go.
     var isProbe = false
-    /// We retired it (not a GOAWAY): its end is not a connection error.
-    var retiredByClient = false
     /// Addresses of the same resolution still to try if this one's TCP connect fails.
     var fallbackAddresses: [SocketConnect.Address] = []
     /// The provider token generation of the last request submitted on it.
     var tokenGeneration = 0
-    /// 5xx answers in a row (a suspect connection is retired after a few).
-    var consecutiveServerErrors = 0
 }
 
 /// One client connection to APNs: TLS + an nghttp2 client session, carrying many notifications
@@ -71,21 +56,17 @@ final class APNsConnection: TLSH2Socket {
     let authority: UnsafeRawBufferPointer
     /// Position in the client's pool.
     let poolIndex: Int
-    /// Rules: stream limits, GOAWAY, retirement.
+    /// Its phase and every decision about its fate (stream limits, GOAWAY, retirement, PINGs,
+    /// timeouts, how its end counts); the owner performs the actions it returns.
     var state: ConnectionState
-    /// Head of the doubly linked list of in-flight slots.
-    var inFlightHead: Int32 = -1
-    /// No stream linked in flight since the last deadline scan has an earlier deadline (a
-    /// lower bound: answered streams leave it low); the scan skips the list while `now` is below.
-    var inFlightEarliestDeadline: UInt64 = .max
+    /// Its streams in flight, linked through their slots.
+    var inFlightSlots = InFlightList()
     /// The stream whose response headers are being read, and its slot: an answer's 2–3
     /// header callbacks look the stream up in nghttp2's map once instead of each (a cache miss
     /// each with a thousand streams open). Stream ids are never reused within a session; a
     /// stream that is cancelled or closed is forgotten here (`cancel`, `onStreamClose`).
     var headerStreamID: Int32 = 0
     var headerSlotIndex: Int32 = -1
-    /// When the connection was started (the client clock's monotonic ns).
-    let startedNanos: UInt64
     /// Memory for this connection's nghttp2 session (see pool_alloc.c).
     private let sessionPool: OpaquePointer? = swiftpush_pool_new()
     /// Scratch header array reused by every request (nghttp2 copies what it must at submit).
@@ -98,20 +79,18 @@ final class APNsConnection: TLSH2Socket {
     var refilledSinceFlush = 0
     /// Refilled streams that are written at once, without waiting for the end of the read.
     static let refillFlushThreshold = 64
-    /// When the outstanding health PING was sent (0: none outstanding).
-    var pingSentNanos: UInt64 = 0
 
     init(events: any ConnectionEvents, slots: SlotTable, authority: UnsafeRawBufferPointer, loop: EventLoop, clock: any PushClock,
-         poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int) {
+         poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int, retireAfterServerErrors: Int) {
         self.events = events
         self.slots = slots
         self.authority = authority
         self.poolIndex = poolIndex
-        self.state = ConnectionState(localMaxStreams: localMaxStreams, timeoutsBeforeRetirement: retireAfterTimeouts)
-        self.startedNanos = clock.monotonicNanos()
+        self.state = ConnectionState(localMaxStreams: localMaxStreams, timeoutsBeforeRetirement: retireAfterTimeouts,
+                                     serverErrorsBeforeRetirement: retireAfterServerErrors, startedNanos: clock.monotonicNanos())
         nv = .allocate(capacity: Self.maxHeaders)
         nv.initialize(repeating: nghttp2_nv(), count: Self.maxHeaders)
-        super.init(loop: loop, fd: fd, ssl: ssl, phase: .connecting, clock: clock)
+        super.init(loop: loop, fd: fd, ssl: ssl, clock: clock)
     }
 
     deinit {
@@ -122,6 +101,14 @@ final class APNsConnection: TLSH2Socket {
             self.session = nil
         }
         swiftpush_pool_delete(sessionPool)
+    }
+
+    override func didConnectTCP(throughProxy: Bool) {
+        state.tcpConnected(throughProxy: throughProxy)
+    }
+
+    override func didOpenTunnel() {
+        state.tunnelOpened()
     }
 
     override func didCompleteHandshake() throws(TransportError) {
@@ -163,7 +150,6 @@ final class APNsConnection: TLSH2Socket {
 
     /// The server's first SETTINGS frame: the connection is ready (wakes waitUntilConnected).
     func becameReady() {
-        record.everEstablished = true
         events.connectionEstablished(self)
     }
 
@@ -243,11 +229,10 @@ final class APNsConnection: TLSH2Socket {
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
     }
 
-    /// Sends a health PING; `pingSentNanos` stays set until its ACK arrives.
-    func sendPing(now: UInt64) {
+    /// Sends a health PING (the state noted when; its ACK clears that, `pingAcknowledged`).
+    func sendPing() {
         guard let session else { return }
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-        pingSentNanos = now
         flush()
     }
 
@@ -255,24 +240,6 @@ final class APNsConnection: TLSH2Socket {
     func sendGoaway() {
         guard let session else { return }
         nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
-    }
-
-    // MARK: - In-flight list
-
-    func linkInFlight(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
-        inFlightEarliestDeadline = min(inFlightEarliestDeadline, slot.pointee.request.deadlineNanos)
-        slot.pointee.links.prev = -1
-        slot.pointee.links.next = inFlightHead
-        if inFlightHead >= 0 { slots[inFlightHead].pointee.links.prev = index }
-        inFlightHead = index
-    }
-
-    func unlinkInFlight(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>) {
-        let p = slot.pointee.links.prev, n = slot.pointee.links.next
-        if p >= 0 { slots[p].pointee.links.next = n } else { inFlightHead = n }
-        if n >= 0 { slots[n].pointee.links.prev = p }
-        slot.pointee.links.prev = -1
-        slot.pointee.links.next = -1
     }
 }
 
@@ -392,7 +359,7 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { session, frame, 
         let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
         conn.events.settingsReceived(on: conn, maxConcurrentStreams: limit)
     case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
-        conn.pingSentNanos = 0
+        conn.state.pingAcknowledged()
     case NGHTTP2_GOAWAY.rawValue:
         let g = frame.pointee.goaway
         var reason: String?

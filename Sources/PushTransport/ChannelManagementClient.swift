@@ -238,7 +238,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
         let ssl = try tls.clientSSL(fd: fd, host: host)
         // Management calls block their caller in real time, like a send waiting for room
         // (CallerDeadline): their connection, waits and back-off read the real clock.
-        let conn = ChannelConnection(loop: loop, fd: fd, ssl: ssl, phase: .connecting, clock: SystemClock.shared)
+        let conn = ChannelConnection(loop: loop, fd: fd, ssl: ssl, clock: SystemClock.shared)
         conn.tunnel.request = tunnelRequest
         return conn
     }

@@ -23,56 +23,57 @@ extension PushClient {
     func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
         outbox.counters.goaways += 1
         queue.lastGoawayReason = reason ?? String(cString: nghttp2_http2_strerror(errorCode))
-        let action = conn.state.goawayReceived(lastStreamID: lastStreamID, reason: reason)
-        retire(conn, action: action)
+        perform(conn.state.goawayReceived(lastStreamID: lastStreamID, reason: reason), on: conn)
     }
 
     /// A stream ended: accepted, an error answer (finishRejected), refused (resent), or reset.
+    /// The notification's fate is `RetryPolicy`'s (`settle`), the connection's is its state's
+    /// (the action performed last); the side effects on the client are made here.
     func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32) {
         let slot = slots[index]
-        conn.unlinkInFlight(index, slot)
+        conn.inFlightSlots.unlink(index, slot, in: slots)
         queue.inFlightTotal -= 1
         let status = slot.pointee.answer.status
-        let action = conn.state.streamClosed(answered: status != 0)
         // Answers end streams while their bytes are read: the read's time is the answer's.
         let now = conn.lastInputNanos
         if status != 0 {
             outbox.latencies.record(micros: Int64((now &- slot.pointee.request.submitNanos) / 1000))
         }
+        let action: ConnectionState.Action
         if status == 200 {
-            conn.record.answered = true
-            conn.record.consecutiveServerErrors = 0
-            if !conn.record.hadSuccess || pool.mayBeBackingOff {
+            let firstSuccess = !conn.state.history.hadSuccess
+            action = conn.state.streamEnded(.accepted)
+            if firstSuccess || pool.mayBeBackingOff {
                 // Once per connection (cheap): an accepted notification ends any back-off and
                 // shows the token it carried is good.
-                conn.record.hadSuccess = true
                 pool.mayBeBackingOff = false
                 reconnect.succeeded()
                 token?.accepted(generation: conn.record.tokenGeneration)
             }
-            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
+            settle(index, slot, after: .accepted, status: 200, reason: .none, text: nil, now: now)
         } else if status != 0 {
-            finishRejected(index, slot, status: status, on: conn, now: now)
-        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            // Refused streams were not processed (RFC 9113 §8.7): safe to send again, within the
-            // deadline; this does not spend the retry budget.
-            if slot.pointee.transmission.attempts < RetryPolicy.maxWrites && now < slot.pointee.request.deadlineNanos {
-                requeue(index, slot, processed: false)
-            } else {
-                let goaway = conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""
-                complete(index, outcome: .failed, status: 0, reason: .protocolError,
-                         text: "stream refused by the server \(slot.pointee.transmission.attempts) times" + goaway)
-            }
+            action = finishRejected(index, slot, status: status, on: conn, now: now)
         } else {
-            let name = String(cString: nghttp2_http2_strerror(errorCode))
-            complete(index, outcome: .failed, status: 0, reason: .protocolError, text: "stream reset by the server: \(name)")
+            action = conn.state.streamEnded(.unanswered)
+            if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
+                // Refused streams were not processed (RFC 9113 §8.7): safe to send again.
+                settle(index, slot, after: .unprocessed, status: 0, reason: .protocolError,
+                       text: "stream refused by the server \(slot.pointee.transmission.attempts) times" + (conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""),
+                       now: now)
+            } else {
+                settle(index, slot, after: .unanswered, status: 0, reason: .protocolError,
+                       text: "stream reset by the server: " + String(cString: nghttp2_http2_strerror(errorCode)), now: now)
+            }
         }
-        if action == .close { conn.requestClose(nil) }
+        perform(action, on: conn)
     }
 
     /// An error answer: retried when its reason's class allows and the attempt budget and
     /// deadline leave room (apns.md, "Retry guidance"), otherwise the final REJECTED outcome.
-    func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection, now: UInt64) {
+    /// Returns what the answer means for its connection (`ConnectionState.streamEnded`), for the
+    /// caller to perform once the notification is settled.
+    func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection,
+                        now: UInt64) -> ConnectionState.Action {
         let body = UnsafeRawBufferPointer(start: slot.pointee.storage.buffer! + SlotLayout.body, count: Int(slot.pointee.answer.bodyLength))
         let parsed = APNsResponse.parseErrorBody(body)
         var reason = parsed?.reason ?? .unknown
@@ -88,11 +89,29 @@ extension PushClient {
         let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
         slot.pointee.answer.timestampMs = parsed?.timestampMs ?? 0
         slot.pointee.transmission.answeredAttempts += 1
-        if !reason.isConnectionRefusal { conn.record.answered = true }
-        answerAffectsConnection(reason, text: text, on: conn, now: now)
-        let decision = constants.retryPolicy.decide(reason: reason, answered: slot.pointee.transmission.answeredAttempts, writes: slot.pointee.transmission.attempts,
-                                          now: now, deadline: slot.pointee.request.deadlineNanos, unit: Double.random(in: 0..<1))
+        let action = conn.state.streamEnded(.rejected(reason))
+        answerAffectsClient(reason, text: text, on: conn, now: now)
+        settle(index, slot, after: .rejected(reason), status: status, reason: reason,
+               text: (reason == .expiredProviderToken ? queue.clockSuspectText : nil) ?? text, now: now)
+        return action
+    }
+
+    /// Ends one attempt of the notification in `index`: `RetryPolicy` decides what becomes of it
+    /// (the one rule for every answer path: accepted, an error answer, refused, reset, timed
+    /// out, its connection lost), and this carries the decision out in one place: the outcome,
+    /// or the list it waits in to be sent again. `status`, `reason` and `text` are the outcome's
+    /// when the decision is final (an error answer's, or why it FAILED); `text` is built only then.
+    func settle(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, after end: RetryPolicy.AttemptEnd, status: Int32,
+                reason: APNsReason, text: @autoclosure () -> String?, now: UInt64) {
+        let decision = constants.retryPolicy.decide(end, answered: slot.pointee.transmission.answeredAttempts, writes: slot.pointee.transmission.attempts,
+                                                    now: now, deadline: slot.pointee.request.deadlineNanos, unit: Double.random(in: 0..<1))
         switch decision {
+        case .accept:
+            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
+        case .reject:
+            complete(index, outcome: .rejected, status: status, reason: reason, text: text(), now: now)
+        case .fail:
+            complete(index, outcome: .failed, status: 0, reason: reason, text: text(), now: now)
         case .retryAfter(let delay):
             outbox.counters.resent += 1
             slot.pointee.answer.reason = reason.rawValue
@@ -102,21 +121,17 @@ extension PushClient {
             // this answer, see expireQueued).
             slot.pointee.answer.reason = reason.rawValue
             requeue(index, slot, processed: true)
-        case .reject:
-            let finalText = (reason == .expiredProviderToken ? queue.clockSuspectText : nil) ?? text
-            complete(index, outcome: .rejected, status: status, reason: reason, text: finalText, now: now)
+        case .resend:
+            requeue(index, slot, processed: false)
         }
     }
 
-    /// What an error answer says about its connection and the client's credentials, whatever
-    /// becomes of the notification (`RetryPolicy`): 5xx make a connection suspect, an expired
-    /// token is re-signed once (or the clock named), credential refusals make the client back
-    /// off, and a connection APNs will not use any more is retired.
-    private func answerAffectsConnection(_ reason: APNsReason, text: String, on conn: APNsConnection, now: UInt64) {
+    /// What an error answer means for the client's credentials, whatever becomes of the
+    /// notification (`RetryPolicy`) and of the connection (`ConnectionState.streamEnded`, which
+    /// counts 5xx and retires): an expired token is re-signed once (or the clock named), and
+    /// credential refusals make the client back off.
+    private func answerAffectsClient(_ reason: APNsReason, text: String, on conn: APNsConnection, now: UInt64) {
         switch reason.retryClass {
-        case .backoff:
-            conn.record.consecutiveServerErrors += 1
-            if conn.record.consecutiveServerErrors >= configuration.recovery.retireAfterServerErrors { retireByClient(conn) }
         case .token:
             // ExpiredProviderToken: a token APNs calls expired is useless whatever its age: sign a
             // new one once; if that one is refused too, the clock is the likely cause: say so and
@@ -128,15 +143,13 @@ extension PushClient {
             case .alreadyReplaced: break
             }
             connectionRefused(conn, text: queue.clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
-            retireByClient(conn)
         case .connection:
             // TooManyProviderTokenUpdates (a refusal of the credentials too) / IdleTimeout.
             if reason.isConnectionRefusal { connectionRefused(conn, text: "APNs refused the connection: \(text)", now: now) }
-            retireByClient(conn)
         case .refused:
             // Credentials APNs will not accept (InvalidProviderToken, BadCertificate...).
             connectionRefused(conn, text: "APNs refused the credentials: \(text)", now: now)
-        case .later, .never, .unknown, .local:
+        case .backoff, .later, .never, .unknown, .local:
             break
         }
     }

@@ -49,36 +49,27 @@ extension PushClient {
         // (Delayed retries need no scan: one is delayed only when it is due before its deadline.)
         // In-flight streams with no answer in time: reset them; the result is unknown.
         for conn in pool.connections.compactMap({ $0 }) + pool.retiring {
-            var index = ClientTimers.isDue(conn.inFlightEarliestDeadline, now: now) ? conn.inFlightHead : -1
-            if index >= 0 { conn.inFlightEarliestDeadline = .max }
+            var index = ClientTimers.isDue(conn.inFlightSlots.earliestDeadline, now: now) ? conn.inFlightSlots.head : -1
+            if index >= 0 { conn.inFlightSlots.earliestDeadline = .max }
             var expired = false
             while index >= 0 {
                 let slot = slots[index]
                 let next = slot.pointee.links.next
                 if !ClientTimers.isDue(slot.pointee.request.deadlineNanos, now: now) {
-                    conn.inFlightEarliestDeadline = min(conn.inFlightEarliestDeadline, slot.pointee.request.deadlineNanos)
+                    conn.inFlightSlots.earliestDeadline = min(conn.inFlightSlots.earliestDeadline, slot.pointee.request.deadlineNanos)
                 } else {
-                    conn.unlinkInFlight(index, slot)
+                    conn.inFlightSlots.unlink(index, slot, in: slots)
                     queue.inFlightTotal -= 1
                     conn.cancel(streamID: slot.pointee.transmission.streamID)
-                    complete(index, outcome: .failed, status: 0, reason: .timeout, text: "no answer within the deadline")
-                    let action = conn.state.streamTimedOut()
-                    if action != .none {
-                        conn.record.retiredByClient = true
-                        retire(conn, action: action)
-                    }
+                    settle(index, slot, after: .unanswered, status: 0, reason: .timeout, text: "no answer within the deadline", now: now)
+                    perform(conn.state.streamTimedOut(), on: conn)
                     expired = true
                 }
                 index = next
             }
             if expired { conn.flush() }
             // Connection attempts that take too long.
-            let late = timers.connectTimedOut(now: now, startedNanos: conn.startedNanos)
-            if late && (conn.phase == .connecting || conn.phase == .handshaking || conn.phase == .tunneling) {
-                conn.close(TransportError(.connect, "connecting to \(configuration.endpoint.host):\(configuration.endpoint.port) timed out"))
-            } else if late && conn.state.phase == .awaitingSettings {
-                conn.close(TransportError(.protocolError, "the server sent no HTTP/2 SETTINGS within \(configuration.timing.connectTimeoutMillis) ms of the TLS handshake"))
-            }
+            perform(conn.state.checkConnectTimeout(now: now, timers: timers), on: conn)
         }
     }
 }

@@ -68,8 +68,7 @@ extension PushClient {
             slot.pointee.transmission.connection = Int32(conn.poolIndex)
             slot.pointee.transmission.attempts += 1
             outbox.counters.sent += 1
-            conn.record.sentAny = true
-            conn.linkInFlight(index, slot)
+            conn.inFlightSlots.link(index, slot, in: slots)
             conn.state.streamOpened()
             queue.inFlightTotal += 1
             room -= 1

@@ -92,7 +92,7 @@ extension PushClient {
         for conn in pool.connections.compactMap({ $0 }) + pool.retiring {
             let state: Int32
             switch conn.state.phase {
-            case .connecting, .awaitingSettings: state = 1; p.connectionsOpening += 1
+            case .connecting, .tunneling, .handshaking, .awaitingSettings: state = 1; p.connectionsOpening += 1
             case .ready: state = 2; p.connectionsOpen += 1
             case .draining: state = 3
             case .closed: continue

@@ -125,7 +125,8 @@ extension PushClient {
         let conn = APNsConnection(events: self, slots: slots, authority: constants.authority, loop: loop, clock: configuration.timing.clock,
                                   poolIndex: poolIndex, fd: fd, ssl: ssl,
                                   localMaxStreams: configuration.pool.maxStreamsPerConnection,
-                                  retireAfterTimeouts: configuration.recovery.retireAfterTimeouts)
+                                  retireAfterTimeouts: configuration.recovery.retireAfterTimeouts,
+                                  retireAfterServerErrors: configuration.recovery.retireAfterServerErrors)
         conn.tunnel.request = pool.tunnelRequest
         conn.record.fallbackAddresses = order
         return conn
@@ -152,9 +153,8 @@ extension PushClient {
     /// A connection-level refusal answered on `conn` (a credential rejection): the client backs
     /// off (once per connection) and `text` becomes the last connection error.
     func connectionRefused(_ conn: APNsConnection, text: String, now: UInt64) {
-        guard !conn.record.refusalCounted else { return }
-        conn.record.refusalCounted = true
-        let delay = reconnect.failed(now: now, startedNanos: conn.startedNanos)
+        guard conn.state.countRefusal() else { return }
+        let delay = reconnect.failed(now: now, startedNanos: conn.state.startedNanos)
         pool.mayBeBackingOff = true
         logAttemptFailed(TransportError(.closed, text), delayNanos: delay)
         handoff.withLockNotifying { h, waiters in
@@ -190,27 +190,25 @@ extension PushClient {
     func connectionClosed(_ conn: APNsConnection, error: TransportError?) {
         // Account for every stream still open on it.
         let now = configuration.timing.clock.monotonicNanos()
-        var index = conn.inFlightHead
+        var index = conn.inFlightSlots.head
         while index >= 0 {
             let slot = slots[index]
             let next = slot.pointee.links.next
             slot.pointee.links.next = -1
             slot.pointee.links.prev = -1
             queue.inFlightTotal -= 1
-            if conn.state.wasUnprocessed(streamID: slot.pointee.transmission.streamID)
-                && slot.pointee.transmission.attempts < RetryPolicy.maxWrites && now < slot.pointee.request.deadlineNanos {
-                requeue(index, slot, processed: false)
-            } else {
-                var text = error?.description ?? "the connection closed before the answer arrived"
-                if let goaway = conn.state.goawayReason { text = "after GOAWAY (\(goaway)): " + text }
-                complete(index, outcome: .failed, status: 0, reason: .connectionLost, text: text)
-            }
+            // Streams above a GOAWAY's last-stream-id were never processed; the others may have been.
+            settle(index, slot, after: conn.state.wasUnprocessed(streamID: slot.pointee.transmission.streamID) ? .unprocessed : .unanswered,
+                   status: 0, reason: .connectionLost,
+                   text: (conn.state.goawayReason.map { "after GOAWAY (\($0)): " } ?? "")
+                       + (error?.description ?? "the connection closed before the answer arrived"),
+                   now: now)
             index = next
         }
-        conn.inFlightHead = -1
+        conn.inFlightSlots = InFlightList()
         if pool.connections[conn.poolIndex] === conn {
             pool.connections[conn.poolIndex] = nil
-            if error?.kind == .connect && !conn.reachedTLS && !conn.record.fallbackAddresses.isEmpty {
+            if error?.kind == .connect && !conn.state.reachedTCP && !conn.record.fallbackAddresses.isEmpty {
                 // The TCP connect to this address failed: the same answer's next address first,
                 // before counting a failure.
                 if let next = try? startConnection(poolIndex: conn.poolIndex, addresses: conn.record.fallbackAddresses, rotate: false) {
@@ -221,20 +219,19 @@ extension PushClient {
             }
         }
         pool.retiring.removeAll { $0 === conn }
-        if conn.record.hadSuccess || conn.record.refusalCounted {
-            // Success reset the back-off; a refusal already counted as this attempt's failure.
-        } else if !conn.record.everEstablished || (conn.record.sentAny && !conn.record.answered) {
-            // Refused before it could be used: no SETTINGS, or no answer to what it was sent.
-            connectionAttemptFailed(startedNanos: conn.startedNanos,
+        switch conn.state.ending {
+        case .counted:
+            break // success reset the back-off; a refusal already counted as this attempt's failure
+        case .failedAttempt:
+            connectionAttemptFailed(startedNanos: conn.state.startedNanos,
                                     error: error ?? TransportError(.closed, "the server closed the connection before answering"),
                                     now: now)
-        } else if conn.record.isProbe {
-            // An ordinary end (idle close, GOAWAY after answers): not a refusal.
-            reconnect.probeEnded()
+        case .ordinary:
+            if conn.record.isProbe { reconnect.probeEnded() }
         }
-        if conn.record.everEstablished {
+        if conn.state.everEstablished {
             let how = error.map { "closed: \($0.description)" } ?? "closed"
-            log(error == nil || conn.record.retiredByClient ? .info : .warning, .closed,
+            log(error == nil || conn.state.history.retiredByClient ? .info : .warning, .closed,
                 "connection to \(configuration.endpoint.host):\(configuration.endpoint.port) \(how)"
                 + (conn.state.goawayReason.map { " (after GOAWAY: \($0))" } ?? ""))
             // Ordinary closes (ours, an orderly GOAWAY drain) are not connection errors; an
@@ -243,45 +240,9 @@ extension PushClient {
             if let e = error, let goaway = conn.state.goawayReason { reported = TransportError(e.kind, "after GOAWAY (\(goaway)): " + e.description) }
             handoff.withLock { h in
                 h.openConnections -= 1
-                if let reported, !conn.record.retiredByClient, !conn.record.refusalCounted { h.lastConnectionError = reported }
+                if let reported, conn.state.endIsConnectionError { h.lastConnectionError = reported }
             }
             refreshPublishedState()
-        }
-    }
-
-    /// The client stops using `conn` (timeouts, 5xx, a refusal, stream ids used up): it takes
-    /// no new streams, drains, and its end is not reported as a connection error.
-    func retireByClient(_ conn: APNsConnection) {
-        if !conn.record.retiredByClient && conn.state.isActive {
-            log(.info, .retired, "connection to \(configuration.endpoint.host):\(configuration.endpoint.port) retired (pool position \(conn.poolIndex)): it takes no new notifications")
-        }
-        conn.record.retiredByClient = true
-        retire(conn, action: conn.state.retire())
-    }
-
-    /// Moves a connection out of the pool (it takes no new streams) so that its position
-    /// reconnects (at once, unless the client is backing off).
-    func retire(_ conn: APNsConnection, action: ConnectionState.Action) {
-        if pool.connections[conn.poolIndex] === conn {
-            pool.connections[conn.poolIndex] = nil
-            pool.retiring.append(conn)
-        }
-        if action == .close { conn.requestClose(nil) }
-    }
-
-
-    /// Health: an idle connection gets a PING; one whose PING goes unanswered is closed (its
-    /// streams end as connection lost, its position reconnects).
-    func checkHealth(now: UInt64) {
-        let timers = self.timers
-        guard timers.idlePingNanos > 0 else { return }
-        for conn in pool.connections.compactMap({ $0 }) + pool.retiring where conn.phase == .open {
-            switch timers.health(now: now, lastInputNanos: conn.lastInputNanos, pingSentNanos: conn.pingSentNanos) {
-            case .fine: break
-            case .sendPing: conn.sendPing(now: now)
-            case .pingUnanswered:
-                conn.close(TransportError(.closed, "no PING acknowledgement within \(configuration.timing.pingTimeoutMillis) ms"))
-            }
         }
     }
 }

@@ -17,11 +17,11 @@ extension PushClient {
             complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
         }
         for conn in pool.connections.compactMap({ $0 }) + pool.retiring {
-            var index = conn.inFlightHead
+            var index = conn.inFlightSlots.head
             while index >= 0 {
                 let slot = slots[index]
                 let next = slot.pointee.links.next
-                conn.unlinkInFlight(index, slot)
+                conn.inFlightSlots.unlink(index, slot, in: slots)
                 queue.inFlightTotal -= 1
                 complete(index, outcome: .failed, status: 0, reason: .cancelledInFlight,
                          text: "the client was closed while it was in flight")

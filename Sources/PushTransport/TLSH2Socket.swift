@@ -16,11 +16,18 @@ import CPushSystem
 /// share a TLS record and a syscall. OpenSSL's want-read/want-write are tracked apart from
 /// nghttp2's own wants (as in nghttp2's examples/client.c).
 ///
-/// Subclasses create the session in `didCompleteHandshake()` and learn of the end in
-/// `didClose(_:)`. Everything runs on the owning `EventLoop`'s thread.
+/// Subclasses learn of each step (`didConnectTCP`, `didOpenTunnel`), create the session in
+/// `didCompleteHandshake()` and learn of the end in `didClose(_:)`. Everything runs on the
+/// owning `EventLoop`'s thread.
+///
+/// The socket's `mode` is mechanical: which step an event runs. It is private: a connection's
+/// phase, the one its owner checks, is its `ConnectionState`, which the subclass moves along from
+/// the hooks above. (The mode stays here rather than being read from the state so that the
+/// byte pump's hot checks stay a compare of a private field, and so that `ChannelConnection`,
+/// which has no pool state, shares the pump.)
 open class TLSH2Socket: EventHandler {
-    /// Where the socket is in its life.
-    public enum Phase: Equatable, Sendable {
+    /// Which step the socket's events run.
+    private enum Mode: Equatable {
         /// TCP connect in progress (clients).
         case connecting
         /// HTTP CONNECT request sent to a proxy; waiting for its answer (clients).
@@ -38,9 +45,7 @@ open class TLSH2Socket: EventHandler {
     public let ssl: OpaquePointer
     /// The nghttp2 session, created by the subclass once TLS is up.
     public var session: OpaquePointer?
-    public private(set) var phase: Phase
-    /// The TCP connect completed (a proxy tunnel or TLS started).
-    public private(set) var reachedTLS = false
+    private var mode: Mode
     private var interest: UInt32 = 0
 
     /// Frames gathered from nghttp2, written from `out.start` to `out.end`.
@@ -61,17 +66,17 @@ open class TLSH2Socket: EventHandler {
     /// Whether any bytes arrived since TLS came up (the first ones are checked for HTTP/1.x).
     private var receivedInput = false
 
-    /// Takes ownership of `fd` (non-blocking) and `ssl`; registers with `loop`.
-    public init(loop: EventLoop, fd: Int32, ssl: OpaquePointer, phase: Phase, clock: any PushClock) {
+    /// Takes ownership of `fd` (non-blocking, its TCP connect in progress) and `ssl`; registers
+    /// with `loop`.
+    public init(loop: EventLoop, fd: Int32, ssl: OpaquePointer, clock: any PushClock) {
         self.loop = loop
         self.clock = clock
         self.fd = fd
         self.ssl = ssl
-        self.phase = phase
-        reachedTLS = phase != .connecting
+        self.mode = .connecting
         out = OutputBuffer(capacity: Self.batchBytes + 32 * 1024)
         inBuf = .allocate(byteCount: Self.inCap, alignment: 16)
-        interest = phase == .connecting ? EventLoop.writable : EventLoop.readable
+        interest = EventLoop.writable
         lastInputNanos = clock.monotonicNanos()
         loop.register(fd: fd, interest: interest, handler: self)
     }
@@ -82,6 +87,12 @@ open class TLSH2Socket: EventHandler {
     }
 
     // MARK: - Hooks for subclasses
+
+    /// The TCP connect completed; a proxy tunnel (`throughProxy`) or the TLS handshake follows.
+    open func didConnectTCP(throughProxy: Bool) {}
+
+    /// The proxy opened the tunnel; the TLS handshake follows inside it.
+    open func didOpenTunnel() {}
 
     /// TLS is up: check ALPN, create `session`, submit SETTINGS. Throwing closes the socket.
     open func didCompleteHandshake() throws(TransportError) {}
@@ -100,7 +111,7 @@ open class TLSH2Socket: EventHandler {
     // MARK: - Event handling
 
     public func handleEvents(_ events: UInt32) {
-        switch phase {
+        switch mode {
         case .connecting:
             var err: Int32 = 0
             var len = socklen_t(MemoryLayout<Int32>.size)
@@ -109,13 +120,13 @@ open class TLSH2Socket: EventHandler {
                 close(TransportError(.connect, "connect: \(String(cString: strerror(err)))"))
                 return
             }
-            reachedTLS = true
+            didConnectTCP(throughProxy: tunnel.request != nil)
             if tunnel.request != nil {
-                phase = .tunneling
+                mode = .tunneling
                 stepTunnel()
                 return
             }
-            phase = .handshaking
+            mode = .handshaking
             stepHandshake()
         case .tunneling:
             stepTunnel()
@@ -123,7 +134,7 @@ open class TLSH2Socket: EventHandler {
             stepHandshake()
         case .open:
             if events & (EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { readAvailable() }
-            if phase == .open { flush() }
+            if mode == .open { flush() }
         case .closed:
             break
         }
@@ -171,7 +182,8 @@ open class TLSH2Socket: EventHandler {
             return
         }
         tunnel = ProxyTunnel()
-        phase = .handshaking
+        mode = .handshaking
+        didOpenTunnel()
         stepHandshake()
     }
 
@@ -179,7 +191,7 @@ open class TLSH2Socket: EventHandler {
         OpenSSLError.clear()
         let r = SSL_do_handshake(ssl)
         if r == 1 {
-            phase = .open
+            mode = .open
             setInterest(EventLoop.readable)
             do throws(TransportError) {
                 try didCompleteHandshake()
@@ -228,7 +240,7 @@ open class TLSH2Socket: EventHandler {
         // per answer).
         OpenSSLError.clear()
         lastInputNanos = clock.monotonicNanos()
-        while phase == .open {
+        while mode == .open {
             let n = SSL_read(ssl, inBuf, Int32(Self.inCap))
             if n > 0 {
                 guard let session else { return }
@@ -305,7 +317,7 @@ open class TLSH2Socket: EventHandler {
     /// Gathers frames from nghttp2 and writes them; call after submitting work. Leaves
     /// EPOLLOUT armed only while TLS has bytes it could not write.
     public func flush() {
-        guard phase == .open, let session else { return }
+        guard mode == .open, let session else { return }
         while true {
             if out.start == out.end {
                 out.start = 0
@@ -373,7 +385,7 @@ open class TLSH2Socket: EventHandler {
 
     /// Closes the socket now (or as soon as nghttp2 is off the stack) and reports `error`.
     public func close(_ error: TransportError?) {
-        if phase == .closed { return }
+        if mode == .closed { return }
         if sessionCall.active {
             if !sessionCall.closeRequested {
                 sessionCall.closeRequested = true
@@ -381,7 +393,7 @@ open class TLSH2Socket: EventHandler {
             }
             return
         }
-        phase = .closed
+        mode = .closed
         loop.unregister(fd: fd)
         if let session {
             nghttp2_session_del(session)

@@ -62,11 +62,33 @@ struct OutcomesCommand: StatusCommand {
                 var fields: [(String, String)] = []
                 var i = 0
                 while i + 1 < flat.count { fields.append((flat[i], flat[i + 1])); i += 2 }
-                Console.out(json ? Self.json(id: id, fields) : Self.text(fields, id: id, unregistered: unregistered))
-                printed += 1
+                for outcome in Self.outcomes(in: fields) where printed < limit {
+                    Console.out(json ? Self.json(id: id, outcome) : Self.text(outcome, id: id, unregistered: unregistered))
+                    printed += 1
+                }
             }
         }
         return 0
+    }
+
+    /// The outcomes one stream entry holds, each as its fields: the entry itself in format 1; in
+    /// format 2 (`v` 2) each object of its `outcomes` array, with the entry's `v` and `worker`
+    /// (numbers turned back into text, as format 1 holds them).
+    static func outcomes(in fields: [(String, String)]) -> [[(String, String)]] {
+        let f = Dictionary(fields, uniquingKeysWith: { a, _ in a })
+        guard f["v"] == "2", let text = f["outcomes"],
+              let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] else { return [fields] }
+        let order = ["id", "entry", "outcome", "status", "reason", "app", "detail", "apns_id", "token", "attempts",
+                     "deliveries", "latency_us", "timestamp_ms", "maybe_delivered"]
+        return array.map { object in
+            var out: [(String, String)] = [("v", "2")]
+            for name in order + object.keys.filter({ !order.contains($0) }).sorted() {
+                guard let value = object[name] else { continue }
+                out.append((name, (value as? NSNumber).map { "\($0.int64Value)" } ?? "\(value)"))
+            }
+            out.append(("worker", f["worker"] ?? ""))
+            return out
+        }
     }
 
     static func json(id: String, _ fields: [(String, String)]) -> String {

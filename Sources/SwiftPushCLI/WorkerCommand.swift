@@ -43,6 +43,7 @@ struct WorkerCommand: StatusCommand {
         options.consumer = config.consumer ?? Self.defaultConsumerName()
         options.minIdleMillis = config.effectiveMinIdleMillis
         options.guardTTLSeconds = config.guardTTLSeconds
+        options.outcomeFormat = config.outcomeFormat
 
         // Block the stop signals before any client thread exists, so that every thread inherits
         // the mask and only the sigwait thread below sees them: no async signal handler.

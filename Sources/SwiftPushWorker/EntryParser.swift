@@ -91,11 +91,11 @@ public struct EntryParser: Sendable {
         guard let token = entry.value("token") else { throw EntryRejection("BadDeviceToken", "device token is missing (field 'token')") }
         if let v = token.withUnsafeBytes({ NotificationRules.checkDeviceToken($0) }) { throw EntryRejection(v) }
 
-        let topic: [UInt8]
+        let topic: ArraySlice<UInt8>
         if let t = entry.value("topic") {
             topic = t
         } else if let first = policy.topics.first {
-            topic = Array(first.utf8)
+            topic = ArraySlice(first.utf8)
         } else {
             topic = []
         }
@@ -146,7 +146,7 @@ public struct EntryParser: Sendable {
         guard entry.count("id") == 1, let raw = entry.value("id"), !raw.isEmpty, raw.count <= maxIDBytes,
               !raw.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
         let text = String(decoding: raw, as: UTF8.self)
-        return Array(text.utf8) == raw ? text : nil
+        return text.utf8.elementsEqual(raw) ? text : nil
     }
 
     private func notificationID(_ entry: QueueEntry) throws(EntryRejection) -> String {

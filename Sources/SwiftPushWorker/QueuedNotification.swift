@@ -1,15 +1,16 @@
 import PushCore
 
-/// A notification taken from a queue entry that passed every check: ready to send.
+/// A notification taken from a queue entry that passed every check: ready to send. Its byte
+/// fields are slices of the entry's storage (`QueueEntry`), not copies.
 public struct QueuedNotification: Sendable, Equatable {
     /// The producer's notification id (the `id` field).
     public var id: String
     /// The credential set it is sent with (the `app` field).
     public var app: String
     /// Device token, hex.
-    public var token: [UInt8]
+    public var token: ArraySlice<UInt8>
     /// apns-topic.
-    public var topic: [UInt8]
+    public var topic: ArraySlice<UInt8>
     /// apns-push-type.
     public var pushType: PushType
     /// apns-priority (0: the push type's default).
@@ -17,9 +18,9 @@ public struct QueuedNotification: Sendable, Equatable {
     /// apns-expiration in UNIX seconds, if given.
     public var expiration: Int64?
     /// apns-collapse-id, if given.
-    public var collapseID: [UInt8]?
+    public var collapseID: ArraySlice<UInt8>?
     /// The JSON payload.
-    public var payload: [UInt8]
+    public var payload: ArraySlice<UInt8>
     /// Give up (FAILED, reason Expired) instead of sending after this UNIX time, in seconds.
     public var notAfter: Int64?
     /// How many times it went through the delayed-retry set already (the `retries` field).

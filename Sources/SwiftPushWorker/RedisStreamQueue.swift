@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CHiredis
+
 /// The names a shard's keys go by. One stream per shard; the hash tag `{shard}` keeps every key
 /// of a shard in one cluster slot, so one Lua script may touch them all.
 public struct StreamKeys: Sendable, Equatable {
@@ -57,6 +62,9 @@ public final class RedisStreamQueue: WorkQueue {
         /// How long a notification id's guard lives: the window in which a re-delivered or
         /// duplicate entry is recognised.
         public var guardTTLSeconds = 86_400
+        /// How outcomes are written: 1, one stream entry per outcome; 2, one entry per settled
+        /// batch (`OutcomeRecord.json`, docs/worker.md).
+        public var outcomeFormat = 1
 
         /// Defaults: 127.0.0.1:6379, shard 0, group `senders`.
         public init() {}
@@ -77,6 +85,14 @@ public final class RedisStreamQueue: WorkQueue {
     /// connection.
     private var claimInFlight: [String]?
     private var settleInFlight: ScriptCall?
+    /// A read begun by `beginReadNew`: sent (its reply still on the wire) or received (waiting
+    /// for `readNew`). Replies come in the order commands were sent, so any other command on
+    /// the main connection first takes this one's reply off the wire (`collectReadAhead`).
+    private enum ReadAhead {
+        case sent
+        case received([QueueEntry])
+    }
+    private var readAhead: ReadAhead?
     private var reclaimCursor = "0-0"
 
     /// A queue that connects on `open()`.
@@ -87,6 +103,7 @@ public final class RedisStreamQueue: WorkQueue {
         settleConnection = nil
         claimInFlight = nil
         settleInFlight = nil
+        readAhead = nil
         do throws(RedisError) {
             let c = try RedisConnection(host: options.host, port: options.port, commandTimeoutMillis: 15_000)
             // 0, not $: entries added before the group existed must not be skipped.
@@ -102,9 +119,12 @@ public final class RedisStreamQueue: WorkQueue {
     }
 
     public func readOwnPending(after cursor: String, max: Int) throws(QueueError) -> [QueueEntry] {
-        let reply = try run(["XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(max),
-                             "STREAMS", options.keys.stream, cursor].map { Array($0.utf8) })
-        var entries = Self.entries(fromRead: reply)
+        try collectReadAhead()
+        try io(connection) { c throws(RedisError) in
+            try c.send(Self.packed(["XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(max),
+                                    "STREAMS", options.keys.stream, cursor]))
+        }
+        var entries = try receiveEntries()
         guard let first = entries.first?.entryID, let last = entries.last?.entryID else { return entries }
         // The delivery counts (re-reading counts as a delivery), so that an entry that keeps
         // coming back to a crash-looping worker is dead-lettered like a reclaimed one.
@@ -120,16 +140,54 @@ public final class RedisStreamQueue: WorkQueue {
     }
 
     public func readNew(max: Int, blockMillis: Int) throws(QueueError) -> [QueueEntry] {
+        try collectReadAhead()
+        if case .received(let entries) = readAhead {
+            readAhead = nil
+            return entries
+        }
         var args = ["XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(max)]
         if blockMillis > 0 { args += ["BLOCK", String(blockMillis)] }
         args += ["STREAMS", options.keys.stream, ">"]
-        return Self.entries(fromRead: try run(args.map { Array($0.utf8) }))
+        try io(connection) { c throws(RedisError) in try c.send(Self.packed(args)) }
+        return try receiveEntries()
+    }
+
+    /// The entries of the XREADGROUP reply next on the main connection, read in place from
+    /// hiredis's tree (`entries(fromRead:)`); an error reply is thrown as such.
+    private func receiveEntries() throws(QueueError) -> [QueueEntry] {
+        let (entries, error) = try io(connection) { c throws(RedisError) in try c.receive(parsing: Self.entries(fromRead:)) }
+        if let error { _ = try checked(error) }
+        return entries
+    }
+
+    /// `args` packed for sending.
+    static func packed(_ args: [String]) -> RedisArguments {
+        var packed = RedisArguments(reservingBytes: 128)
+        for a in args { packed.append(a) }
+        return packed
+    }
+
+    public func beginReadNew(max: Int) throws(QueueError) {
+        try collectReadAhead()
+        guard readAhead == nil, max > 0 else { return }
+        let args = Self.packed(["XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(max), "STREAMS", options.keys.stream, ">"])
+        try io(connection) { c throws(RedisError) in try c.send(args) }
+        readAhead = .sent
+    }
+
+    /// Takes the reply of a read begun by `beginReadNew` off the wire (waiting for it), so that
+    /// the next command's reply is the next one read.
+    private func collectReadAhead() throws(QueueError) {
+        guard case .sent = readAhead else { return }
+        readAhead = nil
+        readAhead = .received(try receiveEntries())
     }
 
     /// The claim is one `SET <guard> <entry> NX GET EX <ttl>` per entry, pipelined: each is
     /// atomic on its own, which is all a claim needs, and plain commands cost Redis less than
     /// the same SETs made from a script (no Lua strings, no script call per SET).
     public func beginClaim(_ entries: [(id: String?, entryID: String)]) throws(QueueError) {
+        try collectReadAhead()
         claimInFlight = nil
         let ttl = String(options.guardTTLSeconds)
         try io(connection) { c throws(RedisError) in
@@ -144,6 +202,12 @@ public final class RedisStreamQueue: WorkQueue {
         claimInFlight = entries.map(\.entryID)
     }
 
+    /// One claim reply: the entry's state, or a reply that is not a guard (an error).
+    private enum ClaimReply {
+        case state(ClaimState)
+        case other(RedisReply)
+    }
+
     public func finishClaim() throws(QueueError) -> [ClaimState] {
         guard let entryIDs = claimInFlight else { throw QueueError("the claim was lost with the connection", connectionLost: true) }
         claimInFlight = nil
@@ -152,18 +216,24 @@ public final class RedisStreamQueue: WorkQueue {
         var failure: String?
         // Every reply is read, even after an error reply, so the connection stays in step.
         for entryID in entryIDs {
-            switch try io(connection, { c throws(RedisError) in try c.receive() }) {
-            case .null:
-                states.append(.send)
-            case .string(let owner):
-                let text = String(decoding: owner, as: UTF8.self)
-                if text == entryID { states.append(.send) }
-                else if text == entryID + "!" { states.append(.recorded) }
-                else { states.append(.duplicate(of: text)) }
-            case .error(let e):
-                failure = failure ?? e
-            case let other:
-                failure = failure ?? "unexpected claim reply \(other)"
+            // Compared in place in hiredis's reply: nearly every guard is nil or the entry itself.
+            let reply = try io(connection) { c throws(RedisError) in
+                try c.receive { r -> ClaimReply in
+                    if r.pointee.type == REDIS_REPLY_NIL { return .state(.send) }
+                    guard let owner = Self.bytes(r) else { return .other(RedisConnection.convert(r)) }
+                    var id = entryID
+                    return id.withUTF8 { e -> ClaimReply in
+                        let mine = owner.count >= e.count && memcmp(owner.baseAddress!, e.baseAddress!, e.count) == 0
+                        if mine && owner.count == e.count { return .state(.send) }
+                        if mine && owner.count == e.count + 1 && owner[e.count] == UInt8(ascii: "!") { return .state(.recorded) }
+                        return .state(.duplicate(of: String(decoding: owner, as: UTF8.self)))
+                    }
+                }
+            }
+            switch reply {
+            case .state(let state): states.append(state)
+            case .other(.error(let e)): failure = failure ?? e
+            case .other(let other): failure = failure ?? "unexpected claim reply \(other)"
             }
         }
         if let failure { _ = try checked(.error(failure)) }
@@ -173,13 +243,14 @@ public final class RedisStreamQueue: WorkQueue {
     public func beginSettle(_ settlements: [Settlement]) throws(QueueError) {
         if settlements.isEmpty { return }
         let k = options.keys
-        settleInFlight = try beginScript(RedisStreamScripts.settle, keys: [k.stream, k.outcomes, k.unregistered, k.delayed],
+        let script = options.outcomeFormat == 2 ? RedisStreamScripts.settleBatched : RedisStreamScripts.settle
+        settleInFlight = try beginScript(script, keys: [k.stream, k.outcomes, k.unregistered, k.delayed],
                                          on: settleConnection, reservingBytes: settlements.count * 200) { args in
             args.append(options.group)
             args.append(options.consumer)
             args.append(integer: Int64(options.guardTTLSeconds))
             args.append(k.delayedEntryPrefix)
-            for s in settlements { Self.append(s, to: &args, keys: k, worker: options.consumer) }
+            for s in settlements { Self.append(s, to: &args, keys: k, worker: options.consumer, format: options.outcomeFormat) }
         }
     }
 
@@ -189,9 +260,18 @@ public final class RedisStreamQueue: WorkQueue {
         _ = try finishScript(call, on: settleConnection)
     }
 
-    /// One settlement's arguments for the settle script (its kinds: RedisStreamScripts.settle).
-    static func append(_ settlement: Settlement, to args: inout RedisArguments, keys: StreamKeys, worker: String) {
+    /// One settlement's arguments for the settle script of outcome format `format` (its kinds:
+    /// RedisStreamScripts.settle, settleBatched).
+    static func append(_ settlement: Settlement, to args: inout RedisArguments, keys: StreamKeys, worker: String, format: Int = 1) {
         switch settlement {
+        case .record(let o) where format == 2:
+            let unregistered = o.tokenIsGone ? o.unregisteredFields() : []
+            args.append("j")
+            args.append(keys.guardKey(id: o.id.isEmpty ? nil : o.id, entryID: o.entryID))
+            args.append(o.entryID)
+            args.append(o.json())
+            args.append(integer: Int64(unregistered.count))
+            for f in unregistered { args.append(f) }
         case .record(let o):
             args.append(o.hasSentShape ? "s" : "o")
             args.append(keys.guardKey(id: o.id.isEmpty ? nil : o.id, entryID: o.entryID))
@@ -233,9 +313,13 @@ public final class RedisStreamQueue: WorkQueue {
         return parts[1].elements.compactMap { e in
             let p = e.elements
             guard p.count == 3, let id = p[0].text else { return nil }
-            var entry = Self.entry(id: id, fields: p[1])
-            entry.deliveries = Int(p[2].integer ?? 1)
-            return entry
+            // A deleted entry has nil fields: no fields.
+            let flat = p[1].elements
+            var fields: [(name: [UInt8], value: [UInt8])] = []
+            for i in stride(from: 0, to: flat.count / 2 * 2, by: 2) {
+                if case .string(let n) = flat[i], case .string(let v) = flat[i + 1] { fields.append((n, v)) }
+            }
+            return QueueEntry(entryID: id, fields: fields, deliveries: Int(p[2].integer ?? 1))
         }
     }
 
@@ -269,6 +353,7 @@ public final class RedisStreamQueue: WorkQueue {
 
     /// Runs one command given packed; an error reply becomes a QueueError.
     private func run(_ args: RedisArguments) throws(QueueError) -> RedisReply {
+        try collectReadAhead()
         try io(connection) { c throws(RedisError) in try c.send(args) }
         return try checked(try io(connection) { c throws(RedisError) in try c.receive() })
     }
@@ -303,6 +388,7 @@ public final class RedisStreamQueue: WorkQueue {
         settleConnection = nil
         claimInFlight = nil
         settleInFlight = nil
+        readAhead = nil
     }
 
     /// Sends `script` on `keys` and the arguments `fill` appends, by its SHA-1 (EVALSHA),
@@ -333,29 +419,58 @@ public final class RedisStreamQueue: WorkQueue {
     /// Runs `script` and waits for its reply.
     private func runScript(_ script: RedisScript, keys: [String], on c: RedisConnection?,
                            _ fill: (inout RedisArguments) -> Void) throws(QueueError) -> RedisReply {
-        try finishScript(try beginScript(script, keys: keys, on: c, fill), on: c)
+        if c === connection { try collectReadAhead() }
+        return try finishScript(try beginScript(script, keys: keys, on: c, fill), on: c)
     }
 
-    /// Entries of an XREADGROUP reply: [[stream, [[id, [f, v, ...]], ...]]], or nil.
-    static func entries(fromRead reply: RedisReply) -> [QueueEntry] {
-        guard let stream = reply.elements.first?.elements, stream.count == 2 else { return [] }
-        return stream[1].elements.compactMap { e in
-            let p = e.elements
-            guard p.count == 2, let id = p[0].text else { return nil }
-            return entry(id: id, fields: p[1])
+    /// Entries of an XREADGROUP reply, `[[stream, [[id, [f, v, ...]], ...]]]` or nil, read in
+    /// place from hiredis's tree: each entry's fields are copied once, into its packed storage.
+    /// An error reply comes back as the second element (and no entries).
+    static func entries(fromRead r: UnsafePointer<redisReply>) -> ([QueueEntry], RedisReply?) {
+        if r.pointee.type == REDIS_REPLY_ERROR { return ([], RedisConnection.convert(r)) }
+        guard let stream = element(r, 0), stream.pointee.type == REDIS_REPLY_ARRAY, stream.pointee.elements == 2,
+              let list = element(stream, 1) else { return ([], nil) }
+        var entries: [QueueEntry] = []
+        entries.reserveCapacity(list.pointee.type == REDIS_REPLY_ARRAY ? Int(list.pointee.elements) : 0)
+        for i in 0..<(list.pointee.type == REDIS_REPLY_ARRAY ? Int(list.pointee.elements) : 0) {
+            guard let e = element(list, i), e.pointee.type == REDIS_REPLY_ARRAY, e.pointee.elements == 2,
+                  let id = element(e, 0).flatMap(text) else { continue }
+            entries.append(entry(id: id, fields: element(e, 1)))
         }
+        return (entries, nil)
     }
 
     /// An entry from its id and flat field list (a deleted entry has nil fields: no fields).
-    static func entry(id: String, fields: RedisReply) -> QueueEntry {
-        let flat = fields.elements
-        var pairs: [(name: [UInt8], value: [UInt8])] = []
-        pairs.reserveCapacity(flat.count / 2)
-        var i = 0
-        while i + 1 < flat.count {
-            if case .string(let n) = flat[i], case .string(let v) = flat[i + 1] { pairs.append((n, v)) }
-            i += 2
+    static func entry(id: String, fields: UnsafePointer<redisReply>?) -> QueueEntry {
+        guard let fields, fields.pointee.type == REDIS_REPLY_ARRAY else {
+            return QueueEntry(entryID: id, packer: QueueEntry.Packer(fieldCount: 0, byteCount: 0))
         }
-        return QueueEntry(entryID: id, fields: pairs)
+        let n = Int(fields.pointee.elements) / 2 * 2
+        var byteCount = 0
+        for i in 0..<n { byteCount += element(fields, i).map { Int($0.pointee.len) } ?? 0 }
+        var packer = QueueEntry.Packer(fieldCount: n / 2, byteCount: byteCount)
+        for i in stride(from: 0, to: n, by: 2) {
+            guard let name = element(fields, i).flatMap(bytes), let value = element(fields, i + 1).flatMap(bytes) else { continue }
+            packer.append(name)
+            packer.append(value)
+        }
+        return QueueEntry(entryID: id, packer: packer)
+    }
+
+    /// Element `i` of array reply `r`, if it has one.
+    private static func element(_ r: UnsafePointer<redisReply>, _ i: Int) -> UnsafePointer<redisReply>? {
+        guard r.pointee.type == REDIS_REPLY_ARRAY, i < Int(r.pointee.elements), let e = r.pointee.element[i] else { return nil }
+        return UnsafePointer(e)
+    }
+
+    /// The bytes of bulk string `r` (valid while the reply lives).
+    private static func bytes(_ r: UnsafePointer<redisReply>) -> UnsafeRawBufferPointer? {
+        guard r.pointee.type == REDIS_REPLY_STRING else { return nil }
+        return UnsafeRawBufferPointer(start: r.pointee.str, count: Int(r.pointee.len))
+    }
+
+    /// Bulk string `r` as text.
+    private static func text(_ r: UnsafePointer<redisReply>) -> String? {
+        bytes(r).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -15,19 +15,8 @@ enum RedisStreamScripts {
     /// whose guard names another entry belongs to a duplicate entry: it is recorded once under a
     /// guard of its own (`<guard>#<entry>`). Returns {recorded, skipped, delayed}.
     static let settle = RedisScript("""
-    local group, worker, ttl, hprefix = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+    \(prologue)
     local outcomes = KEYS[2]
-    local i, recorded, skipped, delayed = 5, 0, 0, 0
-    local acks = {}
-    -- One SET ... GET in the common case (the guard is ours); a duplicate's write is undone.
-    local function fresh(guard, entry)
-      local done = entry .. '!'
-      local g = redis.call('SET', guard, done, 'GET', 'EX', ttl)
-      if g == done then return false end
-      if not g or g == entry then return true end
-      redis.call('SET', guard, g, 'KEEPTTL')
-      return redis.call('SET', guard .. '#' .. entry, '1', 'NX', 'EX', ttl) ~= false
-    end
     while i <= #ARGV do
       local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
       local next = i + 3
@@ -46,21 +35,80 @@ enum RedisStreamScripts {
           if n2 > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, f + n1, f + n1 + n2 - 1)) end
           recorded = recorded + 1
         else skipped = skipped + 1 end
-      elseif kind == 'd' then
-        -- n fields follow the due time: the entry comes back from the hash when due.
+      \(delayBranch)
+      end
+      acks[#acks+1] = entry
+      i = next
+    end
+    \(acknowledge)
+    """)
+
+    /// The settle script of outcome format 2 (`OutcomeRecord.json`): the same guards, delays and
+    /// acknowledgement as `settle`, but the outcomes recorded go to one stream entry for the
+    /// whole call — `v` 2, `worker`, `count` and `outcomes` (a JSON array of the objects). KEYS
+    /// and the first four ARGV as `settle`; then per settlement:
+    ///   'j' guard entry json nUnregistered <unregistered fields>
+    ///   'a' guard entry
+    ///   'd' guard entry nFields due <entry fields>
+    /// Returns {recorded, skipped, delayed}.
+    static let settleBatched = RedisScript("""
+    \(prologue)
+    local objects = {}
+    while i <= #ARGV do
+      local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
+      local next = i + 3
+      if kind == 'j' then
+        local n = tonumber(ARGV[i+4])
+        next = i + 5 + n
+        if fresh(guard, entry) then
+          objects[#objects+1] = ARGV[i+3]
+          if n > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, i + 5, i + 4 + n)) end
+          recorded = recorded + 1
+        else skipped = skipped + 1 end
+      \(delayBranch)
+      end
+      acks[#acks+1] = entry
+      i = next
+    end
+    if #objects > 0 then
+      redis.call('XADD', KEYS[2], '*', 'v', '2', 'worker', worker, 'count', #objects, 'outcomes', '[' .. table.concat(objects, ',') .. ']')
+    end
+    \(acknowledge)
+    """)
+
+    /// The settle scripts' common start: their arguments, counters, and `fresh` — one
+    /// `SET ... GET` in the common case (the guard is ours); a duplicate's write is undone.
+    private static let prologue = """
+    local group, worker, ttl, hprefix = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+    local i, recorded, skipped, delayed = 5, 0, 0, 0
+    local acks = {}
+    local function fresh(guard, entry)
+      local done = entry .. '!'
+      local g = redis.call('SET', guard, done, 'GET', 'EX', ttl)
+      if g == done then return false end
+      if not g or g == entry then return true end
+      redis.call('SET', guard, g, 'KEEPTTL')
+      return redis.call('SET', guard .. '#' .. entry, '1', 'NX', 'EX', ttl) ~= false
+    end
+    """
+
+    /// The settle scripts' 'd' settlement: n fields follow the due time; the entry comes back
+    /// from the hash when due.
+    private static let delayBranch = """
+    elseif kind == 'd' then
         local n = tonumber(ARGV[i+3])
         next = i + 5 + n
         redis.call('DEL', hprefix .. entry)
         redis.call('HSET', hprefix .. entry, unpack(ARGV, i + 5, i + 4 + n))
         redis.call('ZADD', KEYS[4], ARGV[i+4], entry)
         delayed = delayed + 1
-      end
-      acks[#acks+1] = entry
-      i = next
-    end
+    """
+
+    /// The settle scripts' end: every settled entry acknowledged in one XACK.
+    private static let acknowledge = """
     if #acks > 0 then redis.call('XACK', KEYS[1], group, unpack(acks)) end
     return {recorded, skipped, delayed}
-    """)
+    """
 
     /// The XADD arguments of a sent-shape outcome (`OutcomeRecord.sentShape`): the field names
     /// as Lua constants, `v` and `worker` filled in here, `entry` from the settlement, the rest

@@ -54,8 +54,16 @@ public protocol WorkQueue: AnyObject {
     /// Up to `max` entries delivered to this consumer earlier and never acknowledged (a previous
     /// life of this worker), after `cursor` ("0" at first); empty when there are no more.
     func readOwnPending(after cursor: String, max: Int) throws(QueueError) -> [QueueEntry]
-    /// Up to `max` new entries, waiting up to `blockMillis` for the first (0: no wait).
+    /// Up to `max` new entries, waiting up to `blockMillis` for the first (0: no wait). When a
+    /// read begun by `beginReadNew` is outstanding, its entries are returned instead (the
+    /// arguments are ignored): they are already this consumer's.
     func readNew(max: Int, blockMillis: Int) throws(QueueError) -> [QueueEntry]
+    /// Starts reading up to `max` new entries without waiting for them (no blocking), so that
+    /// the queue fetches the next batch while the caller sends this one; the next `readNew`
+    /// returns them. Other operations may run meanwhile. At most one read is outstanding; if
+    /// the connection is lost before `readNew`, the entries stay pending with this consumer
+    /// (re-read with `readOwnPending`).
+    func beginReadNew(max: Int) throws(QueueError)
     /// Starts taking ownership of the notification ids of `entries` (pairs of id, stream id; an
     /// entry without a valid id passes nil), atomically, without waiting: the caller prepares
     /// the entries meanwhile. At most one claim is in flight.

@@ -4,8 +4,9 @@ import PushTransport
 
 /// Taking entries in: claim their ids, settle the ones that cannot be sent, send the rest.
 extension Worker {
-    /// Claims, checks and sends `entries` (read or reclaimed).
-    func intake(_ entries: [QueueEntry]) throws(QueueError) {
+    /// Claims, checks and sends `entries` (read or reclaimed). With `thenReadAhead`, the read
+    /// of the next batch is begun right after the claim (see `readBatch`).
+    func intake(_ entries: [QueueEntry], thenReadAhead: Bool = false) throws(QueueError) {
         // The settle in flight first (Redis ran it before this read; its reply is waiting): an
         // entry it acknowledged that the read delivers again (a rewound group) is then taken in
         // as new — its guard says it is recorded — instead of being skipped as one we hold.
@@ -15,6 +16,13 @@ extension Worker {
         if fresh.isEmpty { return }
         let ids = fresh.map { EntryParser.notificationID(of: $0) }
         try queue.beginClaim(zip(ids, fresh).map { (id: $0, entryID: $1.entryID) })
+        if thenReadAhead {
+            let next = max(0, min(configuration.batch, configuration.maxInFlight - heldEntries.count - fresh.count))
+            if next > 0 {
+                try queue.beginReadNew(max: next)
+                readAheadCount = next
+            }
+        }
         // While Redis claims: send the next settle (Redis runs it after the claim, while the
         // notifications go out), and check the entries (pure work, no I/O).
         beginSettling()

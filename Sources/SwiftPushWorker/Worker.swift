@@ -56,6 +56,9 @@ public final class Worker {
     /// How many of `unsettled` (its first) are being settled by the settle in flight.
     var settling = 0
     var nextTag: UInt64 = 1
+    /// Entries asked for by a read begun ahead (`WorkQueue.beginReadNew`) and not yet taken in:
+    /// they count against the in-flight bound as if held. 0 when no read is outstanding.
+    var readAheadCount = 0
     var ownPendingCursor: String? = "0"
     var stopping = false
     var drainDeadline: UInt64 = 0
@@ -106,9 +109,11 @@ public final class Worker {
                 publishMetrics()
                 // Done when everything is settled; or, past the drain time, whatever is left
                 // stays pending in the queue (never acknowledged without its outcome).
-                if stopping && ((held.isEmpty && unsettled.isEmpty) || MonotonicTime.nanos() >= drainDeadline) { break }
+                if stopping && ((held.isEmpty && unsettled.isEmpty && readAheadCount == 0) || MonotonicTime.nanos() >= drainDeadline) { break }
                 if !stopping { maintain() }
-                let took = stopping ? 0 : readBatch()
+                // A read begun ahead delivered its entries to this consumer already: they are
+                // taken in even when stopping (left unread, they would stay pending).
+                let took = stopping && readAheadCount == 0 ? 0 : readBatch()
                 if took == 0 {
                     finishSettling()
                     // Nothing new to read or no room: wait for results (or the next resend).
@@ -136,8 +141,19 @@ public final class Worker {
         clients.close(drainMillis: 0)
         handle(inbox.take(waitMillis: 0))
         settleAll()
-        // Whatever is still held (not settled, not already counted as left) stays pending too.
+        // Whatever is still held (not settled, not already counted as left) stays pending too,
+        // and so does what a read begun ahead delivered (out of drain time before its intake).
         counters.leftPending += heldEntries.count
+        if readAheadCount > 0 {
+            let n = readAheadCount
+            readAheadCount = 0
+            do throws(QueueError) {
+                counters.leftPending += try queue.readNew(max: n, blockMillis: 0).count
+            } catch {
+                log.error("the read begun ahead was lost; its entries stay pending", ["error": error.description])
+                counters.leftPending += 1
+            }
+        }
         nextPublishNanos = 0
         publishMetrics()
         log.info("stopped", counterFields())
@@ -153,7 +169,7 @@ public final class Worker {
     }
 
     /// Room for more entries: the back-pressure bound minus what is held.
-    var room: Int { max(0, min(configuration.batch, configuration.maxInFlight - heldEntries.count)) }
+    var room: Int { max(0, min(configuration.batch, configuration.maxInFlight - heldEntries.count - readAheadCount)) }
 
     /// Reclaims idle entries of dead consumers and promotes due delayed entries, every
     /// `reclaim_interval_ms`.
@@ -178,17 +194,26 @@ public final class Worker {
     }
 
     /// Reads one batch (own pending entries first, then new ones) and takes it in.
+    ///
+    /// A full batch of new entries begins the read of the next one (`WorkQueue.beginReadNew`)
+    /// as soon as its claim is sent, so Redis fetches batch k+1 while this thread parses and
+    /// sends batch k: the loop waits for Redis less, and Redis waits for the loop less.
     private func readBatch() -> Int {
-        let n = room
+        let n = readAheadCount > 0 ? readAheadCount : room
         guard n > 0 else { return 0 }
         do throws(QueueError) {
             let entries: [QueueEntry]
-            if let cursor = ownPendingCursor {
+            if let cursor = ownPendingCursor, readAheadCount == 0 {
                 entries = try queue.readOwnPending(after: cursor, max: n)
                 ownPendingCursor = entries.last?.entryID
                 if !entries.isEmpty { log.info("re-reading own pending entries", ["count": String(entries.count)]) }
             } else {
+                readAheadCount = 0
                 entries = try queue.readNew(max: n, blockMillis: held.isEmpty && unsettled.isEmpty ? 500 : 0)
+                if entries.count == n && !stopping {
+                    try intake(entries, thenReadAhead: true)
+                    return entries.count
+                }
             }
             try intake(entries)
             return entries.count
@@ -237,10 +262,8 @@ public final class Worker {
             queueFailed(error)
             return
         }
-        for s in unsettled.prefix(n) {
-            heldEntries.remove(s.entryID)
-            if case .record(let o) = s { metrics.outcome(o) }
-        }
+        for s in unsettled.prefix(n) { heldEntries.remove(s.entryID) }
+        metrics.outcomes(in: unsettled.prefix(n))
         unsettled.removeFirst(n)
     }
 
@@ -253,8 +276,10 @@ public final class Worker {
             return
         }
         log.error("lost Redis", ["error": error.description])
-        // A settle in flight went with the connection: its settlements go again.
+        // A settle in flight went with the connection: its settlements go again. So did a read
+        // begun ahead: its entries are pending with us, found by the re-read below.
         settling = 0
+        readAheadCount = 0
         connectQueue()
         // A batch read just before the loss may be pending with us without having been taken in
         // (the claim's reply never came): re-read our own pending entries, as at start, instead

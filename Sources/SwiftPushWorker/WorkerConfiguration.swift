@@ -75,6 +75,9 @@ public struct WorkerConfiguration: Decodable, Sendable {
     public var maxSends = 3
     /// Guard lifetime: the duplicate-detection window.
     public var guardTTLSeconds = 86_400
+    /// How outcomes are written: 1 (default), one stream entry per outcome; 2, one entry per
+    /// settled batch with the outcomes as a JSON array (docs/worker.md, "Outcome format 2").
+    public var outcomeFormat = 1
     /// First delayed-retry wait after a 429 (doubled per trip) and the most trips.
     public var delayedRetryMillis = 60_000
     public var maxDelayedRetries = 5
@@ -92,7 +95,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
         case minIdleMillis = "min_idle_ms", reclaimIntervalMillis = "reclaim_interval_ms", maxDeliveries = "max_deliveries"
         case unknownResults = "unknown_results", maxSends = "max_sends", guardTTLSeconds = "guard_ttl_s"
         case delayedRetryMillis = "delayed_retry_ms", maxDelayedRetries = "max_delayed_retries", drainMillis = "drain_ms", apps
-        case metricsPort = "metrics_port", metricsHost = "metrics_host"
+        case metricsPort = "metrics_port", metricsHost = "metrics_host", outcomeFormat = "outcome_format"
     }
 
     public init(from d: Decoder) throws {
@@ -110,6 +113,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
         unknownResults = try c.decodeIfPresent(String.self, forKey: .unknownResults) ?? unknownResults
         maxSends = try c.decodeIfPresent(Int.self, forKey: .maxSends) ?? maxSends
         guardTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .guardTTLSeconds) ?? guardTTLSeconds
+        outcomeFormat = try c.decodeIfPresent(Int.self, forKey: .outcomeFormat) ?? outcomeFormat
         delayedRetryMillis = try c.decodeIfPresent(Int.self, forKey: .delayedRetryMillis) ?? delayedRetryMillis
         maxDelayedRetries = try c.decodeIfPresent(Int.self, forKey: .maxDelayedRetries) ?? maxDelayedRetries
         drainMillis = try c.decodeIfPresent(Int.self, forKey: .drainMillis) ?? drainMillis
@@ -157,6 +161,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
         if deadlineMillis < 100 { throw ConfigurationError("deadline_ms must be at least 100") }
         if maxDeliveries < 1 { throw ConfigurationError("max_deliveries must be at least 1") }
         if maxSends < 1 { throw ConfigurationError("max_sends must be at least 1") }
+        if outcomeFormat != 1 && outcomeFormat != 2 { throw ConfigurationError("outcome_format must be 1 or 2") }
         if ResultPolicy.UnknownResults(rawValue: unknownResults) == nil {
             throw ConfigurationError("unknown_results must be \"resend\" or \"record\"")
         }

@@ -31,15 +31,17 @@ public final class WorkerMetrics: @unchecked Sendable {
         lock.withLock { appClients = clients.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
     }
 
-    /// Counts a recorded outcome and its latency.
-    func outcome(_ o: OutcomeRecord) {
+    /// Counts the outcomes a settle recorded, and their latencies (one lock for the batch).
+    func outcomes(in settled: ArraySlice<Settlement>) {
         lock.withLock {
-            outcomes[OutcomeKey(app: o.app, outcome: o.kind.rawValue, reason: o.reason), default: 0] += 1
-            if o.latencyUs > 0 {
-                let seconds = Double(o.latencyUs) / 1e6
-                if let i = Self.bounds.firstIndex(where: { seconds <= $0 }) { buckets[i] += 1 }
-                latencyCount += 1
-                latencySum += seconds
+            for case .record(let o) in settled {
+                outcomes[OutcomeKey(app: o.app, outcome: o.kind.rawValue, reason: o.reason), default: 0] += 1
+                if o.latencyUs > 0 {
+                    let seconds = Double(o.latencyUs) / 1e6
+                    if let i = Self.bounds.firstIndex(where: { seconds <= $0 }) { buckets[i] += 1 }
+                    latencyCount += 1
+                    latencySum += seconds
+                }
             }
         }
     }

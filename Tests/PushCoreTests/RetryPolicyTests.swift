@@ -59,4 +59,47 @@ struct RetryPolicyTests {
         #expect(once.decide(reason: .serviceUnavailable, answered: 1, writes: 1, now: 0, deadline: .max, unit: 0) == .reject)
         #expect(RetryPolicy(maxAnsweredAttempts: 0, baseDelayMillis: 0) == RetryPolicy(maxAnsweredAttempts: 1, baseDelayMillis: 1))
     }
+
+    // MARK: Every way an attempt ends
+
+    @Test("An accepted attempt is final, whatever the budget, the writes and the deadline")
+    func acceptedIsFinal() {
+        #expect(policy.decide(.accepted, answered: 1, writes: 1, now: 0, deadline: .max, unit: 0) == .accept)
+        #expect(policy.decide(.accepted, answered: 9, writes: RetryPolicy.maxWrites, now: 5, deadline: 1, unit: 0) == .accept)
+    }
+
+    @Test("An error answer through the one entry point decides as decide(reason:) does")
+    func rejectedSameAsReason() {
+        for reason in [APNsReason.tooManyRequests, .serviceUnavailable, .expiredProviderToken, .idleTimeout, .badDeviceToken] {
+            for (answered, now) in [(UInt32(1), UInt64(0)), (4, 0), (1, 10_000 * Self.ms)] {
+                #expect(policy.decide(.rejected(reason), answered: answered, writes: answered, now: now, deadline: 1_000 * Self.ms, unit: 0.25)
+                        == policy.decide(reason: reason, answered: answered, writes: answered, now: now, deadline: 1_000 * Self.ms, unit: 0.25))
+            }
+        }
+    }
+
+    @Test("An unprocessed write (REFUSED_STREAM, above a GOAWAY's last-stream-id) is resent within the writes bound and the deadline, budget or not")
+    func unprocessedResent() {
+        #expect(policy.decide(.unprocessed, answered: 9, writes: 1, now: 0, deadline: 1, unit: 0) == .resend)
+        #expect(policy.decide(.unprocessed, answered: 0, writes: RetryPolicy.maxWrites - 1, now: 0, deadline: 1, unit: 0) == .resend)
+        #expect(policy.decide(.unprocessed, answered: 0, writes: RetryPolicy.maxWrites, now: 0, deadline: 1, unit: 0) == .fail)
+        #expect(policy.decide(.unprocessed, answered: 0, writes: 1, now: 1, deadline: 1, unit: 0) == .fail, "deadline reached")
+    }
+
+    @Test("An attempt with no answer that may have been processed (reset, timed out, connection lost) is never resent")
+    func unansweredFails() {
+        #expect(policy.decide(.unanswered, answered: 0, writes: 1, now: 0, deadline: .max, unit: 0) == .fail)
+    }
+
+    @Test("The jitter is drawn only for error answers")
+    func jitterDrawnOnlyWhenRejected() {
+        var draws = 0
+        func unit() -> Double { draws += 1; return 0 }
+        _ = policy.decide(.accepted, answered: 1, writes: 1, now: 0, deadline: .max, unit: unit())
+        _ = policy.decide(.unprocessed, answered: 0, writes: 1, now: 0, deadline: .max, unit: unit())
+        _ = policy.decide(.unanswered, answered: 0, writes: 1, now: 0, deadline: .max, unit: unit())
+        #expect(draws == 0)
+        _ = policy.decide(.rejected(.serviceUnavailable), answered: 1, writes: 1, now: 0, deadline: .max, unit: unit())
+        #expect(draws == 1)
+    }
 }

@@ -1,7 +1,8 @@
 import Testing
 @testable import PushTransport
 
-/// The slot table (chunked, created on demand, bounded) and the index lists threaded through it.
+/// The slot table (chunked, created on demand, bounded) and the index lists threaded through it:
+/// the FIFO queues (`SlotList`) and a connection's streams in flight (`InFlightList`).
 @Suite("Slot table and lists")
 struct SlotTableTests {
     /// The indices of `list`, front to back.
@@ -101,5 +102,56 @@ struct SlotTableTests {
         }
         #expect(contents(kept, table) == [0, 2, 4])
         #expect(kept.earliestDeadline == 50)
+    }
+
+    /// The indices of an in-flight list, front to back, checking each back link on the way.
+    func contents(_ list: InFlightList, _ table: SlotTable) -> [Int32] {
+        var out: [Int32] = []
+        var previous: Int32 = -1
+        var i = list.head
+        while i >= 0 {
+            #expect(table[i].pointee.links.prev == previous, "back link of \(i)")
+            out.append(i)
+            previous = i
+            i = table[i].pointee.links.next
+        }
+        return out
+    }
+
+    @Test("An in-flight list links at the front and unlinks from anywhere (front, middle, back, last) in O(1), clearing the links")
+    func inFlightLinks() {
+        let table = SlotTable(capacity: 8)
+        for _ in 0..<5 { _ = table.create() }
+        var list = InFlightList()
+        #expect(list.isEmpty && list.head == -1)
+        for i in Int32(0)..<5 { list.link(i, table[i], in: table) }
+        #expect(contents(list, table) == [4, 3, 2, 1, 0])
+        list.unlink(2, table[2], in: table)
+        #expect(contents(list, table) == [4, 3, 1, 0], "middle")
+        #expect(table[2].pointee.links.prev == -1 && table[2].pointee.links.next == -1)
+        list.unlink(4, table[4], in: table)
+        #expect(contents(list, table) == [3, 1, 0], "front")
+        list.unlink(0, table[0], in: table)
+        #expect(contents(list, table) == [3, 1], "back")
+        list.link(2, table[2], in: table)
+        #expect(contents(list, table) == [2, 3, 1], "a slot unlinked before links again")
+        for i: Int32 in [3, 1, 2] { list.unlink(i, table[i], in: table) }
+        #expect(list.isEmpty && list.head == -1, "the last one empties it")
+    }
+
+    @Test("An in-flight list's earliest deadline is the minimum of what was linked, and stays a lower bound after unlinks")
+    func inFlightEarliestDeadline() {
+        let table = SlotTable(capacity: 4)
+        for _ in 0..<3 { _ = table.create() }
+        for (i, d) in [UInt64(40), 10, 30].enumerated() { table[Int32(i)].pointee.request.deadlineNanos = d }
+        var list = InFlightList()
+        #expect(list.earliestDeadline == .max, "empty: nothing can be due")
+        list.link(0, table[0], in: table)
+        #expect(list.earliestDeadline == 40)
+        list.link(1, table[1], in: table)
+        list.link(2, table[2], in: table)
+        #expect(list.earliestDeadline == 10)
+        list.unlink(1, table[1], in: table)
+        #expect(list.earliestDeadline <= 30, "a lower bound: never above a deadline still linked")
     }
 }

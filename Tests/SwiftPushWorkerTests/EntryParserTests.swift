@@ -23,7 +23,7 @@ struct EntryParserTests {
         let n = try parser.parse(base([("priority", "5"), ("expiration", "0"), ("collapse_id", "c"), ("not_after", "99")])).get()
         #expect(n.id == "n-1" && n.app == "demo" && n.pushType == .alert && n.priority == 5 && n.expiration == 0)
         #expect(String(decoding: n.topic, as: UTF8.self) == "com.example.app")
-        #expect(n.collapseID == Array("c".utf8) && n.notAfter == 99 && n.retries == 0)
+        #expect(n.collapseID.map(Array.init) == Array("c".utf8) && n.notAfter == 99 && n.retries == 0)
         #expect(n.apnsID == NameBasedUUID.make(name: Array("n-1".utf8)))
     }
 

@@ -88,6 +88,12 @@ stop_worker() {
   return "$status"
 }
 outcome_count() { rcli XLEN "outcomes:{$1}"; }
+# drained SHARD: every entry read and acknowledged (lag 0, pending 0): with outcome format 2 the
+# outcomes stream has one entry per batch, so its length says nothing.
+drained() {
+  rcli XINFO GROUPS "push:{$1}" | awk 'prev == "pending" { p = $1 } prev == "lag" { l = $1 } { prev = $1 }
+    END { exit !(p == "0" && l == "0") }'
+}
 pending_count() { rcli XPENDING "push:{$1}" senders | head -1; }
 has_outcomes() { [ "$(outcome_count "$1")" -ge "$2" ]; }
 # notifications SHARD N: N JSON lines (ids SHARD-0...), 1000 tokens of which three are gone.
@@ -129,6 +135,43 @@ if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$s
     else bad "$name (exit statuses $sa $sb, pending $(pending_count $shard))"; fi
   else bad "$name (only $(outcome_count $shard) outcomes)"; fi
 else bad "$name (enqueue)"; fi
+
+# ---------------------------------------------------------------------------------------------
+name="outcome format 2: 20000 entries, 2 workers: one outcomes entry per batch, every id exactly one outcome in them, the 410 stream exact"
+shard=f2
+notifications $shard 20000 > "$out/$shard.jsonl"
+config "$out/$shard.json" $shard "$mock_port" ', "outcome_format": 2'
+if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null; then
+  start_worker f2-a "$out/$shard.json"; a=$WORKER_PID
+  start_worker f2-b "$out/$shard.json"; b=$WORKER_PID
+  if wait_until 120 drained $shard; then
+    sa=0; stop_worker "$a" || sa=$?
+    sb=0; stop_worker "$b" || sb=$?
+    # Every stream entry is a batch: v 2, its worker, and a count that matches its array.
+    batches=$(python3 - "$redis_port" "outcomes:{$shard}" <<'PY'
+import json, subprocess, sys
+port, stream = sys.argv[1], sys.argv[2]
+raw = subprocess.run(["redis-cli", "-p", port, "--json", "XRANGE", stream, "-", "+"], capture_output=True, text=True).stdout
+entries, total = json.loads(raw), 0
+for _, flat in entries:
+    f = dict(zip(flat[::2], flat[1::2]))
+    outcomes = json.loads(f.get("outcomes", "[]"))
+    if f.get("v") != "2" or f.get("worker") not in ("f2-a", "f2-b") or f.get("count") != str(len(outcomes)):
+        print(f"0 0 not-a-batch: {sorted(f)} v={f.get('v')} count={f.get('count')}")
+        sys.exit(0)
+    total += len(outcomes)
+print(len(entries), total)
+PY
+)
+    read -r nbatches total _ <<< "${batches:-0 0}"
+    # Text lines too, one per outcome, and --count counts outcomes, not batches.
+    text=$("$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --count 5)
+    if [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] && [ "$total" -eq 20000 ] && [ "$nbatches" -lt 2000 ] && check $shard \
+       && [ "$(grep -cE '^f2-[0-9]+ (ACCEPTED 200 -|REJECTED 410 Unregistered) apns-id=[0-9a-f-]{36} entry=[0-9]+-[0-9]+$' <<< "$text")" -eq 5 ]; then
+      ok "$name ($nbatches entries for 20000 outcomes)"
+    else bad "$name (exit statuses $sa $sb, batches: ${batches:-unreadable})"; fi
+  else bad "$name (not drained: pending $(pending_count $shard))"; fi
+else bad "$name (enqueue failed)"; fi
 
 # ---------------------------------------------------------------------------------------------
 name="crash: one of 2 workers killed with SIGKILL 3 times mid-run: every id exactly one outcome, its entries reclaimed"

@@ -128,8 +128,19 @@ class Producer:
 
     def outcomes(self, after: str = "0", follow: bool = True, block_ms: int = 1000) -> Iterator[Outcome]:
         """Outcomes after stream id `after` ("0": from the start), in order; with `follow` the
-        iterator waits for new ones (forever: break out of it), else it ends at the last one."""
-        yield from (Outcome.from_fields(sid, f) for sid, f in self._read(self.outcomes_stream, after, follow, block_ms))
+        iterator waits for new ones (forever: break out of it), else it ends at the last one.
+
+        Either outcome format is read (docs/worker.md): format 2 holds a batch of outcomes in
+        one stream entry, so its outcomes share a `stream_id` — resume after one only once every
+        outcome of that entry has been handled."""
+        for sid, fields in self._read(self.outcomes_stream, after, follow, block_ms):
+            if fields.get("v") != "2":
+                yield Outcome.from_fields(sid, fields)
+                continue
+            for obj in json.loads(fields.get("outcomes", "[]")):
+                flat = {k: str(v) for k, v in obj.items()}
+                flat.update(v="2", worker=fields.get("worker", ""))
+                yield Outcome.from_fields(sid, flat)
 
     def unregistered(self, after: str = "0", follow: bool = False, block_ms: int = 1000) -> Iterator[dict]:
         """Tokens APNs reported gone (410): dicts with token, app, id, reason, timestamp_ms."""

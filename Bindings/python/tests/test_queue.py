@@ -47,17 +47,20 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     process.wait(10)
 
 
-@pytest.fixture(scope="module")
-def worker(redis_url: str, cli: str, pki: Path, mock: Mock, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture(scope="module", params=[1, 2], ids=["outcome_format_1", "outcome_format_2"])
+def worker(request: pytest.FixtureRequest, redis_url: str, cli: str, pki: Path, mock: Mock,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A worker on shard py1 or py2, writing outcomes in that format: every test runs against both."""
     port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
+    shard = f"py{request.param}"
     config = tmp_path_factory.mktemp("worker") / "worker.json"
     config.write_text(json.dumps({
-        "redis": {"host": "127.0.0.1", "port": port}, "shard": "py",
+        "redis": {"host": "127.0.0.1", "port": port}, "shard": shard, "outcome_format": request.param,
         "apps": {"demo": {"key_file": str(pki / "AuthKey_TESTKEY001.p8"), "key_id": "TESTKEY001",
                           "team_id": "TEAM123456", "host": "localhost", "port": mock.port,
                           "ca_file": str(pki / "ca.pem"), "topics": ["com.example.app"]}}}))
     process = subprocess.Popen([cli, "worker", "--config", str(config), "--consumer", "py-1", "--quiet"])
-    yield "py"
+    yield shard
     process.terminate()
     assert process.wait(30) == 0, "the worker did not drain and exit 0 on SIGTERM"
 
