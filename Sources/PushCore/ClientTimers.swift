@@ -1,5 +1,5 @@
 /// The I/O thread's time rules, as pure functions of "now" (the client clock's monotonic
-/// nanoseconds, `ClientConfiguration.clock`): health PINGs, connect timeouts, notification
+/// nanoseconds, `ClientConfiguration.timing.clock`): health PINGs, connect timeouts, notification
 /// deadlines and how long the loop may sleep. Kept apart from the loop so that each rule is
 /// tested by moving a `ManualClock` (Tests/PushCoreTests/ClientTimersTests.swift) instead of by
 /// waiting; the back-off and retry delays have their own pure rules (`ReconnectBackoff`,

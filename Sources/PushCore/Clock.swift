@@ -37,8 +37,8 @@ public enum MonotonicTime {
 
 /// A clock that moves only when told to: for tests of the time rules (token refresh,
 /// deadlines, back-off, PINGs) that move time instead of waiting for it. A client given one
-/// (`ClientConfiguration.clock`) decides by it alone; its I/O thread still wakes at least every
-/// `ClientTimers.scanIntervalNanos` of real time, so it notices a move within that.
+/// (`ClientConfiguration.timing.clock`) decides by it alone; its I/O thread still wakes at least
+/// every `ClientTimers.scanIntervalNanos` of real time, so it notices a move within that.
 public final class ManualClock: PushClock, @unchecked Sendable {
     private let lock = PThreadMutex()
     private let wallStart: Int64

@@ -185,35 +185,35 @@ final class APNsConnection: TLSH2Socket {
     /// Submits the notification in `slotIndex` as a new stream. Returns the stream id, or a
     /// negative nghttp2 error.
     func submit(slotIndex: Int32, slot: UnsafeMutablePointer<Slot>, authorization: UnsafeRawBufferPointer?) -> Int32 {
-        guard let session, let buffer = slot.pointee.buffer else { return -1 }
-        if slot.pointee.channelLength > 0 { return submitBroadcast(slotIndex: slotIndex, slot: slot, authorization: authorization) }
+        guard let session, let buffer = slot.pointee.storage.buffer else { return -1 }
+        if slot.pointee.request.channelID.length > 0 { return submitBroadcast(slotIndex: slotIndex, slot: slot, authorization: authorization) }
         var h = HeaderList(nv: nv)
         let s = slot.pointee
         h.add(":method", "POST")
         h.add(":scheme", "https")
         h.add(":authority", authority.baseAddress!, authority.count, HeaderList.noCopy)
-        h.add(":path", buffer + SlotLayout.request, Int(s.pathLength), HeaderList.noIndex)
+        h.add(":path", buffer + SlotLayout.request, Int(s.request.pathLength), HeaderList.noIndex)
         if let authorization {
             // Copied by nghttp2 (no NO_COPY flag): the token may be re-signed before the frame
             // is written. Indexed: it changes rarely (apns.md, "HPACK").
             h.add("authorization", authorization.baseAddress!, authorization.count, HeaderList.noCopyName)
         }
-        let pushType = PushType(rawValue: s.pushType) ?? .alert
+        let pushType = PushType(rawValue: s.request.pushType) ?? .alert
         h.add("apns-push-type", pushType.headerValue)
-        h.add("apns-topic", buffer + Int(s.topicOffset), Int(s.topicLength), HeaderList.noCopy)
-        switch s.priority {
+        h.add("apns-topic", buffer + Int(s.request.topic.offset), Int(s.request.topic.length), HeaderList.noCopy)
+        switch s.request.priority {
         case 5: h.add("apns-priority", "5")
         case 1: h.add("apns-priority", "1")
         default: h.add("apns-priority", "10")
         }
         h.add("apns-id", buffer + SlotLayout.apnsId, 36, HeaderList.noIndex)
-        if s.expirationLength > 0 {
-            h.add("apns-expiration", buffer + Int(s.expirationOffset), Int(s.expirationLength), HeaderList.noIndex)
+        if s.request.expiration.length > 0 {
+            h.add("apns-expiration", buffer + Int(s.request.expiration.offset), Int(s.request.expiration.length), HeaderList.noIndex)
         }
-        if s.collapseLength > 0 {
-            h.add("apns-collapse-id", buffer + Int(s.collapseOffset), Int(s.collapseLength), HeaderList.noCopy)
+        if s.request.collapseID.length > 0 {
+            h.add("apns-collapse-id", buffer + Int(s.request.collapseID.offset), Int(s.request.collapseID.length), HeaderList.noCopy)
         }
-        slot.pointee.payloadSent = 0
+        slot.pointee.transmission.payloadSent = 0
         var provider = nghttp2_data_provider(
             source: nghttp2_data_source(ptr: UnsafeMutableRawPointer(bitPattern: Int(slotIndex) + 1)),
             read_callback: readPayload)
@@ -287,13 +287,13 @@ let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length, flags,
     let conn = connection(userData)
     let index = Int32(Int(bitPattern: source!.pointee.ptr) - 1)
     let slot = conn.slots[index]
-    let remaining = Int(slot.pointee.payloadLength - slot.pointee.payloadSent)
+    let remaining = Int(slot.pointee.request.payload.length - slot.pointee.transmission.payloadSent)
     let n = min(remaining, length)
     if n > 0 {
-        buf!.update(from: (slot.pointee.buffer! + Int(slot.pointee.payloadOffset + slot.pointee.payloadSent)).assumingMemoryBound(to: UInt8.self), count: n)
-        slot.pointee.payloadSent += Int32(n)
+        buf!.update(from: (slot.pointee.storage.buffer! + Int(slot.pointee.request.payload.offset + slot.pointee.transmission.payloadSent)).assumingMemoryBound(to: UInt8.self), count: n)
+        slot.pointee.transmission.payloadSent += Int32(n)
     }
-    if slot.pointee.payloadSent == slot.pointee.payloadLength {
+    if slot.pointee.transmission.payloadSent == slot.pointee.request.payload.length {
         flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
     }
     return n
@@ -310,11 +310,11 @@ private let onHeader: nghttp2_on_header_callback = { session, frame, name, namel
     let index = conn.headerSlotIndex
     guard index >= 0, let name, let value else { return 0 }
     let slot = conn.slots[index]
-    guard let buffer = slot.pointee.buffer else { return 0 }
+    guard let buffer = slot.pointee.storage.buffer else { return 0 }
     if namelen == 7 && name[0] == UInt8(ascii: ":") {            // ":status"
         var status: Int32 = 0
         for i in 0..<valuelen { status = status &* 10 &+ Int32(value[i] &- 0x30) }
-        slot.pointee.status = status
+        slot.pointee.answer.status = status
     } else if namelen == 7 && memcmp(name, "apns-id", 7) == 0 && valuelen == 36 {
         (buffer + SlotLayout.apnsId).copyMemory(from: value, byteCount: 36)
     } else if namelen == 15 && valuelen == 36 && memcmp(name, "apns-request-id", 15) == 0 {
@@ -323,7 +323,7 @@ private let onHeader: nghttp2_on_header_callback = { session, frame, name, namel
     } else if namelen == 14 && memcmp(name, "apns-unique-id", 14) == 0 {
         let n = min(valuelen, 36)
         (buffer + SlotLayout.uniqueId).copyMemory(from: value, byteCount: n)
-        slot.pointee.uniqueIdLength = Int32(n)
+        slot.pointee.answer.uniqueIdLength = Int32(n)
     }
     return 0
 }
@@ -332,11 +332,11 @@ private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, str
     let index = slotIndex(session, streamID)
     guard index >= 0, let data else { return 0 }
     let slot = connection(userData).slots[index]
-    let room = SlotLayout.bodyCapacity - Int(slot.pointee.bodyLength)
+    let room = SlotLayout.bodyCapacity - Int(slot.pointee.answer.bodyLength)
     let n = min(room, len)
     if n > 0 {
-        (slot.pointee.buffer! + SlotLayout.body + Int(slot.pointee.bodyLength)).copyMemory(from: data, byteCount: n)
-        slot.pointee.bodyLength += Int32(n)
+        (slot.pointee.storage.buffer! + SlotLayout.body + Int(slot.pointee.answer.bodyLength)).copyMemory(from: data, byteCount: n)
+        slot.pointee.answer.bodyLength += Int32(n)
     }
     return 0
 }

@@ -6,7 +6,7 @@ import PushCore
 /// a condition variable (`PThreadMutex.wait(untilMonotonicNanos:)`) whose timeout the kernel
 /// measures, and a callback's duration is what the I/O thread really lost. Everything the
 /// client decides (notification deadlines, retry delays, back-off, PINGs, reconnects, connect
-/// timeouts) reads `ClientConfiguration.clock`.
+/// timeouts) reads `ClientConfiguration.timing.clock`.
 enum CallerDeadline {
     /// Now, in real time.
     @inline(__always)

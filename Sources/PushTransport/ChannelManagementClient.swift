@@ -68,16 +68,16 @@ public final class ChannelManagementClient: @unchecked Sendable {
         guard !host.isEmpty, port > 0, port <= 65535 else {
             throw ClientError(.badOption, "the channel management host must be named, with a port in 1...65535")
         }
-        if c.tokenKey != nil && c.clientCertificate != nil {
+        if c.credentials.tokenKey != nil && c.credentials.clientCertificate != nil {
             throw ClientError(.key, "both a token key and a client certificate are set: choose one authentication")
         }
-        if let pem = c.tokenKey {
-            guard !c.keyID.isEmpty, !c.teamID.isEmpty else {
+        if let pem = c.credentials.tokenKey {
+            guard !c.credentials.keyID.isEmpty, !c.credentials.teamID.isEmpty else {
                 throw ClientError(.key, "token auth needs the key id and the team id (PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID)")
             }
             do {
                 let key = try SigningKey(pem: pem)
-                token = try ProviderToken(key: key, keyID: c.keyID, teamID: c.teamID, clock: c.clock)
+                token = try ProviderToken(key: key, keyID: c.credentials.keyID, teamID: c.credentials.teamID, clock: c.timing.clock)
             } catch let e as SigningKey.LoadError {
                 throw ClientError(.key, "token key: \(e.description)")
             } catch let e as ProviderToken.SignError {
@@ -85,13 +85,13 @@ public final class ChannelManagementClient: @unchecked Sendable {
             } catch {
                 throw ClientError(.key, "token key: \(error)")
             }
-        } else if c.clientCertificate == nil {
+        } else if c.credentials.clientCertificate == nil {
             throw ClientError(.key, "no credentials: set a token key or a client certificate")
         } else {
             token = nil
         }
         do throws(TransportError) {
-            tls = try TLSContext.client(caFile: c.caFile, certificate: c.clientCertificate)
+            tls = try TLSContext.client(caFile: c.endpoint.caFile, certificate: c.credentials.clientCertificate)
             loop = try EventLoop()
         } catch {
             throw ClientError(error.kind == .tls ? .tls : .internalError, error.description)
@@ -99,8 +99,8 @@ public final class ChannelManagementClient: @unchecked Sendable {
         configuration = c
         self.host = host
         self.port = port
-        tunnelRequest = c.proxy == nil ? nil : PushClient.connectRequest(host: host, port: port, credentials: c.proxyCredentials)
-        backoff = ReconnectBackoff(firstDelayMillis: c.reconnectFirstDelayMillis, maxDelayMillis: c.reconnectMaxDelayMillis)
+        tunnelRequest = c.endpoint.proxy == nil ? nil : PushClient.connectRequest(host: host, port: port, credentials: c.endpoint.proxyCredentials)
+        backoff = ReconnectBackoff(firstDelayMillis: c.recovery.reconnectFirstDelayMillis, maxDelayMillis: c.recovery.reconnectMaxDelayMillis)
     }
 
     deinit { close() }
@@ -232,8 +232,8 @@ public final class ChannelManagementClient: @unchecked Sendable {
 
     /// A non-blocking connection attempt to the first address that takes one.
     private func open() throws(TransportError) -> ChannelConnection {
-        let target = configuration.proxy ?? (host: host, port: port)
-        var untried = try configuration.resolver.resolve(host: target.host, port: target.port)
+        let target = configuration.endpoint.proxy ?? (host: host, port: port)
+        var untried = try configuration.endpoint.resolver.resolve(host: target.host, port: target.port)
         let fd = try SocketConnect.startFirst(of: &untried)
         let ssl = try tls.clientSSL(fd: fd, host: host)
         // Management calls block their caller in real time, like a send waiting for room
@@ -255,7 +255,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
     }
 
     private func connectDeadline(_ deadline: UInt64?, started: UInt64) -> UInt64 {
-        let connectBound = started + UInt64(max(configuration.connectTimeoutMillis, 1)) * 1_000_000
+        let connectBound = started + UInt64(max(configuration.timing.connectTimeoutMillis, 1)) * 1_000_000
         return deadline.map { min($0, connectBound) } ?? connectBound
     }
 

@@ -57,8 +57,8 @@ extension ClientConfiguration {
         }
         if option == .environment {
             switch value {
-            case 0: host = "api.push.apple.com"
-            case 1: host = "api.sandbox.push.apple.com"
+            case 0: endpoint.host = "api.push.apple.com"
+            case 1: endpoint.host = "api.sandbox.push.apple.com"
             default: throw ClientError(.badOption, "environment must be PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX, got \(value)")
             }
             return
@@ -88,10 +88,10 @@ extension ClientConfiguration {
             let secret = SecretBytes(copying: bytes)
             guard secret.isValidUTF8 else { throw ClientError(.badOption, "value is not valid UTF-8") }
             if option == .p12Password {
-                p12Password = secret
+                credentials.p12Password = secret
             } else {
                 guard bytes.contains(UInt8(ascii: ":")) else { throw ClientError(.badOption, "proxy credentials must be user:password") }
-                proxyCredentials = secret
+                endpoint.proxyCredentials = secret
             }
             return
         }
@@ -106,13 +106,13 @@ extension ClientConfiguration {
             guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
                 throw ClientError(.badOption, "host must be a non-empty name or address without spaces")
             }
-            host = text
+            endpoint.host = text
         case .caFile:
             guard !bytes.isEmpty else { throw ClientError(.badOption, "CA file path is empty") }
             guard access(text, R_OK) == 0 else {
                 throw ClientError(.badOption, "cannot read CA file \(text): \(String(cString: strerror(errno)))")
             }
-            caFile = text
+            endpoint.caFile = text
         case .tokenKeyFile:
             let pem = try Self.readSecret(text, limit: PushOption.maxKeyBytes, naming: "key file \(text)")
             try setTokenKey(pem, origin: "key file \(text)")
@@ -122,7 +122,7 @@ extension ClientConfiguration {
             guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
                 throw ClientError(.badOption, "\(option.label) must be printable ASCII without spaces, quotes or backslashes (Apple's are 10 characters)")
             }
-            if option == .keyID { keyID = text } else { teamID = text }
+            if option == .keyID { credentials.keyID = text } else { credentials.teamID = text }
         case .defaultTopic:
             guard bytes.count <= NotificationRules.maxTopicBytes, bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 throw ClientError(.badOption, "default topic must be printable ASCII without spaces, at most \(NotificationRules.maxTopicBytes) bytes")
@@ -135,12 +135,12 @@ extension ClientConfiguration {
             }
             var host = String(text[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            proxy = (host, port)
+            endpoint.proxy = (host, port)
         case .certFile, .certKeyFile:
             guard access(text, R_OK) == 0 else {
                 throw ClientError(.key, "cannot read \(text): \(String(cString: strerror(errno)))")
             }
-            if option == .certFile { certificateFile = text } else { certificateKeyFile = text }
+            if option == .certFile { credentials.certificateFile = text } else { credentials.certificateKeyFile = text }
         case .p12File:
             let bytes = try Self.readSecret(text, limit: PushOption.maxP12Bytes, naming: text)
             // Not opened yet (the password may come later), but a file that is no PKCS#12 at
@@ -150,7 +150,7 @@ extension ClientConfiguration {
             } catch {
                 throw ClientError(.key, "\(text): \(error.description)")
             }
-            p12File = (text, bytes)
+            credentials.p12File = (text, bytes)
         default:
             throw ClientError(.badOption, "option \(option.rawValue) is not a string option")
         }
@@ -173,7 +173,7 @@ extension ClientConfiguration {
         } catch {
             throw ClientError(.key, "\(origin): \(error.description)")
         }
-        tokenKey = pem
+        credentials.tokenKey = pem
     }
 
     /// The configuration with `clientCertificate` made from the certificate options
@@ -182,19 +182,19 @@ extension ClientConfiguration {
     /// options known, so their order never matters. A certificate file wins over a .p12.
     public func resolvingCredentials() throws(ClientError) -> ClientConfiguration {
         var c = self
-        c.certificateFile = nil
-        c.certificateKeyFile = nil
-        c.p12File = nil
-        c.p12Password = nil
+        c.credentials.certificateFile = nil
+        c.credentials.certificateKeyFile = nil
+        c.credentials.p12File = nil
+        c.credentials.p12Password = nil
         let certificate: ClientCertificate
         let origin: String
-        if let cert = certificateFile {
-            certificate = .pem(certificateFile: cert, keyFile: certificateKeyFile ?? cert)
+        if let cert = credentials.certificateFile {
+            certificate = .pem(certificateFile: cert, keyFile: credentials.certificateKeyFile ?? cert)
             origin = ""
-        } else if certificateKeyFile != nil && clientCertificate == nil && p12File == nil {
+        } else if credentials.certificateKeyFile != nil && credentials.clientCertificate == nil && credentials.p12File == nil {
             throw ClientError(.key, "PUSH_OPT_CERT_KEY_FILE is set without PUSH_OPT_CERT_FILE")
-        } else if let p12 = p12File {
-            certificate = .pkcs12(bytes: p12.bytes, password: p12Password ?? SecretBytes(copying: [UInt8]()))
+        } else if let p12 = credentials.p12File {
+            certificate = .pkcs12(bytes: p12.bytes, password: credentials.p12Password ?? SecretBytes(copying: [UInt8]()))
             origin = "\(p12.path): "
         } else {
             return c
@@ -204,7 +204,7 @@ extension ClientConfiguration {
         } catch {
             throw ClientError(.key, origin + error.description)
         }
-        c.clientCertificate = certificate
+        c.credentials.clientCertificate = certificate
         return c
     }
 }

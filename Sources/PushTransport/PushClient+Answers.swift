@@ -33,11 +33,11 @@ extension PushClient {
         let slot = slots[index]
         conn.inFlightSlots.unlink(index, slot, in: slots)
         queue.inFlightTotal -= 1
-        let status = slot.pointee.status
+        let status = slot.pointee.answer.status
         // Answers end streams while their bytes are read: the read's time is the answer's.
         let now = conn.lastInputNanos
         if status != 0 {
-            outbox.latencies.record(micros: Int64((now &- slot.pointee.submitNanos) / 1000))
+            outbox.latencies.record(micros: Int64((now &- slot.pointee.request.submitNanos) / 1000))
         }
         let action: ConnectionState.Action
         if status == 200 {
@@ -58,7 +58,7 @@ extension PushClient {
             if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
                 // Refused streams were not processed (RFC 9113 §8.7): safe to send again.
                 settle(index, slot, after: .unprocessed, status: 0, reason: .protocolError,
-                       text: "stream refused by the server \(slot.pointee.attempts) times" + (conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""),
+                       text: "stream refused by the server \(slot.pointee.transmission.attempts) times" + (conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""),
                        now: now)
             } else {
                 settle(index, slot, after: .unanswered, status: 0, reason: .protocolError,
@@ -74,7 +74,7 @@ extension PushClient {
     /// caller to perform once the notification is settled.
     func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on conn: APNsConnection,
                         now: UInt64) -> ConnectionState.Action {
-        let body = UnsafeRawBufferPointer(start: slot.pointee.buffer! + SlotLayout.body, count: Int(slot.pointee.bodyLength))
+        let body = UnsafeRawBufferPointer(start: slot.pointee.storage.buffer! + SlotLayout.body, count: Int(slot.pointee.answer.bodyLength))
         let parsed = APNsResponse.parseErrorBody(body)
         var reason = parsed?.reason ?? .unknown
         if parsed == nil {
@@ -87,8 +87,8 @@ extension PushClient {
             }
         }
         let text = parsed?.reasonText ?? "HTTP \(status) without a reason"
-        slot.pointee.timestampMs = parsed?.timestampMs ?? 0
-        slot.pointee.answeredAttempts += 1
+        slot.pointee.answer.timestampMs = parsed?.timestampMs ?? 0
+        slot.pointee.transmission.answeredAttempts += 1
         let action = conn.state.streamEnded(.rejected(reason))
         answerAffectsClient(reason, text: text, on: conn, now: now)
         settle(index, slot, after: .rejected(reason), status: status, reason: reason,
@@ -103,8 +103,8 @@ extension PushClient {
     /// when the decision is final (an error answer's, or why it FAILED); `text` is built only then.
     func settle(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, after end: RetryPolicy.AttemptEnd, status: Int32,
                 reason: APNsReason, text: @autoclosure () -> String?, now: UInt64) {
-        let decision = constants.retryPolicy.decide(end, answered: slot.pointee.answeredAttempts, writes: slot.pointee.attempts,
-                                                    now: now, deadline: slot.pointee.deadlineNanos, unit: Double.random(in: 0..<1))
+        let decision = constants.retryPolicy.decide(end, answered: slot.pointee.transmission.answeredAttempts, writes: slot.pointee.transmission.attempts,
+                                                    now: now, deadline: slot.pointee.request.deadlineNanos, unit: Double.random(in: 0..<1))
         switch decision {
         case .accept:
             complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
@@ -114,12 +114,12 @@ extension PushClient {
             complete(index, outcome: .failed, status: 0, reason: reason, text: text(), now: now)
         case .retryAfter(let delay):
             outbox.counters.resent += 1
-            slot.pointee.reason = reason.rawValue
+            slot.pointee.answer.reason = reason.rawValue
             queue.delayed.insert(index, at: now + delay)
         case .resendOnNewConnection:
             // Waits in the queue (status and reason kept: at its deadline it ends REJECTED with
             // this answer, see expireQueued).
-            slot.pointee.reason = reason.rawValue
+            slot.pointee.answer.reason = reason.rawValue
             requeue(index, slot, processed: true)
         case .resend:
             requeue(index, slot, processed: false)

@@ -53,32 +53,32 @@ extension PushClient {
 
         let prefix = SlotLayout.broadcastPathPrefix
         let needed = SlotLayout.request + prefix.utf8CodeUnitCount + bundle.count + payload.count + channel.count + 24
-        guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.buffer else {
+        guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.storage.buffer else {
             return .init(.noMemory, "out of memory copying the broadcast")
         }
         var at = SlotLayout.request
         (buffer + at).copyMemory(from: prefix.utf8Start, byteCount: prefix.utf8CodeUnitCount)
         at += prefix.utf8CodeUnitCount
-        slot.pointee.topicOffset = Int32(at)
-        slot.pointee.topicLength = Int32(bundle.count)
+        slot.pointee.request.topic.offset = Int32(at)
+        slot.pointee.request.topic.length = Int32(bundle.count)
         (buffer + at).copyMemory(from: bundle.baseAddress!, byteCount: bundle.count)
         at += bundle.count
-        slot.pointee.pathLength = Int32(at - SlotLayout.request)
-        slot.pointee.payloadOffset = Int32(at)
-        slot.pointee.payloadLength = Int32(payload.count)
+        slot.pointee.request.pathLength = Int32(at - SlotLayout.request)
+        slot.pointee.request.payload.offset = Int32(at)
+        slot.pointee.request.payload.length = Int32(payload.count)
         (buffer + at).copyMemory(from: payload.baseAddress!, byteCount: payload.count)
         at += payload.count
-        slot.pointee.channelOffset = Int32(at)
-        slot.pointee.channelLength = Int32(channel.count)
+        slot.pointee.request.channelID.offset = Int32(at)
+        slot.pointee.request.channelID.length = Int32(channel.count)
         (buffer + at).copyMemory(from: channel.baseAddress!, byteCount: channel.count)
         at += channel.count
-        slot.pointee.collapseOffset = Int32(at)
-        slot.pointee.collapseLength = 0
-        slot.pointee.expirationOffset = Int32(at)
-        slot.pointee.expirationLength = Int32(writeDecimal(n.pointee.expiration, to: buffer + at))
+        slot.pointee.request.collapseID.offset = Int32(at)
+        slot.pointee.request.collapseID.length = 0
+        slot.pointee.request.expiration.offset = Int32(at)
+        slot.pointee.request.expiration.length = Int32(writeDecimal(n.pointee.expiration, to: buffer + at))
         storeApnsId(apnsId, in: slot)
-        slot.pointee.pushType = BroadcastRules.pushType.rawValue
-        slot.pointee.priority = priority
+        slot.pointee.request.pushType = BroadcastRules.pushType.rawValue
+        slot.pointee.request.priority = priority
         startFresh(slot, tag: n.pointee.tag, now: now)
         return nil
     }

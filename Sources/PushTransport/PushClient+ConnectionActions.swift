@@ -16,7 +16,7 @@ extension PushClient {
             // once, unless the client is backing off).
             if pool.connections[conn.poolIndex] === conn {
                 if conn.state.history.retiredByClient {
-                    log(.info, .retired, "connection to \(configuration.host):\(configuration.port) retired (pool position \(conn.poolIndex)): it takes no new notifications")
+                    log(.info, .retired, "connection to \(configuration.endpoint.host):\(configuration.endpoint.port) retired (pool position \(conn.poolIndex)): it takes no new notifications")
                 }
                 pool.connections[conn.poolIndex] = nil
                 pool.retiring.append(conn)
@@ -50,11 +50,11 @@ extension PushClient {
     private func error(for failure: ConnectionState.Failure) -> TransportError {
         switch failure {
         case .connectTimedOut:
-            return TransportError(.connect, "connecting to \(configuration.host):\(configuration.port) timed out")
+            return TransportError(.connect, "connecting to \(configuration.endpoint.host):\(configuration.endpoint.port) timed out")
         case .settingsTimedOut:
-            return TransportError(.protocolError, "the server sent no HTTP/2 SETTINGS within \(configuration.connectTimeoutMillis) ms of the TLS handshake")
+            return TransportError(.protocolError, "the server sent no HTTP/2 SETTINGS within \(configuration.timing.connectTimeoutMillis) ms of the TLS handshake")
         case .pingUnanswered:
-            return TransportError(.closed, "no PING acknowledgement within \(configuration.pingTimeoutMillis) ms")
+            return TransportError(.closed, "no PING acknowledgement within \(configuration.timing.pingTimeoutMillis) ms")
         }
     }
 }

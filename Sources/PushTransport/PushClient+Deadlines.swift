@@ -14,10 +14,10 @@ extension PushClient {
     /// connection error.
     func expireQueued(_ index: Int32) {
         let slot = slots[index]
-        if slot.pointee.status != 0, let reason = APNsReason(rawValue: slot.pointee.reason), reason != .none {
+        if slot.pointee.answer.status != 0, let reason = APNsReason(rawValue: slot.pointee.answer.reason), reason != .none {
             let text = (reason == .expiredProviderToken ? queue.clockSuspectText : nil)
                 ?? "deadline reached while waiting to retry (last answer: \(reason.text))"
-            complete(index, outcome: .rejected, status: slot.pointee.status, reason: reason, text: text)
+            complete(index, outcome: .rejected, status: slot.pointee.answer.status, reason: reason, text: text)
             return
         }
         // The clock's text alone: with a prefix it would not fit the result's 127 bytes.
@@ -38,7 +38,7 @@ extension PushClient {
             while true {
                 let index = queue.pending.popFirst(in: slots)
                 if index < 0 { break }
-                if ClientTimers.isDue(slots[index].pointee.deadlineNanos, now: now) {
+                if ClientTimers.isDue(slots[index].pointee.request.deadlineNanos, now: now) {
                     expireQueued(index)
                 } else {
                     kept.append(index, in: slots)
@@ -54,13 +54,13 @@ extension PushClient {
             var expired = false
             while index >= 0 {
                 let slot = slots[index]
-                let next = slot.pointee.next
-                if !ClientTimers.isDue(slot.pointee.deadlineNanos, now: now) {
-                    conn.inFlightSlots.earliestDeadline = min(conn.inFlightSlots.earliestDeadline, slot.pointee.deadlineNanos)
+                let next = slot.pointee.links.next
+                if !ClientTimers.isDue(slot.pointee.request.deadlineNanos, now: now) {
+                    conn.inFlightSlots.earliestDeadline = min(conn.inFlightSlots.earliestDeadline, slot.pointee.request.deadlineNanos)
                 } else {
                     conn.inFlightSlots.unlink(index, slot, in: slots)
                     queue.inFlightTotal -= 1
-                    conn.cancel(streamID: slot.pointee.streamID)
+                    conn.cancel(streamID: slot.pointee.transmission.streamID)
                     settle(index, slot, after: .unanswered, status: 0, reason: .timeout, text: "no answer within the deadline", now: now)
                     perform(conn.state.streamTimedOut(), on: conn)
                     expired = true

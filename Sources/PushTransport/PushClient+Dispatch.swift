@@ -48,15 +48,15 @@ extension PushClient {
             let index = queue.pending.popFirst(in: slots)
             if index < 0 { break }
             let slot = slots[index]
-            if now >= slot.pointee.deadlineNanos {
+            if now >= slot.pointee.request.deadlineNanos {
                 expireQueued(index)
                 continue
             }
-            if !slot.pointee.hasCallerApnsId && slot.pointee.attempts == 0 {
-                queue.uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+            if !slot.pointee.request.hasCallerApnsId && slot.pointee.transmission.attempts == 0 {
+                queue.uuid.write(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
             }
-            slot.pointee.status = 0
-            slot.pointee.bodyLength = 0
+            slot.pointee.answer.status = 0
+            slot.pointee.answer.bodyLength = 0
             let streamID = conn.submit(slotIndex: index, slot: slot, authorization: authorization)
             if streamID < 0 {
                 // Stream ids exhausted or session unusable: retire it, keep the notification.
@@ -64,9 +64,9 @@ extension PushClient {
                 retireByClient(conn)
                 break
             }
-            slot.pointee.streamID = streamID
-            slot.pointee.connection = Int32(conn.poolIndex)
-            slot.pointee.attempts += 1
+            slot.pointee.transmission.streamID = streamID
+            slot.pointee.transmission.connection = Int32(conn.poolIndex)
+            slot.pointee.transmission.attempts += 1
             outbox.counters.sent += 1
             conn.inFlightSlots.link(index, slot, in: slots)
             conn.state.streamOpened()

@@ -26,7 +26,7 @@ extension PushClient {
             var taken = submitted
             queue.pending.splice(&taken, in: slots)
 
-            let now = configuration.clock.monotonicNanos()
+            let now = configuration.timing.clock.monotonicNanos()
             let closingNow = !lifecycle.isOpen
             if case .closing(let drain) = lifecycle, drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
             if !closingNow || !queue.pending.isEmpty || !queue.delayed.isEmpty || queue.inFlightTotal > 0 { maintainPool(now: now) }
@@ -62,7 +62,7 @@ extension PushClient {
 
     /// The time rules, from the configuration.
     var timers: ClientTimers {
-        ClientTimers(idlePingMillis: configuration.idlePingMillis, pingTimeoutMillis: configuration.pingTimeoutMillis,
-                     connectTimeoutMillis: configuration.connectTimeoutMillis)
+        ClientTimers(idlePingMillis: configuration.timing.idlePingMillis, pingTimeoutMillis: configuration.timing.pingTimeoutMillis,
+                     connectTimeoutMillis: configuration.timing.connectTimeoutMillis)
     }
 }

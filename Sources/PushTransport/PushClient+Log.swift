@@ -50,7 +50,7 @@ extension PushClient {
 
     /// Reports an event; `message` is built only when someone listens at `level`.
     func log(_ level: LogLevel, _ event: LogEvent, _ message: @autoclosure () -> String) {
-        guard let sink = configuration.logCallback, level.rawValue >= sink.minLevel else { return }
+        guard let sink = configuration.callbacks.log, level.rawValue >= sink.minLevel else { return }
         let text = message()
         event.rawValue.withCString { e in
             text.withCString { m in sink.function(sink.userData, level.rawValue, e, m) }

@@ -15,24 +15,24 @@ extension PushClient {
     /// `now` may be passed by a caller that has just read the clock (per answer, it shows).
     func complete(_ index: Int32, outcome: Outcome, status: Int32, reason: APNsReason, text: String?,
                   now given: UInt64? = nil) {
-        let now = given ?? configuration.clock.monotonicNanos()
+        let now = given ?? configuration.timing.clock.monotonicNanos()
         let slot = slots[index]
-        if slot.pointee.attempts == 0 && !slot.pointee.hasCallerApnsId {
+        if slot.pointee.transmission.attempts == 0 && !slot.pointee.request.hasCallerApnsId {
             // Never sent, so never given an apns-id: results always carry one.
-            queue.uuid.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+            queue.uuid.write(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
         }
-        slot.pointee.outcome = outcome.rawValue
-        slot.pointee.status = status
-        slot.pointee.reason = reason.rawValue
-        if outcome != .rejected { slot.pointee.timestampMs = 0 }
-        slot.pointee.latencyUs = Int64((now &- slot.pointee.submitNanos) / 1000)
+        slot.pointee.answer.outcome = outcome.rawValue
+        slot.pointee.answer.status = status
+        slot.pointee.answer.reason = reason.rawValue
+        if outcome != .rejected { slot.pointee.answer.timestampMs = 0 }
+        slot.pointee.answer.latencyUs = Int64((now &- slot.pointee.request.submitNanos) / 1000)
         if let whole = text {
             var text = whole.prefix(utf8Bytes: SlotLayout.reasonTextCapacity)
             let n = text.utf8.count
-            text.withUTF8 { (slot.pointee.buffer! + SlotLayout.reasonText).copyMemory(from: $0.baseAddress!, byteCount: n) }
-            slot.pointee.reasonTextLength = Int32(n)
+            text.withUTF8 { (slot.pointee.storage.buffer! + SlotLayout.reasonText).copyMemory(from: $0.baseAddress!, byteCount: n) }
+            slot.pointee.answer.reasonTextLength = Int32(n)
         } else {
-            slot.pointee.reasonTextLength = 0
+            slot.pointee.answer.reasonTextLength = 0
         }
         outbox.outcomeCounts.record(outcome: outcome.rawValue, reason: reason.rawValue)
         switch outcome {
@@ -47,18 +47,18 @@ extension PushClient {
     /// that raced with close). Called under the lock by a caller thread.
     static func markCancelled(_ slot: UnsafeMutablePointer<Slot>, now: UInt64) {
         let text: StaticString = "the client was closed before it was sent"
-        slot.pointee.outcome = Outcome.failed.rawValue
-        slot.pointee.status = 0
-        slot.pointee.reason = APNsReason.cancelled.rawValue
-        slot.pointee.timestampMs = 0
-        slot.pointee.latencyUs = Int64((now &- slot.pointee.submitNanos) / 1000)
-        (slot.pointee.buffer! + SlotLayout.reasonText).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
-        slot.pointee.reasonTextLength = Int32(text.utf8CodeUnitCount)
+        slot.pointee.answer.outcome = Outcome.failed.rawValue
+        slot.pointee.answer.status = 0
+        slot.pointee.answer.reason = APNsReason.cancelled.rawValue
+        slot.pointee.answer.timestampMs = 0
+        slot.pointee.answer.latencyUs = Int64((now &- slot.pointee.request.submitNanos) / 1000)
+        (slot.pointee.storage.buffer! + SlotLayout.reasonText).copyMemory(from: text.utf8Start, byteCount: text.utf8CodeUnitCount)
+        slot.pointee.answer.reasonTextLength = Int32(text.utf8CodeUnitCount)
         // The apns-id is assigned on the I/O thread; this one never got there (rare: a fresh
         // generator is fine).
-        if !slot.pointee.hasCallerApnsId {
+        if !slot.pointee.request.hasCallerApnsId {
             var generator = UUIDGenerator()
-            generator.write(to: slot.pointee.buffer! + SlotLayout.apnsId)
+            generator.write(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
         }
     }
 
@@ -67,9 +67,9 @@ extension PushClient {
     /// last-stream-id): such writes are left out of the result's `attempts`.
     func requeue(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, processed: Bool) {
         outbox.counters.resent += 1
-        if !processed { slot.pointee.unprocessedWrites += 1 }
-        slot.pointee.streamID = 0
-        slot.pointee.connection = -1
+        if !processed { slot.pointee.transmission.unprocessedWrites += 1 }
+        slot.pointee.transmission.streamID = 0
+        slot.pointee.transmission.connection = -1
         queue.pending.prepend(index, in: slots)
     }
 
@@ -105,7 +105,7 @@ extension PushClient {
     /// Hands finished notifications to pollers (one lock for the whole batch).
     func publish() {
         if outbox.finished.isEmpty && outbox.counters == ClientCounters() && outbox.latencies.total == 0 { return }
-        if let callback = configuration.resultCallback {
+        if let callback = configuration.callbacks.result {
             deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer)
         }
         let newResults = !outbox.finished.isEmpty // (empty after a callback took them)

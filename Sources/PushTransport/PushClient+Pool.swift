@@ -24,7 +24,7 @@ extension PushClient {
                 if timers.connectTimedOut(now: now, startedNanos: asked.startedNanos) {
                     pool.resolution = nil // its answer, if it ever comes, is not taken
                     connectionAttemptFailed(startedNanos: asked.startedNanos,
-                                            error: TransportError(.connect, "resolving \(resolvedHost) took longer than \(configuration.connectTimeoutMillis) ms"),
+                                            error: TransportError(.connect, "resolving \(resolvedHost) took longer than \(configuration.timing.connectTimeoutMillis) ms"),
                                             now: now)
                 }
             } else {
@@ -62,7 +62,7 @@ extension PushClient {
     func resizePool(now: UInt64) {
         guard var sizing = pool.sizing else { return }
         var ready = 0, opening = 0, free = 0
-        var perConnection = configuration.maxStreamsPerConnection
+        var perConnection = configuration.pool.maxStreamsPerConnection
         for conn in pool.connections[..<sizing.target] {
             if let conn, conn.state.phase == .ready {
                 ready += 1
@@ -82,14 +82,14 @@ extension PushClient {
         case .grow:
             log(.info, .poolResized, "every stream is in use and \(queue.pending.count) notification(s) wait: opening connection \(sizing.target) of at most \(sizing.maximum)")
         case .shrink:
-            log(.info, .poolResized, "demand stayed below half of what \(sizing.target) connection(s) carry for \(configuration.poolShrinkWindowMillis) ms: closing connection \(sizing.target + 1)")
+            log(.info, .poolResized, "demand stayed below half of what \(sizing.target) connection(s) carry for \(configuration.pool.shrinkWindowMillis) ms: closing connection \(sizing.target + 1)")
             if let conn = pool.connections[sizing.target] { retireByClient(conn) }
         }
     }
 
     /// The name resolved for connections: APNs's host, or the proxy's (which resolves APNs's).
-    var resolvedHost: String { configuration.proxy?.host ?? configuration.host }
-    var resolvedPort: Int { configuration.proxy?.port ?? configuration.port }
+    var resolvedHost: String { configuration.endpoint.proxy?.host ?? configuration.endpoint.host }
+    var resolvedPort: Int { configuration.endpoint.proxy?.port ?? configuration.endpoint.port }
 
     /// Takes the resolver thread's answer to the request in progress (older ones are stale).
     private func takeResolutions(now: UInt64) {
@@ -109,7 +109,7 @@ extension PushClient {
     /// address whose connect fails at once is skipped, and the ones not tried stay with the
     /// connection, to be tried in turn if its connect fails (`connectionClosed`).
     func startConnection(poolIndex: Int, addresses: [SocketConnect.Address], rotate: Bool) throws(TransportError) -> APNsConnection {
-        let host = configuration.host
+        let host = configuration.endpoint.host
         var order = addresses
         if rotate && order.count > 1 {
             let k = pool.addressRotation % order.count
@@ -119,14 +119,14 @@ extension PushClient {
         let fd = try SocketConnect.startFirst(of: &order)
         let ssl = try tls.clientSSL(fd: fd, host: host)
         outbox.counters.connectionsOpened += 1
-        log(.debug, .connecting, "connecting to \(configuration.host):\(configuration.port)"
-            + (configuration.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? "")
+        log(.debug, .connecting, "connecting to \(configuration.endpoint.host):\(configuration.endpoint.port)"
+            + (configuration.endpoint.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? "")
             + " (pool position \(poolIndex), \(order.count) other address(es) to fall back on)")
-        let conn = APNsConnection(events: self, slots: slots, authority: constants.authority, loop: loop, clock: configuration.clock,
+        let conn = APNsConnection(events: self, slots: slots, authority: constants.authority, loop: loop, clock: configuration.timing.clock,
                                   poolIndex: poolIndex, fd: fd, ssl: ssl,
-                                  localMaxStreams: configuration.maxStreamsPerConnection,
-                                  retireAfterTimeouts: configuration.retireAfterTimeouts,
-                                  retireAfterServerErrors: configuration.retireAfterServerErrors)
+                                  localMaxStreams: configuration.pool.maxStreamsPerConnection,
+                                  retireAfterTimeouts: configuration.recovery.retireAfterTimeouts,
+                                  retireAfterServerErrors: configuration.recovery.retireAfterServerErrors)
         conn.tunnel.request = pool.tunnelRequest
         conn.record.fallbackAddresses = order
         return conn
@@ -176,7 +176,7 @@ extension PushClient {
             conn.record.isProbe = false
             reconnect.probeEnded()
         }
-        log(.info, .ready, "connection to \(configuration.host):\(configuration.port) ready (pool position \(conn.poolIndex), "
+        log(.info, .ready, "connection to \(configuration.endpoint.host):\(configuration.endpoint.port) ready (pool position \(conn.poolIndex), "
             + "server allows \(conn.state.remoteMaxStreams) concurrent streams)")
         handoff.withLockNotifying { h, waiters in
             h.openConnections += 1
@@ -189,16 +189,16 @@ extension PushClient {
     /// processed it) or ends FAILED as connection lost; its pool position reconnects.
     func connectionClosed(_ conn: APNsConnection, error: TransportError?) {
         // Account for every stream still open on it.
-        let now = configuration.clock.monotonicNanos()
+        let now = configuration.timing.clock.monotonicNanos()
         var index = conn.inFlightSlots.head
         while index >= 0 {
             let slot = slots[index]
-            let next = slot.pointee.next
-            slot.pointee.next = -1
-            slot.pointee.prev = -1
+            let next = slot.pointee.links.next
+            slot.pointee.links.next = -1
+            slot.pointee.links.prev = -1
             queue.inFlightTotal -= 1
             // Streams above a GOAWAY's last-stream-id were never processed; the others may have been.
-            settle(index, slot, after: conn.state.wasUnprocessed(streamID: slot.pointee.streamID) ? .unprocessed : .unanswered,
+            settle(index, slot, after: conn.state.wasUnprocessed(streamID: slot.pointee.transmission.streamID) ? .unprocessed : .unanswered,
                    status: 0, reason: .connectionLost,
                    text: (conn.state.goawayReason.map { "after GOAWAY (\($0)): " } ?? "")
                        + (error?.description ?? "the connection closed before the answer arrived"),
@@ -232,7 +232,7 @@ extension PushClient {
         if conn.state.everEstablished {
             let how = error.map { "closed: \($0.description)" } ?? "closed"
             log(error == nil || conn.state.history.retiredByClient ? .info : .warning, .closed,
-                "connection to \(configuration.host):\(configuration.port) \(how)"
+                "connection to \(configuration.endpoint.host):\(configuration.endpoint.port) \(how)"
                 + (conn.state.goawayReason.map { " (after GOAWAY: \($0))" } ?? ""))
             // Ordinary closes (ours, an orderly GOAWAY drain) are not connection errors; an
             // abrupt loss is, with the GOAWAY's reason when one came first.

@@ -50,7 +50,7 @@ extension PushClient {
             // 2. Fill them outside the lock.
             var filled = SlotList()
             var failure: ClientError?
-            let now = configuration.clock.monotonicNanos() // the deadline counts from here
+            let now = configuration.timing.clock.monotonicNanos() // the deadline counts from here
             while !taken.isEmpty {
                 let index = taken.head
                 if let violation = fill(slot: slots[index], from: NotificationRecord.at(notifications, done, stride: stride), now: now) {
@@ -72,10 +72,10 @@ extension PushClient {
                     var index = filled.head
                     while index >= 0 {
                         let slot = slots[index]
-                        PushClient.markCancelled(slot, now: configuration.clock.monotonicNanos())
-                        index = slot.pointee.next
+                        PushClient.markCancelled(slot, now: configuration.timing.clock.monotonicNanos())
+                        index = slot.pointee.links.next
                     }
-                    if configuration.resultCallback == nil {
+                    if configuration.callbacks.result == nil {
                         h.completions.splice(&filled, in: slots)
                         if h.waiters > 0 { waiters.broadcast() }
                         signalResults = true
@@ -91,7 +91,7 @@ extension PushClient {
             }
             if wake { loop.wake() }
             if signalResults { resultSignal?.notify() }
-            if let callback = configuration.resultCallback, !lateForCallback.isEmpty {
+            if let callback = configuration.callbacks.result, !lateForCallback.isEmpty {
                 // Rare: delivered on this thread, since the I/O thread has finished.
                 let buffer = UnsafeMutablePointer<push_result>.allocate(capacity: PushClient.callbackBatch)
                 deliver(&lateForCallback, to: callback, buffer: buffer)
@@ -151,7 +151,7 @@ extension PushClient {
 
         let prefix = SlotLayout.pathPrefix
         let needed = SlotLayout.request + prefix.utf8CodeUnitCount + token.count + topic.count + payload.count + collapse.count + 24
-        guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.buffer else {
+        guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.storage.buffer else {
             return .init(.noMemory, "out of memory copying the notification")
         }
         var at = SlotLayout.request
@@ -159,27 +159,27 @@ extension PushClient {
         at += prefix.utf8CodeUnitCount
         (buffer + at).copyMemory(from: token.baseAddress!, byteCount: token.count)
         at += token.count
-        slot.pointee.pathLength = Int32(at - SlotLayout.request)
-        slot.pointee.topicOffset = Int32(at)
-        slot.pointee.topicLength = Int32(topic.count)
+        slot.pointee.request.pathLength = Int32(at - SlotLayout.request)
+        slot.pointee.request.topic.offset = Int32(at)
+        slot.pointee.request.topic.length = Int32(topic.count)
         (buffer + at).copyMemory(from: topic.baseAddress!, byteCount: topic.count)
         at += topic.count
-        slot.pointee.payloadOffset = Int32(at)
-        slot.pointee.payloadLength = Int32(payload.count)
+        slot.pointee.request.payload.offset = Int32(at)
+        slot.pointee.request.payload.length = Int32(payload.count)
         (buffer + at).copyMemory(from: payload.baseAddress!, byteCount: payload.count)
         at += payload.count
-        slot.pointee.collapseOffset = Int32(at)
-        slot.pointee.collapseLength = Int32(collapse.count)
+        slot.pointee.request.collapseID.offset = Int32(at)
+        slot.pointee.request.collapseID.length = Int32(collapse.count)
         if collapse.count > 0 {
             (buffer + at).copyMemory(from: collapse.baseAddress!, byteCount: collapse.count)
             at += collapse.count
         }
-        slot.pointee.expirationOffset = Int32(at)
-        slot.pointee.expirationLength = hasExpiration ? Int32(writeDecimal(n.pointee.expiration, to: buffer + at)) : 0
-        slot.pointee.channelLength = 0
+        slot.pointee.request.expiration.offset = Int32(at)
+        slot.pointee.request.expiration.length = hasExpiration ? Int32(writeDecimal(n.pointee.expiration, to: buffer + at)) : 0
+        slot.pointee.request.channelID.length = 0
         storeApnsId(apnsId, in: slot)
-        slot.pointee.pushType = pushType.rawValue
-        slot.pointee.priority = priority
+        slot.pointee.request.pushType = pushType.rawValue
+        slot.pointee.request.priority = priority
         startFresh(slot, tag: n.pointee.tag, now: now)
         return nil
     }
@@ -187,8 +187,8 @@ extension PushClient {
     /// Copies the caller's apns-id (lowercased, as APNs wants it) into the slot, or notes that
     /// the library generates one (`apnsId` empty).
     func storeApnsId(_ apnsId: UnsafeRawBufferPointer, in slot: UnsafeMutablePointer<Slot>) {
-        guard apnsId.count == 36, let buffer = slot.pointee.buffer else {
-            slot.pointee.hasCallerApnsId = false
+        guard apnsId.count == 36, let buffer = slot.pointee.storage.buffer else {
+            slot.pointee.request.hasCallerApnsId = false
             return
         }
         for i in 0..<36 {
@@ -196,27 +196,18 @@ extension PushClient {
             if c >= 0x41 && c <= 0x46 { c += 0x20 } // APNs wants lowercase
             buffer.storeBytes(of: c, toByteOffset: SlotLayout.apnsId + i, as: UInt8.self)
         }
-        slot.pointee.hasCallerApnsId = true
+        slot.pointee.request.hasCallerApnsId = true
     }
 
     /// A freshly filled slot: no attempts, no result yet; its deadline runs from `now`.
     @inline(__always)
     func startFresh(_ slot: UnsafeMutablePointer<Slot>, tag: UInt64, now: UInt64) {
-        slot.pointee.tag = tag
-        slot.pointee.submitNanos = now
-        slot.pointee.deadlineNanos = now + constants.deadlineNanos
-        slot.pointee.attempts = 0
-        slot.pointee.unprocessedWrites = 0
-        slot.pointee.answeredAttempts = 0
-        slot.pointee.streamID = 0
-        slot.pointee.connection = -1
-        slot.pointee.outcome = 0
-        slot.pointee.status = 0
-        slot.pointee.reason = 0
-        slot.pointee.timestampMs = 0
-        slot.pointee.bodyLength = 0
-        slot.pointee.uniqueIdLength = 0
-        slot.pointee.reasonTextLength = 0
+        slot.pointee.request.tag = tag
+        slot.pointee.request.submitNanos = now
+        slot.pointee.request.deadlineNanos = now + constants.deadlineNanos
+        // Whole groups, so that a field added to either starts clean too (constant stores).
+        slot.pointee.transmission = Slot.Transmission()
+        slot.pointee.answer = Slot.Answer()
     }
 
     /// A (pointer, length) pair of the C ABI; length 0 reads a NUL-terminated string. Nothing
@@ -265,7 +256,7 @@ extension PushClient {
     /// A descriptor that is readable while results are waiting (`ResultReadiness`), for event
     /// loops. Not available with a result callback (nothing is polled then).
     public func resultFileDescriptor() throws(ClientError) -> Int32 {
-        if configuration.resultCallback != nil {
+        if configuration.callbacks.result != nil {
             throw ClientError(.invalidArgument, "results go to the result callback: there is nothing to poll")
         }
         let fd = try readiness.descriptor()
@@ -325,7 +316,7 @@ extension PushClient {
         while index >= 0 {
             fillResult(buffer + n, from: slots[index])
             n += 1
-            index = slots[index].pointee.next
+            index = slots[index].pointee.links.next
             if n == PushClient.callbackBatch || index < 0 {
                 let started = CallerDeadline.now()
                 callback.function(callback.userData, buffer, n)
@@ -347,17 +338,17 @@ extension PushClient {
     private func fillResult(_ r: UnsafeMutablePointer<push_result>, from slot: UnsafeMutablePointer<Slot>) {
         r.initialize(to: push_result())
         r.pointee.struct_size = UInt32(MemoryLayout<push_result>.size)
-        r.pointee.outcome = slot.pointee.outcome
-        r.pointee.status = slot.pointee.status
-        r.pointee.reason = slot.pointee.reason
-        r.pointee.tag = slot.pointee.tag
-        r.pointee.timestamp_ms = slot.pointee.timestampMs
-        r.pointee.latency_us = slot.pointee.latencyUs
+        r.pointee.outcome = slot.pointee.answer.outcome
+        r.pointee.status = slot.pointee.answer.status
+        r.pointee.reason = slot.pointee.answer.reason
+        r.pointee.tag = slot.pointee.request.tag
+        r.pointee.timestamp_ms = slot.pointee.answer.timestampMs
+        r.pointee.latency_us = slot.pointee.answer.latencyUs
         // Writes the server said it never processed are not attempts that may have reached APNs.
-        let attempts = slot.pointee.attempts
-        r.pointee.attempts = attempts - min(slot.pointee.unprocessedWrites, attempts)
-        guard let buffer = slot.pointee.buffer else { return }
-        let uniqueLength = Int(slot.pointee.uniqueIdLength), textLength = Int(slot.pointee.reasonTextLength)
+        let attempts = slot.pointee.transmission.attempts
+        r.pointee.attempts = attempts - min(slot.pointee.transmission.unprocessedWrites, attempts)
+        guard let buffer = slot.pointee.storage.buffer else { return }
+        let uniqueLength = Int(slot.pointee.answer.uniqueIdLength), textLength = Int(slot.pointee.answer.reasonTextLength)
         withUnsafeMutableBytes(of: &r.pointee.apns_id) { d in
             d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.apnsId, count: 36))
         }
@@ -387,7 +378,7 @@ extension PushClient {
             if let e = h.lastConnectionError, e.kind == .tls { return .some(ClientError(.tls, e.description)) }
             if CallerDeadline.passed(waitUntil) {
                 let detail = h.lastConnectionError.map { ": last attempt failed: \($0.description)" } ?? ""
-                return .some(ClientError(.timeout, "no connection to \(configuration.host):\(configuration.port) within \(timeoutMillis) ms" + detail))
+                return .some(ClientError(.timeout, "no connection to \(configuration.endpoint.host):\(configuration.endpoint.port) within \(timeoutMillis) ms" + detail))
             }
             return nil
         }

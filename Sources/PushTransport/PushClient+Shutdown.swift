@@ -20,7 +20,7 @@ extension PushClient {
             var index = conn.inFlightSlots.head
             while index >= 0 {
                 let slot = slots[index]
-                let next = slot.pointee.next
+                let next = slot.pointee.links.next
                 conn.inFlightSlots.unlink(index, slot, in: slots)
                 queue.inFlightTotal -= 1
                 complete(index, outcome: .failed, status: 0, reason: .cancelledInFlight,
@@ -33,7 +33,7 @@ extension PushClient {
         }
         pool.connections = pool.connections.map { _ in nil }
         pool.retiring = []
-        if let callback = configuration.resultCallback { deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer) }
+        if let callback = configuration.callbacks.result { deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer) }
         var late = handoff.withLock { h in
             h.completions.splice(&outbox.finished, in: slots)
             h.counters.add(outbox.counters)
@@ -50,7 +50,7 @@ extension PushClient {
             if index < 0 { break }
             complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
         }
-        if let callback = configuration.resultCallback { deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer) }
+        if let callback = configuration.callbacks.result { deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer) }
         handoff.withLockNotifying { h, waiters in
             h.completions.splice(&outbox.finished, in: slots)
             h.counters.add(outbox.counters)

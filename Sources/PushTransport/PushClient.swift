@@ -8,98 +8,162 @@ import CSwiftPushABI
 /// Everything a client needs to know, with the defaults users get.
 /// Options are set with `set(_:int:)` and `set(_:string:)` (ClientOptions.swift), which check
 /// them against `PushOption` (Tables/options.tsv, where the defaults below come from too).
+///
+/// The settings are grouped by what they are about (where to connect, who we are, how big the
+/// pool is, how long things may take, how failures are handled, where results go), each group a
+/// stored struct. A client copies its configuration when it opens and only reads it after, from
+/// any thread; nothing in it changes under a running client.
 public struct ClientConfiguration: Sendable {
-    /// APNs host name, also the TLS server name that is verified.
-    public var host = "api.push.apple.com"
-    /// TCP port (443, or 2197).
-    public var port = PushOption.port.defaultInt
-    /// CA certificates (PEM) to trust instead of the system store.
-    public var caFile: String?
-    /// The token key as PEM text (from a .p8 file), in a buffer that is cleared when the last
-    /// reference goes. The client parses it when it opens and keeps only OpenSSL's key.
-    public var tokenKey: SecretBytes?
-    /// `tokenKey` as an array, for callers that have one (the caller's array is not cleared:
-    /// prefer `tokenKey` with `FileBytes.readSecret`).
-    public var tokenKeyPEM: [UInt8]? {
-        get { tokenKey?.arrayCopy }
-        set { tokenKey = newValue.map { SecretBytes(copying: $0) } }
-    }
-    /// The token key's id (`kid`).
-    public var keyID = ""
-    /// The team id (`iss`).
-    public var teamID = ""
+    /// Where to connect and whom to trust.
+    public var endpoint = Endpoint()
+    /// How the client authenticates: a token key or a client certificate.
+    public var credentials = Credentials()
     /// Topic for notifications that name none.
     public var defaultTopic: [UInt8] = []
-    /// Connections in the pool. Two by default: measured against one mock server, two
-    /// connections carry ~1.5x what one does (the server works on both at once), more add
-    /// little; APNs itself recommends several.
-    public var connections = PushOption.connections.defaultInt
-    /// With a value from 1 to `connections - 1`, the pool sizes itself (`PoolSizing`): it
-    /// starts with this many connections and opens more, up to `connections`, while every
-    /// stream is in use and notifications wait; extra connections go again when demand stays
-    /// low for `poolShrinkWindowMillis`. 0 (the default) or `connections`: a fixed pool.
-    public var minConnections = PushOption.minConnections.defaultInt
-    /// How long demand must stay low before a self-sized pool closes one connection.
-    public var poolShrinkWindowMillis = PushOption.poolShrinkMs.defaultInt
-    /// I/O threads (PushClientGroup), 1...16; the connections are divided between them. One
-    /// by default: on two cores the server is the limit long before one thread is.
-    public var ioThreads = PushOption.ioThreads.defaultInt
-    /// Our cap on concurrent streams per connection (the server's limit also applies).
-    public var maxStreamsPerConnection = PushOption.maxStreams.defaultInt
-    /// Slots: queued + in flight + results not yet polled.
-    public var queueCapacity = PushOption.queueCapacity.defaultInt
-    /// How long a notification may wait for its outcome, from send.
-    public var deadlineMillis = PushOption.deadlineMs.defaultInt
-    /// How long a connection attempt may take.
-    public var connectTimeoutMillis = PushOption.connectTimeoutMs.defaultInt
-    /// The most answered attempts of a notification (429/5xx retries, within the deadline);
-    /// resends of unprocessed writes are bounded by the deadline only. 1 turns retries off.
-    /// Ten absorbs a brown-out of several seconds at the default retry delay.
-    public var maxAttempts = PushOption.maxAttempts.defaultInt
-    /// First delay before a 429/5xx answer is retried; doubled for each further attempt.
-    public var retryDelayMillis = PushOption.retryDelayMs.defaultInt
-    /// A connection idle this long gets a PING (0: never).
-    public var idlePingMillis = PushOption.idlePingMs.defaultInt
-    /// A PING unanswered this long retires its connection.
-    public var pingTimeoutMillis = PushOption.pingTimeoutMs.defaultInt
-    /// First reconnect delay after a refusal (see `ReconnectBackoff`), doubled per failure.
-    public var reconnectFirstDelayMillis = ReconnectBackoff.defaultFirstDelayMillis
-    /// Largest reconnect delay after refusals (`PUSH_OPT_RECONNECT_MAX_MS`).
-    public var reconnectMaxDelayMillis = PushOption.reconnectMaxMs.defaultInt
-    /// Consecutive stream timeouts that retire a connection.
-    public var retireAfterTimeouts = PushOption.retireAfterTimeouts.defaultInt
-    /// Consecutive 5xx answers that make a connection suspect enough to retire.
-    public var retireAfterServerErrors = 3
-    /// HTTP CONNECT proxy ("host", port).
-    public var proxy: (host: String, port: Int)?
-    /// "user:password" for the proxy (Basic), a secret cleared when freed.
-    public var proxyCredentials: SecretBytes?
-    /// Certificate authentication (instead of a token key).
-    public var clientCertificate: ClientCertificate?
-    /// PEM certificate chain file (`PUSH_OPT_CERT_FILE`), made into `clientCertificate` with
-    /// `certificateKeyFile` when the client opens (`resolvingCredentials`).
-    public var certificateFile: String?
-    /// PEM private key of `certificateFile` (`PUSH_OPT_CERT_KEY_FILE`; nil: the same file).
-    public var certificateKeyFile: String?
-    /// A .p12's path and bytes (`PUSH_OPT_P12_FILE`; the bytes are cleared when freed), opened
-    /// with `p12Password` when the client opens, whichever of the two was set first.
-    public var p12File: (path: String, bytes: SecretBytes)?
-    /// The password of `p12File` (`PUSH_OPT_P12_PASSWORD`; nil: none), cleared when freed.
-    public var p12Password: SecretBytes?
-    /// Results go to this callback (on the I/O thread) instead of to `poll`.
-    public var resultCallback: ResultCallback?
-    /// Log events go to this callback (on the I/O thread); silent without one.
-    public var logCallback: LogCallback?
-    /// Resolves the host (or the proxy's) on the client's resolver thread; tests substitute one.
-    public var resolver: any AddressResolver = SystemResolver()
-    /// The time every decision of the client reads: notification deadlines and latencies,
-    /// retry delays, the reconnect back-off, PINGs, connect timeouts, the provider token's `iat`
-    /// (`ClientTimers`, `RetryPolicy`, `ReconnectBackoff`, `ProviderToken`). Tests substitute a
-    /// `ManualClock` to move time instead of waiting. (A caller's own blocking waits are real
-    /// time: `CallerDeadline`.)
-    public var clock: any PushClock = SystemClock.shared
+    /// Connections, I/O threads, streams and slots.
+    public var pool = Pool()
+    /// Deadlines, timeouts, health PINGs, and the clock they are measured by.
+    public var timing = Timing()
+    /// Retries of answered notifications, reconnects after refusals, retiring bad connections.
+    public var recovery = Recovery()
+    /// Where results and log events go.
+    public var callbacks = Callbacks()
 
+    /// The defaults: production APNs on 443, no credentials yet (`set` or the groups add them).
     public init() {}
+
+    /// Where to connect and whom to trust.
+    public struct Endpoint: Sendable {
+        /// APNs host name, also the TLS server name that is verified.
+        public var host = "api.push.apple.com"
+        /// TCP port (443, or 2197).
+        public var port = PushOption.port.defaultInt
+        /// CA certificates (PEM) to trust instead of the system store.
+        public var caFile: String?
+        /// HTTP CONNECT proxy ("host", port).
+        public var proxy: (host: String, port: Int)?
+        /// "user:password" for the proxy (Basic), a secret cleared when freed.
+        public var proxyCredentials: SecretBytes?
+        /// Resolves the host (or the proxy's) on the client's resolver thread; tests substitute one.
+        public var resolver: any AddressResolver = SystemResolver()
+
+        /// Production APNs (`api.push.apple.com:443`), the system trust store, no proxy.
+        public init() {}
+    }
+
+    /// How the client authenticates: a token key (`tokenKey`, `keyID`, `teamID`) or a client
+    /// certificate (`clientCertificate`, or the files it is made from when the client opens).
+    /// The secrets are in `SecretBytes`, cleared when the last reference goes; a client keeps
+    /// none of them past its initializer (they end up inside OpenSSL's objects).
+    public struct Credentials: Sendable {
+        /// The token key as PEM text (from a .p8 file), in a buffer that is cleared when the last
+        /// reference goes. The client parses it when it opens and keeps only OpenSSL's key.
+        public var tokenKey: SecretBytes?
+        /// `tokenKey` as an array, for callers that have one (the caller's array is not cleared:
+        /// prefer `tokenKey` with `FileBytes.readSecret`).
+        public var tokenKeyPEM: [UInt8]? {
+            get { tokenKey?.arrayCopy }
+            set { tokenKey = newValue.map { SecretBytes(copying: $0) } }
+        }
+        /// The token key's id (`kid`).
+        public var keyID = ""
+        /// The team id (`iss`).
+        public var teamID = ""
+        /// Certificate authentication (instead of a token key).
+        public var clientCertificate: ClientCertificate?
+        /// PEM certificate chain file (`PUSH_OPT_CERT_FILE`), made into `clientCertificate` with
+        /// `certificateKeyFile` when the client opens (`resolvingCredentials`).
+        public var certificateFile: String?
+        /// PEM private key of `certificateFile` (`PUSH_OPT_CERT_KEY_FILE`; nil: the same file).
+        public var certificateKeyFile: String?
+        /// A .p12's path and bytes (`PUSH_OPT_P12_FILE`; the bytes are cleared when freed), opened
+        /// with `p12Password` when the client opens, whichever of the two was set first.
+        public var p12File: (path: String, bytes: SecretBytes)?
+        /// The password of `p12File` (`PUSH_OPT_P12_PASSWORD`; nil: none), cleared when freed.
+        public var p12Password: SecretBytes?
+
+        /// No credentials: a client needs a token key or a certificate before it opens.
+        public init() {}
+    }
+
+    /// Connections, I/O threads, streams and slots: how much the client carries at once.
+    public struct Pool: Sendable {
+        /// Connections in the pool. Two by default: measured against one mock server, two
+        /// connections carry ~1.5x what one does (the server works on both at once), more add
+        /// little; APNs itself recommends several.
+        public var connections = PushOption.connections.defaultInt
+        /// With a value from 1 to `connections - 1`, the pool sizes itself (`PoolSizing`): it
+        /// starts with this many connections and opens more, up to `connections`, while every
+        /// stream is in use and notifications wait; extra connections go again when demand stays
+        /// low for `shrinkWindowMillis`. 0 (the default) or `connections`: a fixed pool.
+        public var minConnections = PushOption.minConnections.defaultInt
+        /// How long demand must stay low before a self-sized pool closes one connection.
+        public var shrinkWindowMillis = PushOption.poolShrinkMs.defaultInt
+        /// I/O threads (PushClientGroup), 1...16; the connections are divided between them. One
+        /// by default: on two cores the server is the limit long before one thread is.
+        public var ioThreads = PushOption.ioThreads.defaultInt
+        /// Our cap on concurrent streams per connection (the server's limit also applies).
+        public var maxStreamsPerConnection = PushOption.maxStreams.defaultInt
+        /// Slots: queued + in flight + results not yet polled.
+        public var queueCapacity = PushOption.queueCapacity.defaultInt
+
+        /// The defaults; those of options come from `PushOption` (Tables/options.tsv).
+        public init() {}
+    }
+
+    /// Deadlines, timeouts, health PINGs, and the clock they are measured by.
+    public struct Timing: Sendable {
+        /// How long a notification may wait for its outcome, from send.
+        public var deadlineMillis = PushOption.deadlineMs.defaultInt
+        /// How long a connection attempt may take.
+        public var connectTimeoutMillis = PushOption.connectTimeoutMs.defaultInt
+        /// A connection idle this long gets a PING (0: never).
+        public var idlePingMillis = PushOption.idlePingMs.defaultInt
+        /// A PING unanswered this long retires its connection.
+        public var pingTimeoutMillis = PushOption.pingTimeoutMs.defaultInt
+        /// The time every decision of the client reads: notification deadlines and latencies,
+        /// retry delays, the reconnect back-off, PINGs, connect timeouts, the provider token's `iat`
+        /// (`ClientTimers`, `RetryPolicy`, `ReconnectBackoff`, `ProviderToken`). Tests substitute a
+        /// `ManualClock` to move time instead of waiting. (A caller's own blocking waits are real
+        /// time: `CallerDeadline`.)
+        public var clock: any PushClock = SystemClock.shared
+
+        /// The defaults; those of options come from `PushOption` (Tables/options.tsv).
+        public init() {}
+    }
+
+    /// Retries of answered notifications, reconnects after refusals, retiring bad connections.
+    public struct Recovery: Sendable {
+        /// The most answered attempts of a notification (429/5xx retries, within the deadline);
+        /// resends of unprocessed writes are bounded by the deadline only. 1 turns retries off.
+        /// Ten absorbs a brown-out of several seconds at the default retry delay.
+        public var maxAttempts = PushOption.maxAttempts.defaultInt
+        /// First delay before a 429/5xx answer is retried; doubled for each further attempt.
+        public var retryDelayMillis = PushOption.retryDelayMs.defaultInt
+        /// First reconnect delay after a refusal (see `ReconnectBackoff`), doubled per failure.
+        public var reconnectFirstDelayMillis = ReconnectBackoff.defaultFirstDelayMillis
+        /// Largest reconnect delay after refusals (`PUSH_OPT_RECONNECT_MAX_MS`).
+        public var reconnectMaxDelayMillis = PushOption.reconnectMaxMs.defaultInt
+        /// Consecutive stream timeouts that retire a connection.
+        public var retireAfterTimeouts = PushOption.retireAfterTimeouts.defaultInt
+        /// Consecutive 5xx answers that make a connection suspect enough to retire.
+        public var retireAfterServerErrors = 3
+
+        /// The defaults; those of options come from `PushOption` (Tables/options.tsv).
+        public init() {}
+    }
+
+    /// Where results and log events go: to the caller's C functions, called on the I/O thread,
+    /// which waits for them (a slow result callback is logged).
+    public struct Callbacks: Sendable {
+        /// Results go to this callback (on the I/O thread) instead of to `poll`.
+        public var result: ResultCallback?
+        /// Log events go to this callback (on the I/O thread); silent without one.
+        public var log: LogCallback?
+
+        /// No callbacks: results wait for `poll`, log events go nowhere.
+        public init() {}
+    }
 }
 
 /// An APNs client: a pool of TLS + HTTP/2 connections driven by one I/O thread of its own, a
@@ -158,31 +222,31 @@ public final class PushClient: @unchecked Sendable {
         self.readiness = readiness ?? ResultReadiness()
         // Properties assigned directly (not through `set`) are moved into their options' ranges.
         var c = try configuration.resolvingCredentials()
-        c.connections = PushOption.connections.clamped(c.connections)
-        c.maxStreamsPerConnection = PushOption.maxStreams.clamped(c.maxStreamsPerConnection)
-        c.queueCapacity = PushOption.queueCapacity.clamped(c.queueCapacity)
-        c.maxAttempts = PushOption.maxAttempts.clamped(c.maxAttempts)
+        c.pool.connections = PushOption.connections.clamped(c.pool.connections)
+        c.pool.maxStreamsPerConnection = PushOption.maxStreams.clamped(c.pool.maxStreamsPerConnection)
+        c.pool.queueCapacity = PushOption.queueCapacity.clamped(c.pool.queueCapacity)
+        c.recovery.maxAttempts = PushOption.maxAttempts.clamped(c.recovery.maxAttempts)
         // Credentials are used here and not kept: the key PEM and the certificate (a .p12's
         // bytes and password) end up inside OpenSSL's objects, which clear them when freed.
         var kept = c
-        kept.tokenKey = nil
-        kept.clientCertificate = nil
-        kept.proxyCredentials = nil // kept only inside tunnelRequest
+        kept.credentials.tokenKey = nil
+        kept.credentials.clientCertificate = nil
+        kept.endpoint.proxyCredentials = nil // kept only inside tunnelRequest
         self.configuration = kept
-        guard !c.host.isEmpty else { throw ClientError(.invalidArgument, "host is empty") }
-        guard (1...65535).contains(c.port) else { throw ClientError(.badOption, "port \(c.port) is out of range") }
+        guard !c.endpoint.host.isEmpty else { throw ClientError(.invalidArgument, "host is empty") }
+        guard (1...65535).contains(c.endpoint.port) else { throw ClientError(.badOption, "port \(c.endpoint.port) is out of range") }
 
-        if c.tokenKey != nil && c.clientCertificate != nil {
+        if c.credentials.tokenKey != nil && c.credentials.clientCertificate != nil {
             throw ClientError(.key, "both a token key and a client certificate are set: choose one authentication")
         }
-        if let sharedToken, c.clientCertificate == nil {
+        if let sharedToken, c.credentials.clientCertificate == nil {
             token = sharedToken
-        } else if let pem = c.tokenKey {
-            guard !c.keyID.isEmpty else { throw ClientError(.key, "token auth needs the key id (PUSH_OPT_KEY_ID)") }
-            guard !c.teamID.isEmpty else { throw ClientError(.key, "token auth needs the team id (PUSH_OPT_TEAM_ID)") }
+        } else if let pem = c.credentials.tokenKey {
+            guard !c.credentials.keyID.isEmpty else { throw ClientError(.key, "token auth needs the key id (PUSH_OPT_KEY_ID)") }
+            guard !c.credentials.teamID.isEmpty else { throw ClientError(.key, "token auth needs the team id (PUSH_OPT_TEAM_ID)") }
             do {
                 let key = try SigningKey(pem: pem)
-                token = try ProviderToken(key: key, keyID: c.keyID, teamID: c.teamID, clock: c.clock)
+                token = try ProviderToken(key: key, keyID: c.credentials.keyID, teamID: c.credentials.teamID, clock: c.timing.clock)
             } catch let e as SigningKey.LoadError {
                 throw ClientError(.key, "token key: \(e.description)")
             } catch let e as ProviderToken.SignError {
@@ -190,19 +254,19 @@ public final class PushClient: @unchecked Sendable {
             } catch {
                 throw ClientError(.key, "token key: \(error)")
             }
-        } else if c.clientCertificate != nil {
+        } else if c.credentials.clientCertificate != nil {
             token = nil
         } else {
             throw ClientError(.key, "no credentials: set a token key (PUSH_OPT_TOKEN_KEY_FILE, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID) or a client certificate (PUSH_OPT_CERT_FILE or PUSH_OPT_P12_FILE)")
         }
 
         do {
-            tls = try TLSContext.client(caFile: c.caFile, certificate: c.clientCertificate)
+            tls = try TLSContext.client(caFile: c.endpoint.caFile, certificate: c.credentials.clientCertificate)
             loop = try EventLoop()
         } catch {
             throw ClientError(error.kind == .tls ? .tls : .internalError, error.description)
         }
-        let hostBytes = Array(c.host.utf8)
+        let hostBytes = Array(c.endpoint.host.utf8)
         let a = UnsafeMutableRawBufferPointer.allocate(byteCount: hostBytes.count, alignment: 1)
         a.copyBytes(from: hostBytes)
         let t = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, c.defaultTopic.count), alignment: 1)
@@ -210,21 +274,21 @@ public final class PushClient: @unchecked Sendable {
         constants = RequestConstants(
             authority: UnsafeRawBufferPointer(a),
             defaultTopic: UnsafeRawBufferPointer(start: t.baseAddress, count: c.defaultTopic.count),
-            deadlineNanos: UInt64(max(c.deadlineMillis, 1)) * 1_000_000,
-            retryPolicy: RetryPolicy(maxAnsweredAttempts: c.maxAttempts, baseDelayMillis: c.retryDelayMillis))
-        let tunnelRequest = c.proxy == nil ? nil : Self.connectRequest(host: c.host, port: c.port, credentials: c.proxyCredentials)
+            deadlineNanos: UInt64(max(c.timing.deadlineMillis, 1)) * 1_000_000,
+            retryPolicy: RetryPolicy(maxAnsweredAttempts: c.recovery.maxAttempts, baseDelayMillis: c.recovery.retryDelayMillis))
+        let tunnelRequest = c.endpoint.proxy == nil ? nil : Self.connectRequest(host: c.endpoint.host, port: c.endpoint.port, credentials: c.endpoint.proxyCredentials)
         let wakeLoop = loop
         var sizing: PoolSizing?
-        if c.minConnections > 0 && c.minConnections < c.connections {
-            sizing = PoolSizing(minimum: c.minConnections, maximum: c.connections,
-                                shrinkWindowNanos: UInt64(max(c.poolShrinkWindowMillis, 1)) * 1_000_000)
+        if c.pool.minConnections > 0 && c.pool.minConnections < c.pool.connections {
+            sizing = PoolSizing(minimum: c.pool.minConnections, maximum: c.pool.connections,
+                                shrinkWindowNanos: UInt64(max(c.pool.shrinkWindowMillis, 1)) * 1_000_000)
         }
-        pool = ConnectionPool(positions: c.connections, sizing: sizing,
-                              resolverThread: ResolverThread(resolver: c.resolver, onAnswer: { wakeLoop.wake() }),
+        pool = ConnectionPool(positions: c.pool.connections, sizing: sizing,
+                              resolverThread: ResolverThread(resolver: c.endpoint.resolver, onAnswer: { wakeLoop.wake() }),
                               tunnelRequest: tunnelRequest)
-        slots = SlotTable(capacity: c.queueCapacity)
-        reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.reconnectFirstDelayMillis,
-                                                        maxDelayMillis: c.reconnectMaxDelayMillis)
+        slots = SlotTable(capacity: c.pool.queueCapacity)
+        reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.recovery.reconnectFirstDelayMillis,
+                                                        maxDelayMillis: c.recovery.reconnectMaxDelayMillis)
         outbox = ResultOutbox(callbackBuffer: .allocate(capacity: Self.callbackBatch))
 
         let context = Unmanaged.passRetained(self).toOpaque()

@@ -31,13 +31,13 @@ public final class PushClientGroup: @unchecked Sendable {
     private let host: String
     private let port: Int
 
-    /// Opens `configuration.ioThreads` clients (1...16).
+    /// Opens `configuration.pool.ioThreads` clients (1...16).
     public init(configuration: ClientConfiguration) throws(ClientError) {
         // The certificate is opened once here, not once per thread.
         let configuration = try configuration.resolvingCredentials()
-        let threads = PushOption.ioThreads.clamped(configuration.ioThreads)
-        host = configuration.host
-        port = configuration.port
+        let threads = PushOption.ioThreads.clamped(configuration.pool.ioThreads)
+        host = configuration.endpoint.host
+        port = configuration.endpoint.port
         if threads == 1 {
             shards = [try PushClient(configuration: configuration)]
             signal = nil
@@ -45,15 +45,15 @@ public final class PushClientGroup: @unchecked Sendable {
             return
         }
         var c = configuration
-        c.connections = (PushOption.connections.clamped(c.connections) + threads - 1) / threads
-        if c.minConnections > 0 { c.minConnections = (c.minConnections + threads - 1) / threads }
-        c.queueCapacity = PushOption.queueCapacity.clamped((PushOption.queueCapacity.clamped(c.queueCapacity) + threads - 1) / threads)
+        c.pool.connections = (PushOption.connections.clamped(c.pool.connections) + threads - 1) / threads
+        if c.pool.minConnections > 0 { c.pool.minConnections = (c.pool.minConnections + threads - 1) / threads }
+        c.pool.queueCapacity = PushOption.queueCapacity.clamped((PushOption.queueCapacity.clamped(c.pool.queueCapacity) + threads - 1) / threads)
         let signal = ResultSignal()
         var serialized: SerializedCallback?
-        if let callback = c.resultCallback {
+        if let callback = c.callbacks.result {
             let s = SerializedCallback(callback)
             serialized = s
-            c.resultCallback = s.asResultCallback
+            c.callbacks.result = s.asResultCallback
         }
         var opened: [PushClient] = []
         do throws(ClientError) {

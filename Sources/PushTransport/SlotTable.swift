@@ -10,61 +10,108 @@ import PushCore
 /// client holds (queued + in flight + unpolled results), and the steady state allocates nothing:
 /// slots and their byte buffers are reused.
 ///
+/// A slot belongs to one thread at a time, and moves between threads only through the hand-off
+/// lists (under the hand-off lock): the sending thread from taking it off the free list until it
+/// hands it over, then the I/O thread until it publishes the result, then the thread that polls
+/// (or the I/O thread calling the result callback) until it goes back to the free list. The
+/// fields are grouped by which of those stages writes them, so a field's group names the thread
+/// that may touch it; docs/architecture.md, "Threads and ownership".
+///
 /// Byte buffer layout (offsets in `SlotLayout`): apns-id, apns-unique-id, reason text, raw
 /// response body, then the request's variable fields (path, topic, payload, collapse id,
 /// expiration digits) packed one after another.
+///
+/// The groups are stored structs, so `slot.pointee.request.topic.offset` is one load at a fixed
+/// offset, as a flat field was; their order keeps the slot at 168 bytes (it was 176 flat).
 public struct Slot {
-    var buffer: UnsafeMutableRawPointer? = nil
-    var capacity: Int32 = 0
+    /// The slot's byte buffer. Grown (never shrunk) only by the sending thread while it fills
+    /// the slot (`SlotTable.reserve`); freed, wiped, with the table.
+    struct Storage {
+        var buffer: UnsafeMutableRawPointer? = nil
+        var capacity: Int32 = 0
+    }
+
     /// Intrusive links: queue membership (free, submission, pending, completion) or a
-    /// connection's in-flight list.
-    var next: Int32 = -1
-    var prev: Int32 = -1
+    /// connection's in-flight list (`prev` only there). Written by whoever owns the list the
+    /// slot is in: under the hand-off lock for the shared lists, by the I/O thread for its
+    /// queues and in-flight lists, by a caller thread for the batches it is filling or reading.
+    struct Links {
+        var next: Int32 = -1
+        var prev: Int32 = -1
+    }
 
-    // Request
-    var pathLength: Int32 = 0
-    var topicOffset: Int32 = 0
-    var topicLength: Int32 = 0
-    var payloadOffset: Int32 = 0
-    var payloadLength: Int32 = 0
-    var collapseOffset: Int32 = 0
-    var collapseLength: Int32 = 0
-    var expirationOffset: Int32 = 0
-    var expirationLength: Int32 = 0
-    /// A broadcast's apns-channel-id (length 0: a device notification).
-    var channelOffset: Int32 = 0
-    var channelLength: Int32 = 0
-    var pushType: Int32 = 0
-    var priority: Int32 = 10
-    var hasCallerApnsId = false
-    var tag: UInt64 = 0
-    var submitNanos: UInt64 = 0
-    var deadlineNanos: UInt64 = 0
+    /// A field's bytes in the slot's buffer.
+    struct BufferRange {
+        var offset: Int32 = 0
+        var length: Int32 = 0
+    }
 
-    // Progress
-    var payloadSent: Int32 = 0
-    var attempts: UInt32 = 0
-    /// Writes the server said it never processed (REFUSED_STREAM, above a GOAWAY's
-    /// last-stream-id): the result's `attempts` leaves them out; `attempts` (and the stats'
-    /// `sent`) count every write.
-    var unprocessedWrites: UInt32 = 0
-    /// Attempts that got a retryable answer (429, 5xx, expired token): what the retry budget
-    /// (`maxAttempts`) limits. Resends of requests the server never processed (REFUSED_STREAM,
-    /// above a GOAWAY's last-stream-id) don't count here; they are bounded by the deadline and
-    /// by `RetryPolicy.maxWrites`.
-    var answeredAttempts: UInt32 = 0
-    var streamID: Int32 = 0
-    var connection: Int32 = -1
+    /// The notification as the caller handed it, and when: written by the sending thread (send
+    /// path, outside the lock, before it hands the slot over), then only read, by the I/O
+    /// thread (requests, deadline scans) and by whoever reads the result (`tag`).
+    struct Request {
+        /// The caller's tag, returned with the result.
+        var tag: UInt64 = 0
+        var submitNanos: UInt64 = 0
+        /// `submitNanos` + the configured deadline: the I/O thread fails the notification then.
+        var deadlineNanos: UInt64 = 0
+        /// The path starts at `SlotLayout.request`.
+        var pathLength: Int32 = 0
+        var topic = BufferRange()
+        var payload = BufferRange()
+        var collapseID = BufferRange()
+        /// The apns-expiration header's digits (length 0: none).
+        var expiration = BufferRange()
+        /// A broadcast's apns-channel-id (length 0: a device notification).
+        var channelID = BufferRange()
+        var pushType: Int32 = 0
+        var priority: Int32 = 10
+        /// The apns-id at `SlotLayout.apnsId` is the caller's; otherwise the I/O thread writes
+        /// one before the first attempt.
+        var hasCallerApnsId = false
+    }
 
-    // Result
-    var outcome: Int32 = 0
-    var status: Int32 = 0
-    var reason: Int32 = 0
-    var timestampMs: Int64 = 0
-    var latencyUs: Int64 = 0
-    var bodyLength: Int32 = 0
-    var uniqueIdLength: Int32 = 0
-    var reasonTextLength: Int32 = 0
+    /// Sending it: I/O thread only, once the slot is handed over (the sending thread zeroes it
+    /// before; the result reader reads `attempts` and `unprocessedWrites` after).
+    struct Transmission {
+        /// Payload bytes nghttp2 has taken of the current attempt.
+        var payloadSent: Int32 = 0
+        var attempts: UInt32 = 0
+        /// Writes the server said it never processed (REFUSED_STREAM, above a GOAWAY's
+        /// last-stream-id): the result's `attempts` leaves them out; `attempts` (and the stats'
+        /// `sent`) count every write.
+        var unprocessedWrites: UInt32 = 0
+        /// Attempts that got a retryable answer (429, 5xx, expired token): what the retry budget
+        /// (`maxAttempts`) limits. Resends of requests the server never processed (REFUSED_STREAM,
+        /// above a GOAWAY's last-stream-id) don't count here; they are bounded by the deadline and
+        /// by `RetryPolicy.maxWrites`.
+        var answeredAttempts: UInt32 = 0
+        /// The current attempt's stream (0: none) and the pool position of its connection (-1).
+        var streamID: Int32 = 0
+        var connection: Int32 = -1
+    }
+
+    /// The server's answer to the latest attempt, then the outcome: written by the I/O thread
+    /// (the sending thread zeroes it before the hand-off, and marks a notification accepted
+    /// during close cancelled); read, after the result is published, by the thread that polls
+    /// or by the result callback. The texts' bytes are in the buffer (`SlotLayout`).
+    struct Answer {
+        var timestampMs: Int64 = 0
+        var latencyUs: Int64 = 0
+        var outcome: Int32 = 0
+        var status: Int32 = 0
+        var reason: Int32 = 0
+        /// Raw response body bytes at `SlotLayout.body`.
+        var bodyLength: Int32 = 0
+        var uniqueIdLength: Int32 = 0
+        var reasonTextLength: Int32 = 0
+    }
+
+    var storage = Storage()
+    var links = Links()
+    var request = Request()
+    var transmission = Transmission()
+    var answer = Answer()
 }
 
 
@@ -106,9 +153,9 @@ public final class SlotTable: @unchecked Sendable {
         for c in 0..<chunkCount {
             guard let chunk = chunks[c] else { continue }
             for i in 0..<Self.chunkSize {
-                if let b = chunk[i].buffer {
+                if let b = chunk[i].storage.buffer {
                     // Payloads may be personal data: wipe before returning memory.
-                    memset(b, 0, Int(chunk[i].capacity))
+                    memset(b, 0, Int(chunk[i].storage.capacity))
                     free(b)
                 }
             }
@@ -142,21 +189,21 @@ public final class SlotTable: @unchecked Sendable {
     /// Buffers only grow, so a steady workload stops allocating.
     @inline(__always)
     static func reserve(_ slot: UnsafeMutablePointer<Slot>, bytes: Int) -> Bool {
-        if Int(slot.pointee.capacity) >= bytes { return true }
+        if Int(slot.pointee.storage.capacity) >= bytes { return true }
         let newCapacity = max(1024, (bytes + 255) & ~255)
-        guard let b = realloc(slot.pointee.buffer, newCapacity) else { return false }
-        slot.pointee.buffer = b
-        slot.pointee.capacity = Int32(newCapacity)
+        guard let b = realloc(slot.pointee.storage.buffer, newCapacity) else { return false }
+        slot.pointee.storage.buffer = b
+        slot.pointee.storage.capacity = Int32(newCapacity)
         return true
     }
 }
 
-/// A FIFO of slots linked through `Slot.next`; holds no memory of its own.
+/// A FIFO of slots linked through `Slot.links.next`; holds no memory of its own.
 struct SlotList {
     var head: Int32 = -1
     var tail: Int32 = -1
     var count = 0
-    /// No slot added since the list was made has an earlier deadline (`Slot.deadlineNanos`):
+    /// No slot added since the list was made has an earlier deadline (`Slot.request.deadlineNanos`):
     /// exact while slots are only added, a lower bound after removals. The deadline scan skips
     /// the whole queue while `now` is below it, instead of walking thousands of queued slots
     /// every scan interval (5% of the client's CPU at 50 ms answers, before).
@@ -165,16 +212,16 @@ struct SlotList {
     var isEmpty: Bool { head < 0 }
 
     mutating func append(_ index: Int32, in table: SlotTable) {
-        earliestDeadline = min(earliestDeadline, table[index].pointee.deadlineNanos)
-        table[index].pointee.next = -1
-        if tail >= 0 { table[tail].pointee.next = index } else { head = index }
+        earliestDeadline = min(earliestDeadline, table[index].pointee.request.deadlineNanos)
+        table[index].pointee.links.next = -1
+        if tail >= 0 { table[tail].pointee.links.next = index } else { head = index }
         tail = index
         count += 1
     }
 
     mutating func prepend(_ index: Int32, in table: SlotTable) {
-        earliestDeadline = min(earliestDeadline, table[index].pointee.deadlineNanos)
-        table[index].pointee.next = head
+        earliestDeadline = min(earliestDeadline, table[index].pointee.request.deadlineNanos)
+        table[index].pointee.links.next = head
         head = index
         if tail < 0 { tail = index }
         count += 1
@@ -183,7 +230,7 @@ struct SlotList {
     mutating func popFirst(in table: SlotTable) -> Int32 {
         let h = head
         guard h >= 0 else { return -1 }
-        head = table[h].pointee.next
+        head = table[h].pointee.links.next
         if head < 0 { tail = -1 }
         count -= 1
         return h
@@ -192,7 +239,7 @@ struct SlotList {
     /// Moves all of `other` to the end of this list in O(1).
     mutating func splice(_ other: inout SlotList, in table: SlotTable) {
         guard !other.isEmpty else { return }
-        if tail >= 0 { table[tail].pointee.next = other.head } else { head = other.head }
+        if tail >= 0 { table[tail].pointee.links.next = other.head } else { head = other.head }
         tail = other.tail
         count += other.count
         earliestDeadline = min(earliestDeadline, other.earliestDeadline)

@@ -58,7 +58,7 @@ open class TLSH2Socket: EventHandler {
     private var sessionCall = SessionCall()
     /// The HTTP CONNECT tunnel through a proxy (its `request` set by the owner before TCP is up).
     public var tunnel = ProxyTunnel()
-    /// The client's clock (`ClientConfiguration.clock`): read once per readable event.
+    /// The client's clock (`ClientConfiguration.timing.clock`): read once per readable event.
     public let clock: any PushClock
     /// When bytes last arrived (the clock's monotonic ns): idle detection for health PINGs, and
     /// "now" for everything the read's answers decide (one clock read per event, not per answer).

@@ -46,7 +46,7 @@ final class ChannelsBox {
     } catch {
         return report(err, error.status, error.description)
     }
-    let apple = ChannelManagementClient.managementEndpoint(forAPNsHost: configuration.host)
+    let apple = ChannelManagementClient.managementEndpoint(forAPNsHost: configuration.endpoint.host)
     var target: (host: String, port: Int)
     if let host {
         guard let bytes = stringArgument(host, host_len, limit: 255) else { return report(err, .badOption, "host is longer than 255 bytes") }
@@ -54,7 +54,7 @@ final class ChannelsBox {
         if let a = apple, a.host == target.host { target.port = a.port }
     } else {
         guard let apple else {
-            return report(err, .badOption, "no channel management host is known for \(configuration.host): name it (host, port)")
+            return report(err, .badOption, "no channel management host is known for \(configuration.endpoint.host): name it (host, port)")
         }
         target = apple
     }

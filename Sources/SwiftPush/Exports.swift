@@ -127,7 +127,7 @@ import PushTransport
                                                _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     guard let box = ConfigBox.from(config) else { return report(err, .invalidArgument, "config is NULL or not a push_config_t") }
     box.lock.withLock {
-        box.configuration.resultCallback = callback.map { ResultCallback(function: $0, userData: user_data) }
+        box.configuration.callbacks.result = callback.map { ResultCallback(function: $0, userData: user_data) }
     }
     return succeed(err)
 }
@@ -157,7 +157,7 @@ import PushTransport
         return report(err, .badOption, "min_level must be PUSH_LOG_DEBUG (10), PUSH_LOG_INFO (20), PUSH_LOG_WARNING (30) or PUSH_LOG_ERROR (40), got \(min_level)")
     }
     box.lock.withLock {
-        box.configuration.logCallback = callback.map { LogCallback(function: $0, userData: user_data, minLevel: min_level) }
+        box.configuration.callbacks.log = callback.map { LogCallback(function: $0, userData: user_data, minLevel: min_level) }
     }
     return succeed(err)
 }

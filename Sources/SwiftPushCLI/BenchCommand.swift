@@ -69,33 +69,33 @@ struct BenchCommand: StatusCommand {
         let window = self.window ?? 10_000
         let payloadBytes = self.payloadBytes ?? 200
         var c = ClientConfiguration()
-        c.connections = connections ?? 1
-        c.ioThreads = ioThreads ?? 1
-        c.queueCapacity = window + 1024
+        c.pool.connections = connections ?? 1
+        c.pool.ioThreads = ioThreads ?? 1
+        c.pool.queueCapacity = window + 1024
         c.defaultTopic = Array((topic ?? "com.example.app").utf8)
         var mock: Process?
         var keyPath: String
         if let pki {
             keyPath = pki + "/AuthKey_TESTKEY001.p8"
-            c.host = "localhost"
-            c.caFile = pki + "/ca.pem"
-            c.keyID = "TESTKEY001"
-            c.teamID = "TEAM123456"
+            c.endpoint.host = "localhost"
+            c.endpoint.caFile = pki + "/ca.pem"
+            c.credentials.keyID = "TESTKEY001"
+            c.credentials.teamID = "TEAM123456"
             let (process, port) = try Self.startMock(pki: pki)
             mock = process
-            c.port = port
+            c.endpoint.port = port
         } else { // validate() checked that these are given
-            c.host = host!
-            c.port = port ?? PushOption.port.defaultInt
-            c.caFile = caFile
+            c.endpoint.host = host!
+            c.endpoint.port = port ?? PushOption.port.defaultInt
+            c.endpoint.caFile = caFile
             let (key, keyID, teamID) = try token.required()
             keyPath = key
-            c.keyID = keyID
-            c.teamID = teamID
+            c.credentials.keyID = keyID
+            c.credentials.teamID = teamID
         }
         defer { if let mock { kill(mock.processIdentifier, SIGKILL); mock.waitUntilExit() } }
         do throws(FileBytes.ReadError) {
-            c.tokenKey = try FileBytes.readSecret(path: keyPath, limit: 64 * 1024)
+            c.credentials.tokenKey = try FileBytes.readSecret(path: keyPath, limit: 64 * 1024)
         } catch {
             throw ValidationError("cannot read \(keyPath): \(error.description)")
         }
@@ -117,13 +117,13 @@ struct BenchCommand: StatusCommand {
         let stats = client.stats()
         client.close(drainMillis: 5000)
         let rss = Self.peakRSSMegabytes()
-        Console.out("\(count) notifications, \(payloadBytes)-byte payload, \(c.connections) connection(s), \(c.ioThreads) I/O thread(s), window \(window)")
+        Console.out("\(count) notifications, \(payloadBytes)-byte payload, \(c.pool.connections) connection(s), \(c.pool.ioThreads) I/O thread(s), window \(window)")
         Console.out("outcomes: \(r.accepted) accepted, \(r.rejected) rejected, \(r.failed) failed")
         Console.out(String(format: "swiftpush: %.0f notifications/s, %.2f CPU-us/notification, %.1f MB peak RSS, latency p50 %lld us, p99 %lld us",
                            r.rate, r.cpuMicros, rss, stats.latency_p50_us, stats.latency_p99_us))
         var line = String(format: "swiftpush-bench rate=%.0f", r.rate)
         if h2load, let pki {
-            if let h2 = Self.runH2load(port: c.port, pki: pki, count: count, payload: payload) {
+            if let h2 = Self.runH2load(port: c.endpoint.port, pki: pki, count: count, payload: payload) {
                 Console.out(String(format: "h2load: %.0f requests/s on the same server (ratio %.3f)", h2, r.rate / h2))
                 line += String(format: " h2load_rate=%.0f ratio=%.3f", h2, r.rate / h2)
             } else {

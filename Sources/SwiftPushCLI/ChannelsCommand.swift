@@ -75,8 +75,8 @@ struct ChannelsCommand: StatusCommand {
         var configuration = ClientConfiguration()
         try connection.apply(to: &configuration)
         let timeout = Int32((timeout ?? 30) * 1000)
-        configuration.connectTimeoutMillis = min(Int(timeout), 10_000)
-        let apple = ChannelManagementClient.managementEndpoint(forAPNsHost: configuration.host)
+        configuration.timing.connectTimeoutMillis = min(Int(timeout), 10_000)
+        let apple = ChannelManagementClient.managementEndpoint(forAPNsHost: configuration.endpoint.host)
         guard let host = channelHost ?? apple?.host else {
             throw ValidationError("--host names no Apple host: give --channel-host (and --channel-port)")
         }

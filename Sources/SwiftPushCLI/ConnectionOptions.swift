@@ -51,11 +51,11 @@ struct ConnectionOptions: ParsableArguments {
     /// Sets the credentials, host, port and CA file of `configuration`, reading the key files.
     func apply(to configuration: inout ClientConfiguration) throws(ValidationError) {
         try readCredentials(into: &configuration)
-        configuration.host = host ?? (sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com")
-        configuration.port = port ?? PushOption.port.defaultInt
+        configuration.endpoint.host = host ?? (sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com")
+        configuration.endpoint.port = port ?? PushOption.port.defaultInt
         if let caFile {
             guard access(caFile, R_OK) == 0 else { throw ValidationError("cannot read --ca-file \(caFile): \(String(cString: strerror(errno)))") }
-            configuration.caFile = caFile
+            configuration.endpoint.caFile = caFile
         }
     }
 
@@ -73,15 +73,15 @@ struct ConnectionOptions: ParsableArguments {
             } catch {
                 throw ValidationError(error.description)
             }
-            configuration.clientCertificate = certificate
+            configuration.credentials.clientCertificate = certificate
             return
         }
         let (path, keyID, teamID) = try token.required() // validate() checked them
-        configuration.tokenKey = try readSecretFile(path, what: "key file", limit: 64 * 1024)
-        configuration.keyID = keyID
-        configuration.teamID = teamID
+        configuration.credentials.tokenKey = try readSecretFile(path, what: "key file", limit: 64 * 1024)
+        configuration.credentials.keyID = keyID
+        configuration.credentials.teamID = teamID
         do throws(SigningKey.LoadError) {
-            _ = try SigningKey(pem: configuration.tokenKey!)
+            _ = try SigningKey(pem: configuration.credentials.tokenKey!)
         } catch {
             throw ValidationError("key file \(path): \(error.description)")
         }

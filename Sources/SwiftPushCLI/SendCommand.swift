@@ -138,7 +138,7 @@ private struct SendRequest {
         if args.verbose {
             // The library's log events, one line each on stderr: "swiftpush: LEVEL event: message".
             let level = args.debug ? LogLevel.debug : LogLevel.info
-            configuration.logCallback = LogCallback(function: { _, level, event, message in
+            configuration.callbacks.log = LogCallback(function: { _, level, event, message in
                 let name = LogLevel(rawValue: level).map { "\($0)".uppercased() } ?? "\(level)"
                 Console.err("swiftpush: \(name) \(String(cString: event!)): \(String(cString: message!))")
             }, userData: nil, minLevel: level.rawValue)
@@ -162,8 +162,8 @@ private struct SendRequest {
 
     private mutating func readDestination(_ connection: ConnectionOptions) throws(ValidationError) {
         try connection.apply(to: &configuration)
-        configuration.deadlineMillis = Int(timeoutMillis)
-        configuration.connectTimeoutMillis = min(Int(timeoutMillis), PushOption.connectTimeoutMs.defaultInt)
+        configuration.timing.deadlineMillis = Int(timeoutMillis)
+        configuration.timing.connectTimeoutMillis = min(Int(timeoutMillis), PushOption.connectTimeoutMs.defaultInt)
     }
 
     private mutating func readHeaders(_ args: SendCommand) throws(ValidationError) {
@@ -298,7 +298,7 @@ private struct SendRequest {
             Console.err("swiftpush send: \(error.description)")
             return 1
         }
-        if let e = client.waitUntilConnected(timeoutMillis: Int32(configuration.connectTimeoutMillis)) {
+        if let e = client.waitUntilConnected(timeoutMillis: Int32(configuration.timing.connectTimeoutMillis)) {
             Console.err("swiftpush send: \(e.description)")
             client.close(drainMillis: 0)
             return 1

@@ -17,34 +17,34 @@ final class AppClients {
         for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {
             var c = ClientConfiguration()
             if let host = app.host {
-                c.host = host
+                c.endpoint.host = host
             } else {
-                c.host = app.environment == "sandbox" ? "api.sandbox.push.apple.com" : "api.push.apple.com"
+                c.endpoint.host = app.environment == "sandbox" ? "api.sandbox.push.apple.com" : "api.push.apple.com"
             }
-            c.port = app.port ?? 443
-            c.caFile = app.caFile
-            c.connections = app.connections ?? 2
-            c.deadlineMillis = configuration.deadlineMillis
+            c.endpoint.port = app.port ?? 443
+            c.endpoint.caFile = app.caFile
+            c.pool.connections = app.connections ?? 2
+            c.timing.deadlineMillis = configuration.deadlineMillis
             // Room for everything in flight plus results on their way to the callback.
-            c.queueCapacity = configuration.maxInFlight + 1024
-            c.resultCallback = ResultCallback(function: ResultInbox.callback, userData: userData)
+            c.pool.queueCapacity = configuration.maxInFlight + 1024
+            c.callbacks.result = ResultCallback(function: ResultInbox.callback, userData: userData)
             if let keyFile = app.keyFile {
                 do throws(FileBytes.ReadError) {
-                    c.tokenKey = try FileBytes.readSecret(path: keyFile, limit: 64 * 1024)
+                    c.credentials.tokenKey = try FileBytes.readSecret(path: keyFile, limit: 64 * 1024)
                 } catch {
                     throw ConfigurationError("app \"\(name)\": cannot read key_file: \(error.description)")
                 }
-                c.keyID = app.keyID ?? ""
-                c.teamID = app.teamID ?? ""
+                c.credentials.keyID = app.keyID ?? ""
+                c.credentials.teamID = app.teamID ?? ""
             } else if let p12 = app.p12File {
                 do throws(FileBytes.ReadError) {
-                    c.clientCertificate = .pkcs12(bytes: try FileBytes.readSecret(path: p12, limit: 1 << 20),
+                    c.credentials.clientCertificate = .pkcs12(bytes: try FileBytes.readSecret(path: p12, limit: 1 << 20),
                                                   password: SecretBytes(copying: app.p12Password ?? ""))
                 } catch {
                     throw ConfigurationError("app \"\(name)\": cannot read p12_file: \(error.description)")
                 }
             } else if let cert = app.certFile {
-                c.clientCertificate = .pem(certificateFile: cert, keyFile: app.certKeyFile ?? cert)
+                c.credentials.clientCertificate = .pem(certificateFile: cert, keyFile: app.certKeyFile ?? cert)
             }
             do throws(ClientError) {
                 clients[name] = try PushClient(configuration: c)

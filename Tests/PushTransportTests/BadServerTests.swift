@@ -38,8 +38,8 @@ struct BadServerTests {
     func encounter(port: Int, waitMillis: Int32 = 2000, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> Encounter {
         let started = MonotonicTime.nanos()
         let client = try support.makeClient(port: port, connections: 1) {
-            $0.deadlineMillis = Self.deadlineMillis
-            $0.connectTimeoutMillis = 500
+            $0.timing.deadlineMillis = Self.deadlineMillis
+            $0.timing.connectTimeoutMillis = 500
             configure(&$0)
         }
         defer { client.close(drainMillis: 0) }
@@ -97,7 +97,7 @@ struct BadServerTests {
     func ipAddressMismatch() throws {
         let server = try mock(certificate: "otherhost-server")
         defer { server.stop() }
-        expectTLSFailure(try encounter(port: server.port) { $0.host = "127.0.0.1" },
+        expectTLSFailure(try encounter(port: server.port) { $0.endpoint.host = "127.0.0.1" },
                          ["certificate verify failed: IP address mismatch"])
     }
 
@@ -184,8 +184,8 @@ struct BadServerTests {
         let server = try support.startMock { $0.clientCAFile = pki + "/ca.pem"; $0.tokenKeys = [] }
         defer { server.stop() }
         let e = try encounter(port: server.port, waitMillis: 1000) {
-            $0.tokenKeyPEM = nil
-            $0.clientCertificate = .pem(certificateFile: pki + "/\(name).pem", keyFile: pki + "/\(name).key")
+            $0.credentials.tokenKeyPEM = nil
+            $0.credentials.clientCertificate = .pem(certificateFile: pki + "/\(name).pem", keyFile: pki + "/\(name).key")
         }
         // With TLS 1.3 the server judges the client's certificate after the client considers
         // the handshake done: the refusal arrives as an alert when the connection is first read.

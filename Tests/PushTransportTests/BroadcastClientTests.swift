@@ -86,7 +86,7 @@ struct BroadcastClientTests {
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
         let id = try channel(on: server)
-        let client = try support.makeClient(port: server.port) { $0.retryDelayMillis = 10 }
+        let client = try support.makeClient(port: server.port) { $0.recovery.retryDelayMillis = 10 }
         let results = broadcastAll(client, channel: id, count: 60)
         #expect(results.count == 60 && results.allSatisfy { $0.outcome == 1 }, "every one accepted in the end")
         #expect(results.contains { $0.attempts > 1 }, "some took a retry")
@@ -95,7 +95,7 @@ struct BroadcastClientTests {
         var stall = MockFaults()
         stall.stallEveryNth = 1
         server.setFaults(stall)
-        let late = try support.makeClient(port: server.port) { $0.deadlineMillis = 300 }
+        let late = try support.makeClient(port: server.port) { $0.timing.deadlineMillis = 300 }
         let timedOut = broadcastAll(late, channel: id, count: 3)
         late.close(drainMillis: 0)
         #expect(timedOut.count == 3)
@@ -132,8 +132,8 @@ struct BroadcastClientTests {
         let server = try support.startMock { $0.channelManagementPort = 0 }
         defer { server.stop() }
         var configuration = try support.configuration(port: server.port, connections: 1)
-        configuration.tokenKeyPEM = try FileBytes.read(path: support.pki + "/AuthKey_WRONGKEY01.p8", limit: 65536)
-        configuration.reconnectFirstDelayMillis = 60_000
+        configuration.credentials.tokenKeyPEM = try FileBytes.read(path: support.pki + "/AuthKey_WRONGKEY01.p8", limit: 65536)
+        configuration.recovery.reconnectFirstDelayMillis = 60_000
         let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort)
         let refused = try client.send(ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 5000).get()
         #expect(refused.status == 403 && refused.reason == .invalidProviderToken)

@@ -179,11 +179,11 @@ struct ChaosRun {
         }
         defer { server.stop() }
         let client = try support.makeClient(port: port, connections: 2) {
-            $0.deadlineMillis = deadlineMillis
-            $0.retryDelayMillis = 10
-            $0.maxAttempts = 4
-            $0.queueCapacity = window + 1000
-            $0.connectTimeoutMillis = 2000
+            $0.timing.deadlineMillis = deadlineMillis
+            $0.recovery.retryDelayMillis = 10
+            $0.recovery.maxAttempts = 4
+            $0.pool.queueCapacity = window + 1000
+            $0.timing.connectTimeoutMillis = 2000
         }
         defer { client.close(drainMillis: 0) }
 

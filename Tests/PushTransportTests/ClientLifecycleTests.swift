@@ -16,7 +16,7 @@ struct ClientLifecycleTests {
     func backPressure() throws {
         let server = try support.startMock()
         defer { server.stop() }
-        let client = try support.makeClient(port: server.port) { $0.queueCapacity = 16 }
+        let client = try support.makeClient(port: server.port) { $0.pool.queueCapacity = 16 }
         defer { client.close(drainMillis: 0) }
         #expect(support.send(client, count: 16).accepted == 16)
         let refused = support.send(client, count: 1, firstTag: 16, timeoutMillis: 0)
@@ -93,8 +93,8 @@ struct ClientLifecycleTests {
         let proxyPort = Int(try String(contentsOfFile: dir + "/port", encoding: .utf8))!
 
         let client = try support.makeClient(port: server.port) {
-            $0.proxy = ("127.0.0.1", proxyPort)
-            $0.proxyCredentials = SecretBytes(copying: "alice:s3cret")
+            $0.endpoint.proxy = ("127.0.0.1", proxyPort)
+            $0.endpoint.proxyCredentials = SecretBytes(copying: "alice:s3cret")
         }
         let results = support.sendAll(client, count: 200)
         client.close(drainMillis: 0)
@@ -103,8 +103,8 @@ struct ClientLifecycleTests {
         #expect(log.contains("localhost:\(server.port)"), "the proxy saw the tunnel: \(log)")
 
         let refused = try support.makeClient(port: server.port) {
-            $0.proxy = ("127.0.0.1", proxyPort)
-            $0.proxyCredentials = SecretBytes(copying: "alice:wrong")
+            $0.endpoint.proxy = ("127.0.0.1", proxyPort)
+            $0.endpoint.proxyCredentials = SecretBytes(copying: "alice:wrong")
         }
         defer { refused.close(drainMillis: 0) }
         let error = refused.waitUntilConnected(timeoutMillis: 1000)
@@ -116,8 +116,8 @@ struct ClientLifecycleTests {
         let server = try support.startMock()
         defer { server.stop() }
         let client = try support.makeClient(port: server.port) {
-            $0.idlePingMillis = 100
-            $0.pingTimeoutMillis = 1000
+            $0.timing.idlePingMillis = 100
+            $0.timing.pingTimeoutMillis = 1000
         }
         defer { client.close(drainMillis: 0) }
         #expect(support.sendAll(client, count: 10).count == 10)
@@ -136,8 +136,8 @@ struct ClientLifecycleTests {
         for certificate in [ClientCertificate.pem(certificateFile: pki + "/client.pem", keyFile: pki + "/client.key"),
                             .pkcs12(bytes: try FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20), password: SecretBytes(copying: "secret"))] {
             let client = try support.makeClient(port: server.port) {
-                $0.tokenKeyPEM = nil
-                $0.clientCertificate = certificate
+                $0.credentials.tokenKeyPEM = nil
+                $0.credentials.clientCertificate = certificate
             }
             let results = support.sendAll(client, count: 100)
             client.close(drainMillis: 0)
@@ -169,8 +169,8 @@ struct ClientLifecycleTests {
         let server = try support.startMock { $0.clientCAFile = pki + "/ca.pem"; $0.tokenKeys = [] }
         defer { server.stop() }
         let client = try support.makeClient(port: server.port) {
-            $0.tokenKeyPEM = nil
-            $0.clientCertificate = .pem(certificateFile: pki + "/untrusted-client.pem", keyFile: pki + "/untrusted-client.key")
+            $0.credentials.tokenKeyPEM = nil
+            $0.credentials.clientCertificate = .pem(certificateFile: pki + "/untrusted-client.pem", keyFile: pki + "/untrusted-client.key")
         }
         defer { client.close(drainMillis: 0) }
         // With TLS 1.3 the server checks the client's certificate after the client considers

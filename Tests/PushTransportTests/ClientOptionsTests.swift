@@ -38,7 +38,7 @@ struct ClientOptionsTests {
             #expect(Int64(c[keyPath: option.field!]) == range.upperBound, "a refused value leaves the option as it was")
         }
         try c.set(.environment, int: 1)
-        #expect(c.host == "api.sandbox.push.apple.com")
+        #expect(c.endpoint.host == "api.sandbox.push.apple.com")
         #expect(throws: ClientError.self) { try c.set(.environment, int: 2) }
         #expect(throws: ClientError.self) { try c.set(.host, int: 1) }
         #expect(throws: ClientError.self) { try c.set(.port, string: UnsafeRawBufferPointer(start: nil, count: 0)) }
@@ -65,7 +65,7 @@ struct ClientOptionsTests {
         }
         for passwordFirst in [true, false] {
             let resolved = try configured(password: "secret", passwordFirst: passwordFirst).resolvingCredentials()
-            #expect(resolved.clientCertificate != nil && resolved.p12File == nil && resolved.p12Password == nil)
+            #expect(resolved.credentials.clientCertificate != nil && resolved.credentials.p12File == nil && resolved.credentials.p12Password == nil)
             let error = #expect(throws: ClientError.self) {
                 try configured(password: "wrong", passwordFirst: passwordFirst).resolvingCredentials()
             }

@@ -18,10 +18,10 @@ struct IOThreadsTests {
     func manyOverFourThreads() throws {
         let server = try support.startMock { $0.recordRequests = true }
         defer { server.stop() }
-        let group = try support.makeGroup(port: server.port, ioThreads: 4, connections: 8) { $0.queueCapacity = 20_000 }
+        let group = try support.makeGroup(port: server.port, ioThreads: 4, connections: 8) { $0.pool.queueCapacity = 20_000 }
         defer { group.close(drainMillis: 0) }
         #expect(group.shards.count == 4)
-        #expect(group.shards.allSatisfy { $0.configuration.connections == 2 && $0.slots.capacity == 5000 })
+        #expect(group.shards.allSatisfy { $0.configuration.pool.connections == 2 && $0.slots.capacity == 5000 })
         let results = support.sendAll(group, count: 100_000)
         #expect(results.count == 100_000)
         #expect(Set(results.map(\.tag)).count == 100_000, "no tag twice")
@@ -81,7 +81,7 @@ struct IOThreadsTests {
         let server = try support.startMock()
         defer { server.stop() }
         let group = try support.makeGroup(port: server.port, ioThreads: 4, connections: 4) {
-            $0.resultCallback = ResultCallback(function: { context, results, count in
+            $0.callbacks.result = ResultCallback(function: { context, results, count in
                 let seen = Unmanaged<Seen>.fromOpaque(context!).takeUnretainedValue()
                 if seen.inside.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue != 0 {
                     seen.overlaps.wrappingAdd(1, ordering: .relaxed)
@@ -125,7 +125,7 @@ struct IOThreadsTests {
     func backPressureAcrossThreads() throws {
         let server = try support.startMock()
         defer { server.stop() }
-        let group = try support.makeGroup(port: server.port, ioThreads: 4, connections: 4) { $0.queueCapacity = 64 }
+        let group = try support.makeGroup(port: server.port, ioThreads: 4, connections: 4) { $0.pool.queueCapacity = 64 }
         defer { group.close(drainMillis: 0) }
         let r = support.send(group, count: 1000, timeoutMillis: 0)
         #expect(r.accepted == 64, "4 threads × 16 slots, none freed without a poll")

@@ -4,7 +4,7 @@ import PushCore
 @testable import APNsMock
 @testable import PushTransport
 
-/// The client decides by its injected clock (`ClientConfiguration.clock`) alone: with a
+/// The client decides by its injected clock (`ClientConfiguration.timing.clock`) alone: with a
 /// `ManualClock`, deadlines and health PINGs come when the test moves the clock, at once, and
 /// not while it stands still, against the mock over real TLS + HTTP/2. (The back-off is driven
 /// the same way in RefusalBackoffTests.connectionsRefused.)
@@ -29,7 +29,7 @@ struct InjectedClockTests {
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
         let clock = manualClock()
-        let client = try support.makeClient(port: server.port) { $0.clock = clock; $0.deadlineMillis = 60_000 }
+        let client = try support.makeClient(port: server.port) { $0.timing.clock = clock; $0.timing.deadlineMillis = 60_000 }
         defer { client.close(drainMillis: 0) }
         // One accepted first: the mock allows a token connection one stream until then.
         #expect(support.send(client, count: 1, firstTag: 99, token: Self.answeredToken).accepted == 1)
@@ -56,7 +56,7 @@ struct InjectedClockTests {
         let server = try support.startMock()
         defer { server.stop() }
         let clock = manualClock()
-        let client = try support.makeClient(port: server.port) { $0.clock = clock; $0.idlePingMillis = 60_000 }
+        let client = try support.makeClient(port: server.port) { $0.timing.clock = clock; $0.timing.idlePingMillis = 60_000 }
         defer { client.close(drainMillis: 0) }
         #expect(support.sendAll(client, count: 3).allSatisfy { $0.outcome == 1 })
         #expect(server.stats().pingsReceived == 0)

@@ -126,8 +126,8 @@ struct NotificationSemanticsTests {
         let server = try support.startMock { $0.clientCAFile = pki + "/ca.pem"; $0.tokenKeys = [] }
         defer { server.stop() }
         let client = try support.makeClient(port: server.port) {
-            $0.tokenKeyPEM = nil
-            $0.clientCertificate = .pem(certificateFile: pki + "/client.pem", keyFile: pki + "/client.key")
+            $0.credentials.tokenKeyPEM = nil
+            $0.credentials.clientCertificate = .pem(certificateFile: pki + "/client.pem", keyFile: pki + "/client.key")
         }
         defer { client.close(drainMillis: 0) }
         #expect(support.sendAll(client, count: 3).allSatisfy { $0.outcome == 1 })
@@ -139,7 +139,7 @@ struct NotificationSemanticsTests {
         let server = try support.startMock()
         defer { server.stop() }
         let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds())
-        let client = try support.makeClient(port: server.port, connections: 1) { $0.clock = clock }
+        let client = try support.makeClient(port: server.port, connections: 1) { $0.timing.clock = clock }
         defer { client.close(drainMillis: 0) }
         #expect(support.sendAll(client, count: 1).first?.outcome == 1)
         // 50 minutes later (for the client) the token is re-signed; the server, whose clock did

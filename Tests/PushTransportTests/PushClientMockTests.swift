@@ -63,9 +63,9 @@ struct PushClientMockTests {
         let server = try support.startMock { $0.faults.responseDelayMillis = 100 }
         defer { server.stop() }
         let client = try support.makeClient(port: server.port, connections: 4) {
-            $0.maxStreamsPerConnection = 5
-            $0.minConnections = 1
-            $0.poolShrinkWindowMillis = 300
+            $0.pool.maxStreamsPerConnection = 5
+            $0.pool.minConnections = 1
+            $0.pool.shrinkWindowMillis = 300
         }
         defer { client.close(drainMillis: 0) }
         #expect(client.waitUntilConnected(timeoutMillis: 5000) == nil)

@@ -42,7 +42,7 @@ struct RefusalBackoffTests {
         // back-off at a time, instead of being waited for.
         let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds())
         clock.advance(seconds: 1)
-        let client = try support.makeClient(port: server.port, connections: 2) { $0.deadlineMillis = 120_000; $0.clock = clock }
+        let client = try support.makeClient(port: server.port, connections: 2) { $0.timing.deadlineMillis = 120_000; $0.timing.clock = clock }
         defer { client.close(drainMillis: 0) }
         let sent = clock.monotonicNanos()
         #expect(support.send(client, count: 20).accepted == 20)
@@ -85,7 +85,7 @@ struct RefusalBackoffTests {
         faults.expireTokensUntil = MonotonicTime.nanos() + 600_000_000_000
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
-        let client = try support.makeClient(port: server.port, connections: 4) { $0.deadlineMillis = 4000 }
+        let client = try support.makeClient(port: server.port, connections: 4) { $0.timing.deadlineMillis = 4000 }
         defer { client.close(drainMillis: 0) }
         #expect(support.send(client, count: 10).accepted == 10)
         let results = support.collect(client, count: 10, idleMillis: 10_000)
@@ -111,7 +111,7 @@ struct RefusalBackoffTests {
         faults.expireTokensUntil = MonotonicTime.nanos() + 3_000_000_000
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
-        let group = try support.makeGroup(port: server.port, ioThreads: 2, connections: 2) { $0.deadlineMillis = 60_000 }
+        let group = try support.makeGroup(port: server.port, ioThreads: 2, connections: 2) { $0.timing.deadlineMillis = 60_000 }
         defer { group.close(drainMillis: 0) }
         #expect(support.send(group, count: 10).accepted == 10, "one batch: one thread's work")
         let results = support.collect(group, count: 10, idleMillis: 40_000)
@@ -127,8 +127,8 @@ struct RefusalBackoffTests {
         let server = try support.startMock { $0.clientCAFile = pki + "/ca.pem"; $0.tokenKeys = []; $0.faults = faults }
         defer { server.stop() }
         let client = try support.makeClient(port: server.port, connections: 2) {
-            $0.tokenKeyPEM = nil
-            $0.clientCertificate = .pem(certificateFile: pki + "/client.pem", keyFile: pki + "/client.key")
+            $0.credentials.tokenKeyPEM = nil
+            $0.credentials.clientCertificate = .pem(certificateFile: pki + "/client.pem", keyFile: pki + "/client.key")
         }
         defer { client.close(drainMillis: 0) }
         let error = client.waitUntilConnected(timeoutMillis: 10_000)
@@ -155,7 +155,7 @@ struct RefusalBackoffTests {
         // attempts over 8 s of the client's time are counted without waiting 8 s.
         let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds())
         clock.advance(seconds: 1)
-        let client = try support.makeClient(port: server.port, connections: 3) { $0.deadlineMillis = 60_000; $0.clock = clock }
+        let client = try support.makeClient(port: server.port, connections: 3) { $0.timing.deadlineMillis = 60_000; $0.timing.clock = clock }
         defer { client.close(drainMillis: 0) }
         #expect(support.send(client, count: 10).accepted == 10)
         // The three positions try together and are turned away: one failure, one back-off.

@@ -63,7 +63,7 @@ struct ResolverTests {
         defer { server.stop() }
         let resolver = GatedResolver(freeCalls: 1)
         defer { resolver.release() }
-        let client = try support.makeClient(port: server.port, connections: 2) { $0.resolver = resolver }
+        let client = try support.makeClient(port: server.port, connections: 2) { $0.endpoint.resolver = resolver }
         defer { client.close(drainMillis: 0) }
         #expect(client.waitUntilConnected(timeoutMillis: 5000) == nil)
         // One at a time: each goes to the first connection of the pool with room, and the mock
@@ -94,9 +94,9 @@ struct ResolverTests {
         let resolver = GatedResolver(freeCalls: 0)
         defer { resolver.release() }
         let client = try support.makeClient(port: server.port, connections: 1) {
-            $0.resolver = resolver
-            $0.connectTimeoutMillis = 300
-            $0.deadlineMillis = 1000
+            $0.endpoint.resolver = resolver
+            $0.timing.connectTimeoutMillis = 300
+            $0.timing.deadlineMillis = 1000
         }
         let waitError = client.waitUntilConnected(timeoutMillis: 3000)
         #expect(waitError?.status == .timeout)
@@ -118,7 +118,7 @@ struct ResolverTests {
         let resolver = GatedResolver(freeCalls: 100) { port throws(TransportError) in
             try SystemResolver().resolve(host: "127.0.0.1", port: closedPort) + SystemResolver().resolve(host: "127.0.0.1", port: port)
         }
-        let client = try support.makeClient(port: server.port, connections: 1) { $0.resolver = resolver }
+        let client = try support.makeClient(port: server.port, connections: 1) { $0.endpoint.resolver = resolver }
         defer { client.close(drainMillis: 0) }
         #expect(client.waitUntilConnected(timeoutMillis: 5000) == nil)
         #expect(!client.reconnect.isBackingOff, "a refused address with another to try is not a failure")

@@ -28,7 +28,13 @@ struct SecurityTests {
 
     @Test("No configuration option turns TLS verification off, and the client's context verifies the peer")
     func verificationCannotBeTurnedOff() throws {
-        let labels = Mirror(reflecting: ClientConfiguration()).children.compactMap(\.label).map { $0.lowercased() }
+        // The configuration's properties are in groups (endpoint, credentials, pool, ...): look
+        // inside each group, not just at the groups' names.
+        let groups = Mirror(reflecting: ClientConfiguration()).children
+        let labels = groups.flatMap { group in
+            [group.label] + Mirror(reflecting: group.value).children.map(\.label)
+        }.compactMap { $0?.lowercased() }
+        #expect(labels.contains("cafile") && labels.contains("maxattempts"), "the groups' properties are seen: \(labels)")
         let suspicious = labels.filter { l in ["verif", "insecure", "skip", "untrusted", "trustall", "nocheck"].contains { l.contains($0) } }
         #expect(suspicious.isEmpty, "an option that may weaken verification must be loudly named and reviewed: \(suspicious)")
         let server = try support.startMock()
@@ -42,7 +48,7 @@ struct SecurityTests {
     func systemTrustStoreRefusesTheTestCA() throws {
         let server = try support.startMock()
         defer { server.stop() }
-        let client = try support.makeClient(port: server.port, connections: 1) { $0.caFile = nil }
+        let client = try support.makeClient(port: server.port, connections: 1) { $0.endpoint.caFile = nil }
         defer { client.close(drainMillis: 0) }
         let error = client.waitUntilConnected(timeoutMillis: 3000)
         #expect(error?.status == .tls, "\(error?.description ?? "connected")")
@@ -89,7 +95,7 @@ struct SecurityTests {
         // A key id the server does not know: every notification is rejected.
         let server = try support.startMock()
         defer { server.stop() }
-        let client = try support.makeClient(port: server.port) { $0.keyID = "WRONGKEY01" }
+        let client = try support.makeClient(port: server.port) { $0.credentials.keyID = "WRONGKEY01" }
         let jwt = client.token.map { String(decoding: $0.headerValue, as: UTF8.self) }
         #expect(jwt?.hasPrefix("bearer ") == true)
         let results = support.sendAll(client, count: 20)
@@ -107,21 +113,21 @@ struct SecurityTests {
         var corrupt = pem
         corrupt[40] = UInt8(ascii: "*")
         var configuration = ClientConfiguration()
-        configuration.tokenKeyPEM = pem
-        configuration.keyID = "TESTKEY001"
-        configuration.teamID = "TEAM123456"
-        configuration.clientCertificate = .pkcs12(bytes: try FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20), password: SecretBytes(copying: "secret"))
-        configuration.proxy = ("127.0.0.1", 3128)
-        configuration.proxyCredentials = SecretBytes(copying: "alice:pr0xyPassw0rd")
+        configuration.credentials.tokenKeyPEM = pem
+        configuration.credentials.keyID = "TESTKEY001"
+        configuration.credentials.teamID = "TEAM123456"
+        configuration.credentials.clientCertificate = .pkcs12(bytes: try FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20), password: SecretBytes(copying: "secret"))
+        configuration.endpoint.proxy = ("127.0.0.1", 3128)
+        configuration.endpoint.proxyCredentials = SecretBytes(copying: "alice:pr0xyPassw0rd")
         texts.append(String(describing: configuration))
         texts.append(String(reflecting: configuration))
         var dump = ""
         Swift.dump(configuration, to: &dump)
         texts.append(dump)
-        for (change, what) in [({ (c: inout ClientConfiguration) in c.tokenKeyPEM = corrupt; c.clientCertificate = nil }, "corrupt key"),
-                               ({ c in c.tokenKeyPEM = Array(pem.prefix(pem.count / 2)); c.clientCertificate = nil }, "truncated key"),
-                               ({ c in c.tokenKeyPEM = try? FileBytes.read(path: pki + "/rsa.key", limit: 65536); c.clientCertificate = nil }, "RSA key"),
-                               ({ c in c.keyID = "BAD \"ID\""; c.clientCertificate = nil }, "bad key id"),
+        for (change, what) in [({ (c: inout ClientConfiguration) in c.credentials.tokenKeyPEM = corrupt; c.credentials.clientCertificate = nil }, "corrupt key"),
+                               ({ c in c.credentials.tokenKeyPEM = Array(pem.prefix(pem.count / 2)); c.credentials.clientCertificate = nil }, "truncated key"),
+                               ({ c in c.credentials.tokenKeyPEM = try? FileBytes.read(path: pki + "/rsa.key", limit: 65536); c.credentials.clientCertificate = nil }, "RSA key"),
+                               ({ c in c.credentials.keyID = "BAD \"ID\""; c.credentials.clientCertificate = nil }, "bad key id"),
                                ({ _ in }, "key and certificate")] as [((inout ClientConfiguration) -> Void, String)] {
             var c = configuration
             change(&c)
@@ -222,19 +228,19 @@ struct SecurityTests {
         defer { server.stop() }
         let client = try support.makeClient(port: server.port)
         defer { client.close(drainMillis: 0) }
-        #expect(client.configuration.tokenKey == nil)
-        #expect(client.configuration.clientCertificate == nil)
+        #expect(client.configuration.credentials.tokenKey == nil)
+        #expect(client.configuration.credentials.clientCertificate == nil)
         #expect(support.sendAll(client, count: 10).allSatisfy { $0.outcome == 1 }, "and it still works")
 
         let pki = support.pki
         let certificateServer = try support.startMock { $0.clientCAFile = pki + "/ca.pem"; $0.tokenKeys = [] }
         defer { certificateServer.stop() }
         let p12 = try support.makeClient(port: certificateServer.port) {
-            $0.tokenKeyPEM = nil
-            $0.clientCertificate = .pkcs12(bytes: try! FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20), password: SecretBytes(copying: "secret"))
+            $0.credentials.tokenKeyPEM = nil
+            $0.credentials.clientCertificate = .pkcs12(bytes: try! FileBytes.readSecret(path: pki + "/client.p12", limit: 1 << 20), password: SecretBytes(copying: "secret"))
         }
         defer { p12.close(drainMillis: 0) }
-        #expect(p12.configuration.clientCertificate == nil)
+        #expect(p12.configuration.credentials.clientCertificate == nil)
         #expect(support.sendAll(p12, count: 10).allSatisfy { $0.outcome == 1 }, "the certificate lives on in OpenSSL's context")
     }
 
@@ -307,7 +313,7 @@ struct SecurityTests {
         waitUntil(seconds: 10) { FileManager.default.fileExists(atPath: dir + "/port") }
         let proxyPort = try #require(Int(try String(contentsOfFile: dir + "/port", encoding: .utf8)))
 
-        let client = try support.makeClient(port: server.port, connections: 2) { $0.proxy = ("127.0.0.1", proxyPort) }
+        let client = try support.makeClient(port: server.port, connections: 2) { $0.endpoint.proxy = ("127.0.0.1", proxyPort) }
         let results = support.sendAll(client, count: 200)
         client.close(drainMillis: 1000)
         #expect(results.count == 200 && results.allSatisfy { $0.outcome == 1 })

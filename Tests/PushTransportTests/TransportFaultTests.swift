@@ -69,7 +69,7 @@ struct TransportFaultTests {
         faults.stallEveryNth = 250
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
-        let client = try support.makeClient(port: server.port) { $0.deadlineMillis = 1000 }
+        let client = try support.makeClient(port: server.port) { $0.timing.deadlineMillis = 1000 }
         defer { client.close(drainMillis: 0) }
         let results = support.sendAll(client, count: 1000)
         expectExactlyOnce(results, count: 1000, records: server.record())
@@ -112,8 +112,8 @@ struct TransportFaultTests {
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
         let client = try support.makeClient(port: server.port) {
-            $0.retryDelayMillis = 20
-            $0.maxAttempts = 3
+            $0.recovery.retryDelayMillis = 20
+            $0.recovery.maxAttempts = 3
         }
         defer { client.close(drainMillis: 0) }
         #expect(support.send(client, count: 5, token: busy).accepted == 5)
@@ -130,7 +130,7 @@ struct TransportFaultTests {
         faults.status503EveryNth = 17
         let server = try support.startMock { $0.faults = faults }
         defer { server.stop() }
-        let client = try support.makeClient(port: server.port) { $0.retryDelayMillis = 10; $0.maxAttempts = 5 }
+        let client = try support.makeClient(port: server.port) { $0.recovery.retryDelayMillis = 10; $0.recovery.maxAttempts = 5 }
         defer { client.close(drainMillis: 0) }
         let results = support.sendAll(client, count: 2000)
         expectExactlyOnce(results, count: 2000, records: server.record())
@@ -156,7 +156,7 @@ struct TransportFaultTests {
     func serverKilledAndRestarted() throws {
         let first = try support.startMock()
         let port = first.port
-        let client = try support.makeClient(port: port) { $0.deadlineMillis = 20_000 }
+        let client = try support.makeClient(port: port) { $0.timing.deadlineMillis = 20_000 }
         defer { client.close(drainMillis: 0) }
         #expect(support.send(client, count: 20_000, timeoutMillis: 5000).accepted == 20_000)
         var results = support.collect(client, count: 5000)
@@ -203,8 +203,8 @@ struct TransportFaultTests {
         let server = try support.startMock(maxStreams: 1500) { $0.recordRequests = false }
         defer { server.stop() }
         let client = try support.makeClient(port: server.port, connections: 4) {
-            $0.maxStreamsPerConnection = 1500
-            $0.queueCapacity = 20_000
+            $0.pool.maxStreamsPerConnection = 1500
+            $0.pool.queueCapacity = 20_000
         }
         defer { client.close(drainMillis: 0) }
         let results = support.sendAll(client, count: 100_000)
@@ -224,7 +224,7 @@ struct TransportFaultTests {
         // The client's clock says the token was signed two minutes ago: the server finds it
         // stale. After 25 minutes (client time) the client may re-sign.
         let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds() - 120)
-        let client = try support.makeClient(port: server.port) { $0.clock = clock }
+        let client = try support.makeClient(port: server.port) { $0.timing.clock = clock }
         defer { client.close(drainMillis: 0) }
         // Connected first: a connection still being set up when the clock jumps 25 minutes
         // would (rightly) have taken longer than the connect timeout.

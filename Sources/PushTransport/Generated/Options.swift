@@ -217,21 +217,21 @@ public enum PushOption: Int32, CaseIterable, Sendable {
     /// The `ClientConfiguration` property an int option sets (nil: its setter does more).
     var field: WritableKeyPath<ClientConfiguration, Int>? {
         switch self {
-        case .port: return \.port
-        case .connections: return \.connections
-        case .maxStreams: return \.maxStreamsPerConnection
-        case .queueCapacity: return \.queueCapacity
-        case .deadlineMs: return \.deadlineMillis
-        case .connectTimeoutMs: return \.connectTimeoutMillis
-        case .maxAttempts: return \.maxAttempts
-        case .retryDelayMs: return \.retryDelayMillis
-        case .idlePingMs: return \.idlePingMillis
-        case .pingTimeoutMs: return \.pingTimeoutMillis
-        case .retireAfterTimeouts: return \.retireAfterTimeouts
-        case .ioThreads: return \.ioThreads
-        case .reconnectMaxMs: return \.reconnectMaxDelayMillis
-        case .minConnections: return \.minConnections
-        case .poolShrinkMs: return \.poolShrinkWindowMillis
+        case .port: return \.endpoint.port
+        case .connections: return \.pool.connections
+        case .maxStreams: return \.pool.maxStreamsPerConnection
+        case .queueCapacity: return \.pool.queueCapacity
+        case .deadlineMs: return \.timing.deadlineMillis
+        case .connectTimeoutMs: return \.timing.connectTimeoutMillis
+        case .maxAttempts: return \.recovery.maxAttempts
+        case .retryDelayMs: return \.recovery.retryDelayMillis
+        case .idlePingMs: return \.timing.idlePingMillis
+        case .pingTimeoutMs: return \.timing.pingTimeoutMillis
+        case .retireAfterTimeouts: return \.recovery.retireAfterTimeouts
+        case .ioThreads: return \.pool.ioThreads
+        case .reconnectMaxMs: return \.recovery.reconnectMaxDelayMillis
+        case .minConnections: return \.pool.minConnections
+        case .poolShrinkMs: return \.pool.shrinkWindowMillis
         default: return nil
         }
     }

@@ -51,7 +51,7 @@ struct ClientTestSupport {
     /// A client with `ioThreads` I/O threads for a mock on `port`, configured as makeClient's.
     func makeGroup(port: Int, ioThreads: Int, connections: Int, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> PushClientGroup {
         var c = try configuration(port: port, connections: connections)
-        c.ioThreads = ioThreads
+        c.pool.ioThreads = ioThreads
         configure(&c)
         return try PushClientGroup(configuration: c)
     }
@@ -66,14 +66,14 @@ struct ClientTestSupport {
     /// The test configuration: the mock's CA, the test key, the default topic.
     func configuration(port: Int, connections: Int) throws -> ClientConfiguration {
         var c = ClientConfiguration()
-        c.host = "localhost"
-        c.port = port
-        c.caFile = pki + "/ca.pem"
-        c.tokenKeyPEM = try FileBytes.read(path: pki + "/AuthKey_TESTKEY001.p8", limit: 65536)
-        c.keyID = "TESTKEY001"
-        c.teamID = "TEAM123456"
+        c.endpoint.host = "localhost"
+        c.endpoint.port = port
+        c.endpoint.caFile = pki + "/ca.pem"
+        c.credentials.tokenKeyPEM = try FileBytes.read(path: pki + "/AuthKey_TESTKEY001.p8", limit: 65536)
+        c.credentials.keyID = "TESTKEY001"
+        c.credentials.teamID = "TEAM123456"
         c.defaultTopic = Array("com.example.app".utf8)
-        c.connections = connections
+        c.pool.connections = connections
         return c
     }
 
