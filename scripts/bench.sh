@@ -9,6 +9,8 @@
 # A/B: BENCH_BASELINE=DIR (the release directory of another build, e.g. the commit before a
 # change) runs that libswiftpush.so through the same workload in the same runs, interleaved, and
 # prints its medians beside the new one's (a hot-path change is measured this way, in one run).
+# BENCH_BASELINE_SRC=CHECKOUT builds the baseline's load.c from that checkout (its own header:
+# needed when the records changed between the two builds).
 # usage: scripts/bench.sh RELEASE_DIR PKI_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +27,13 @@ bench_workload "$build" "$pki"
 baseline=""
 if [ -n "${BENCH_BASELINE:-}" ]; then
   baseline=$(cd "$BENCH_BASELINE" && pwd)
-  build_load "$baseline" "$out/load-baseline"
+  if [ -n "${BENCH_BASELINE_SRC:-}" ]; then
+    # A baseline from before a change to the header's records: its load.c and header, from its
+    # own checkout, so that each build reads the records it was compiled for.
+    (cd "$BENCH_BASELINE_SRC" && build_load "$baseline" "$out/load-baseline")
+  else
+    build_load "$baseline" "$out/load-baseline"
+  fi
 fi
 
 # The server, pinned to its core. --lenient-initial-limit: h2load may open streams before it
