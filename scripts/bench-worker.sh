@@ -68,13 +68,6 @@ for i in range(int(sys.argv[1])):
                       "payload": {"aps": {"alert": "Hello from swiftpush"}, "pad": pad}}))
 PY
 
-# drained SHARD: every entry read and acknowledged (XINFO GROUPS: lag 0, pending 0); an entry is
-# acknowledged only with its outcome recorded, so this holds for either outcome format.
-drained() {
-  rcli XINFO GROUPS "push:{$1}" | awk 'prev == "pending" { p = $1 } prev == "lag" { l = $1 } { prev = $1 }
-    END { exit !(p == "0" && l == "0") }'
-}
-
 # drain VARIANT CLI WORKERS ROUND: enqueues the entries on a fresh shard and drains them with
 # WORKERS workers of CLI; prints the figures and appends "VARIANT WORKERS rate lost dups rss".
 drain() {
@@ -98,7 +91,7 @@ JSON
     ${WORKER_RUNNER:-} "$wcli" worker --config "$out/$shard.json" --consumer "w$w" --quiet 2> "$out/w$w.err" &
     WORKERS="$WORKERS $!"
   done
-  until drained "$shard"; do
+  until stream_drained "$redis_port" "$shard"; do
     for p in $WORKERS; do kill -0 "$p" 2>/dev/null || { cat "$out"/w*.err; echo "a worker died"; exit 1; }; done
     sleep 0.05
   done

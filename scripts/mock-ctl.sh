@@ -9,6 +9,8 @@
 #   test_pki                                           the test PKI in .build-pki (made if missing) as $pki
 #   build_c BUILD_DIR SRC OUT [gcc flags...]           compiles a C program against BUILD_DIR's library
 #   build_load BUILD_DIR OUT                           compiles Bindings/c/examples/load.c to OUT
+#   stream_drained REDIS_PORT SHARD                    true when push:{SHARD}'s group has read and
+#                                                      acknowledged everything (lag 0, pending 0)
 MOCK_PIDS=()
 mock_start() {
   local name=$1 cli=$2 pki=$3; shift 3
@@ -67,4 +69,13 @@ head = '{"aps":{"alert":"Hello from swiftpush"},"pad":"'
 open(sys.argv[1], "w").write(head + "x" * (200 - len(head) - 2) + '"}')
 PY
   jwt=$("$build/swiftpush-cli" jwt --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456)
+}
+
+# stream_drained REDIS_PORT SHARD: every entry of push:{SHARD} read and acknowledged by group
+# senders (XINFO GROUPS: lag 0, pending 0). A worker acknowledges an entry only in the script that
+# records its outcome, so this holds for either outcome format (format 2's outcomes stream has
+# one entry per batch: its length says nothing).
+stream_drained() {
+  redis-cli -p "$1" XINFO GROUPS "push:{$2}" | awk 'prev == "pending" { p = $1 } prev == "lag" { l = $1 } { prev = $1 }
+    END { exit !(p == "0" && l == "0") }'
 }

@@ -73,21 +73,15 @@ struct OutcomesCommand: StatusCommand {
 
     /// The outcomes one stream entry holds, each as its fields: the entry itself in format 1; in
     /// format 2 (`v` 2) each object of its `outcomes` array, with the entry's `v` and `worker`
-    /// (numbers turned back into text, as format 1 holds them).
+    /// (numbers turned back into text, as format 1 holds them). Field order does not matter:
+    /// `text` and `json` look fields up by name.
     static func outcomes(in fields: [(String, String)]) -> [[(String, String)]] {
         let f = Dictionary(fields, uniquingKeysWith: { a, _ in a })
         guard f["v"] == "2", let text = f["outcomes"],
               let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] else { return [fields] }
-        let order = ["id", "entry", "outcome", "status", "reason", "app", "detail", "apns_id", "token", "attempts",
-                     "deliveries", "latency_us", "timestamp_ms", "maybe_delivered"]
         return array.map { object in
-            var out: [(String, String)] = [("v", "2")]
-            for name in order + object.keys.filter({ !order.contains($0) }).sorted() {
-                guard let value = object[name] else { continue }
-                out.append((name, (value as? NSNumber).map { "\($0.int64Value)" } ?? "\(value)"))
-            }
-            out.append(("worker", f["worker"] ?? ""))
-            return out
+            object.map { name, value in (name, (value as? NSNumber).map { "\($0.int64Value)" } ?? "\(value)") }
+                + [("v", "2"), ("worker", f["worker"] ?? "")]
         }
     }
 

@@ -218,12 +218,7 @@ public final class RedisConnection {
 
     /// The reply to the oldest command sent and not yet answered (waits for it).
     public func receive() throws(RedisError) -> RedisReply {
-        guard let c = context else { throw RedisError(description: "not connected to Redis", connectionLost: true) }
-        var raw: UnsafeMutableRawPointer?
-        if redisGetReply(c, &raw) != REDIS_OK || raw == nil { throw lost(c) }
-        let reply = Self.convert(UnsafePointer(raw!.assumingMemoryBound(to: redisReply.self)))
-        freeReplyObject(raw)
-        return reply
+        try receive(parsing: Self.convert)
     }
 
     /// The reply to the oldest command sent and not yet answered, handed to `parse` as hiredis's

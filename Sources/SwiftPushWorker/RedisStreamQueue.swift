@@ -128,8 +128,8 @@ public final class RedisStreamQueue: WorkQueue {
         guard let first = entries.first?.entryID, let last = entries.last?.entryID else { return entries }
         // The delivery counts (re-reading counts as a delivery), so that an entry that keeps
         // coming back to a crash-looping worker is dead-lettered like a reclaimed one.
-        let pending = try run(["XPENDING", options.keys.stream, options.group, first, last, String(entries.count),
-                               options.consumer].map { Array($0.utf8) })
+        let pending = try run(Self.packed(["XPENDING", options.keys.stream, options.group, first, last, String(entries.count),
+                                           options.consumer]))
         var counts: [String: Int] = [:]
         for p in pending.elements {
             let f = p.elements
@@ -333,7 +333,7 @@ public final class RedisStreamQueue: WorkQueue {
 
     public func backlog() throws(QueueError) -> (pending: Int, lag: Int?) {
         // XINFO GROUPS: one flat field/value array per group (RESP2); "lag" exists since 7.0.
-        for group in try run(["XINFO", "GROUPS", options.keys.stream].map { Array($0.utf8) }).elements {
+        for group in try run(Self.packed(["XINFO", "GROUPS", options.keys.stream])).elements {
             var fields: [String: RedisReply] = [:]
             let flat = group.elements
             var i = 0
@@ -345,13 +345,6 @@ public final class RedisStreamQueue: WorkQueue {
     }
 
     /// Runs one command; an error reply becomes a QueueError (not a lost connection).
-    private func run(_ args: [[UInt8]]) throws(QueueError) -> RedisReply {
-        var packed = RedisArguments()
-        for a in args { packed.append(a) }
-        return try run(packed)
-    }
-
-    /// Runs one command given packed; an error reply becomes a QueueError.
     private func run(_ args: RedisArguments) throws(QueueError) -> RedisReply {
         try collectReadAhead()
         try io(connection) { c throws(RedisError) in try c.send(args) }

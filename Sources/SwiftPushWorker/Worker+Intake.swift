@@ -17,7 +17,7 @@ extension Worker {
         let ids = fresh.map { EntryParser.notificationID(of: $0) }
         try queue.beginClaim(zip(ids, fresh).map { (id: $0, entryID: $1.entryID) })
         if thenReadAhead {
-            let next = max(0, min(configuration.batch, configuration.maxInFlight - heldEntries.count - fresh.count))
+            let next = room(taking: fresh.count)
             if next > 0 {
                 try queue.beginReadNew(max: next)
                 readAheadCount = next

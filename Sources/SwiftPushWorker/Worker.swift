@@ -151,6 +151,7 @@ public final class Worker {
                 counters.leftPending += try queue.readNew(max: n, blockMillis: 0).count
             } catch {
                 log.error("the read begun ahead was lost; its entries stay pending", ["error": error.description])
+                // How many is unknown: counted as one, so that the exit status still says so.
                 counters.leftPending += 1
             }
         }
@@ -168,8 +169,11 @@ public final class Worker {
                 "left_pending": String(c.leftPending)]
     }
 
-    /// Room for more entries: the back-pressure bound minus what is held.
-    var room: Int { max(0, min(configuration.batch, configuration.maxInFlight - heldEntries.count - readAheadCount)) }
+    /// Room for more entries: the back-pressure bound minus what is held, asked for ahead, and
+    /// `taking` (a batch about to be held).
+    func room(taking: Int = 0) -> Int {
+        max(0, min(configuration.batch, configuration.maxInFlight - heldEntries.count - readAheadCount - taking))
+    }
 
     /// Reclaims idle entries of dead consumers and promotes due delayed entries, every
     /// `reclaim_interval_ms`.
@@ -181,8 +185,8 @@ public final class Worker {
             backlog = try queue.backlog()
             let moved = try queue.promoteDue(nowMillis: wallMillis(), max: 1000)
             counters.promoted += moved
-            guard room > 0 else { return }
-            let taken = try queue.reclaim(max: room)
+            guard room() > 0 else { return }
+            let taken = try queue.reclaim(max: room())
             if !taken.isEmpty {
                 counters.reclaimed += taken.count
                 log.info("reclaimed idle entries", ["count": String(taken.count)])
@@ -199,10 +203,11 @@ public final class Worker {
     /// as soon as its claim is sent, so Redis fetches batch k+1 while this thread parses and
     /// sends batch k: the loop waits for Redis less, and Redis waits for the loop less.
     private func readBatch() -> Int {
-        let n = readAheadCount > 0 ? readAheadCount : room
+        let n = readAheadCount > 0 ? readAheadCount : room()
         guard n > 0 else { return 0 }
         do throws(QueueError) {
             let entries: [QueueEntry]
+            var full = false
             if let cursor = ownPendingCursor, readAheadCount == 0 {
                 entries = try queue.readOwnPending(after: cursor, max: n)
                 ownPendingCursor = entries.last?.entryID
@@ -210,12 +215,9 @@ public final class Worker {
             } else {
                 readAheadCount = 0
                 entries = try queue.readNew(max: n, blockMillis: held.isEmpty && unsettled.isEmpty ? 500 : 0)
-                if entries.count == n && !stopping {
-                    try intake(entries, thenReadAhead: true)
-                    return entries.count
-                }
+                full = entries.count == n
             }
-            try intake(entries)
+            try intake(entries, thenReadAhead: full && !stopping)
             return entries.count
         } catch {
             queueFailed(error)

@@ -88,12 +88,7 @@ stop_worker() {
   return "$status"
 }
 outcome_count() { rcli XLEN "outcomes:{$1}"; }
-# drained SHARD: every entry read and acknowledged (lag 0, pending 0): with outcome format 2 the
-# outcomes stream has one entry per batch, so its length says nothing.
-drained() {
-  rcli XINFO GROUPS "push:{$1}" | awk 'prev == "pending" { p = $1 } prev == "lag" { l = $1 } { prev = $1 }
-    END { exit !(p == "0" && l == "0") }'
-}
+drained() { stream_drained "$redis_port" "$1"; }
 pending_count() { rcli XPENDING "push:{$1}" senders | head -1; }
 has_outcomes() { [ "$(outcome_count "$1")" -ge "$2" ]; }
 # notifications SHARD N: N JSON lines (ids SHARD-0...), 1000 tokens of which three are gone.
