@@ -293,7 +293,7 @@ enum push_outcome {
  *  (0 is read as the first version, PUSH_NOTIFICATION_SIZE_V1), then the fields you need. The library copies everything
  *  during the send call; the caller's memory may be reused as soon as it returns. */
 typedef struct push_notification {
-    uint32_t struct_size;       /**< sizeof(push_notification), or 0 */
+    uint32_t struct_size;       /**< sizeof(push_notification); 0 (programs built before 0.2) means PUSH_NOTIFICATION_SIZE_V1 */
     int32_t push_type;          /**< PUSH_TYPE_* (0 = alert) */
     int32_t priority;           /**< 10, 5 or 1; 0 = the push type's default */
     uint32_t flags;             /**< PUSH_NOTIFICATION_* */
@@ -615,7 +615,8 @@ int32_t push_client_send(push_client_t client, push_notification const * notific
 /// Every record of the array has the first record's struct_size (0: PUSH_NOTIFICATION_SIZE_V1),
 /// which is also the distance between records: programs built with an older header keep working.
 /// Errors: as push_client_send; PUSH_E_INVALID_ARGUMENT also for a NULL array with count > 0,
-/// a negative count, or a count no array could hold.
+/// a negative count, a count no array could hold, or a record whose struct_size is larger than
+/// the first one's (read that far, it would run into the next record).
 /// `err` may be NULL. Thread-safe.
 int32_t push_client_send_batch(push_client_t client, push_notification const * notifications, ptrdiff_t count, int32_t timeout_ms, ptrdiff_t * accepted, push_error * err);
 

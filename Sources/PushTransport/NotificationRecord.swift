@@ -37,15 +37,20 @@ public enum NotificationRecord {
 
     /// Calls `body` with the record as a current-version record: the caller's own when it is
     /// current (or newer), else a zeroed copy holding the first version's fields. Returns
-    /// `refused`'s message when `struct_size` names no version.
+    /// `refused`'s message when `struct_size` names no version, or a version larger than
+    /// `stride`, the spacing of the array the record is in: read as far as its own size says,
+    /// it would run into the next record (a batch's records share the first one's size).
     @inline(__always)
-    static func readable<R>(_ record: UnsafePointer<push_notification>, refused: (String) -> R,
+    static func readable<R>(_ record: UnsafePointer<push_notification>, stride: Int, refused: (String) -> R,
                             _ body: (UnsafePointer<push_notification>) -> R) -> R {
         let size = Int(UnsafeRawPointer(record).load(as: UInt32.self))
-        if size >= currentSize && isVersionSize(size) { return body(record) }
         guard isVersionSize(size) else {
             return refused("push_notification.struct_size is \(size); expected sizeof(push_notification), or PUSH_NOTIFICATION_SIZE_V1 for the first version")
         }
+        guard (size == 0 ? firstVersionSize : size) <= stride else {
+            return refused("push_notification.struct_size is \(size), larger than the batch's spacing of \(stride) bytes (the first record's struct_size): the records of one batch share the first one's struct_size")
+        }
+        if size >= currentSize { return body(record) }
         var copy = push_notification()
         withUnsafeMutableBytes(of: &copy) { $0.baseAddress!.copyMemory(from: record, byteCount: firstVersionSize) }
         return withUnsafePointer(to: &copy) { body($0) }

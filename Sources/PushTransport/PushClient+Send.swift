@@ -53,7 +53,8 @@ extension PushClient {
             let now = configuration.timing.clock.monotonicNanos() // the deadline counts from here
             while !taken.isEmpty {
                 let index = taken.head
-                if let violation = fill(slot: slots[index], from: NotificationRecord.at(notifications, done, stride: stride), now: now) {
+                if let violation = fill(slot: slots[index], from: NotificationRecord.at(notifications, done, stride: stride),
+                                        stride: stride, now: now) {
                     failure = ClientError(violation.status, violation.message)
                     break
                 }
@@ -103,8 +104,9 @@ extension PushClient {
     }
 
     /// Copies one notification into a slot after checking it; returns the broken rule if any.
-    private func fill(slot: UnsafeMutablePointer<Slot>, from record: UnsafePointer<push_notification>, now: UInt64) -> NotificationRules.Violation? {
-        NotificationRecord.readable(record, refused: { .init(.invalidArgument, $0) }) { n in
+    private func fill(slot: UnsafeMutablePointer<Slot>, from record: UnsafePointer<push_notification>, stride: Int,
+                      now: UInt64) -> NotificationRules.Violation? {
+        NotificationRecord.readable(record, stride: stride, refused: { .init(.invalidArgument, $0) }) { n in
             if let channel = n.pointee.channel_id { return fillBroadcast(slot: slot, from: n, channel: channel, now: now) }
             return fillDevice(slot: slot, from: n, now: now)
         }

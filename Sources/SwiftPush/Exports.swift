@@ -220,7 +220,8 @@ private let maxRecordSize = 64 * 1024
                                 _ timeout_ms: Int32, _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     guard let box = ClientBox.from(client) else { return report(err, .invalidArgument, "client is NULL or not a push_client_t") }
     guard let notification else { return report(err, .invalidArgument, "notification is NULL") }
-    let r = box.client.send(notification, count: 1, timeoutMillis: timeout_ms)
+    // One record is as long as its own struct_size says (a newer caller's may be longer).
+    let r = box.client.send(notification, count: 1, timeoutMillis: timeout_ms, stride: NotificationRecord.stride(of: notification))
     if let e = r.error { return report(err, e.status, e.description) }
     return succeed(err)
 }
@@ -232,7 +233,8 @@ private let maxRecordSize = 64 * 1024
 /// Every record of the array has the first record's struct_size (0: PUSH_NOTIFICATION_SIZE_V1),
 /// which is also the distance between records: programs built with an older header keep working.
 /// Errors: as push_client_send; PUSH_E_INVALID_ARGUMENT also for a NULL array with count > 0,
-/// a negative count, or a count no array could hold.
+/// a negative count, a count no array could hold, or a record whose struct_size is larger than
+/// the first one's (read that far, it would run into the next record).
 /// `err` may be NULL. Thread-safe.
 @c public func push_client_send_batch(_ client: push_client_t?, _ notifications: UnsafePointer<push_notification>?,
                                       _ count: Int, _ timeout_ms: Int32, _ accepted: UnsafeMutablePointer<Int>?,

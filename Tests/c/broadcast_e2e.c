@@ -355,6 +355,41 @@ static void test_records_of_the_first_version_still_send(void) {
     report(__func__, ok);
 }
 
+/* A batch led by a first-version record whose later record claims the current size: read that
+ * far it would run into the record after it (here: a channel_id made of the next record's
+ * bytes), so it is refused at that record, and the ones before it are sent. */
+static void test_a_record_larger_than_the_batch_spacing_is_refused(void) {
+    int ok = 1;
+    enum { COUNT = 3 };
+    push_error err;
+    push_client_t client = open_client();
+    EXPECT(client != NULL, "client");
+    if (!client) { report(__func__, 0); return; }
+    unsigned char *array = calloc(COUNT + 1, sizeof(push_notification));
+    for (int i = 0; i < COUNT; i++) {
+        push_notification n;
+        memset(&n, 0, sizeof n);
+        n.struct_size = i == 1 ? (uint32_t)sizeof(push_notification) : 0;
+        n.device_token = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0";
+        n.payload = "{\"aps\":{\"alert\":\"v1\"}}";
+        n.expiration = 1; /* what the bad read would take for the next record's first bytes */
+        n.tag = (uint64_t)i;
+        memcpy(array + (size_t)i * PUSH_NOTIFICATION_SIZE_V1, &n, PUSH_NOTIFICATION_SIZE_V1);
+    }
+    ptrdiff_t took = -1;
+    int32_t rc = push_client_send_batch(client, (const push_notification *)(void *)array, COUNT, 1000, &took, &err);
+    EXPECT(rc == PUSH_E_INVALID_ARGUMENT && took == 1, "rc %d took %ld", rc, (long)took);
+    EXPECT(strstr(err.message, "larger than the batch's spacing") != NULL, "message: %s", err.message);
+    push_result r[1];
+    ptrdiff_t got = 0;
+    EXPECT(push_client_poll(client, r, 1, sizeof r[0], 5000, &got) == PUSH_OK && got == 1
+           && r[0].tag == 0 && r[0].outcome == PUSH_OUTCOME_ACCEPTED, "the first record's result");
+    push_client_close(client, 1000);
+    push_client_free(client);
+    free(array);
+    report(__func__, ok);
+}
+
 int main(void) {
     pki = getenv("SWIFTPUSH_TEST_PKI");
     const char *p = getenv("SWIFTPUSH_TEST_PORT"), *c = getenv("SWIFTPUSH_TEST_CHANNEL_PORT");
@@ -369,6 +404,7 @@ int main(void) {
     test_broadcasts_are_checked_before_sending();
     test_ten_thousand_broadcasts_to_one_channel_each_get_one_result();
     test_records_of_the_first_version_still_send();
+    test_a_record_larger_than_the_batch_spacing_is_refused();
     printf("broadcast: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -89,7 +89,7 @@ enum push_outcome {
  *  (0 is read as the first version, PUSH_NOTIFICATION_SIZE_V1), then the fields you need. The library copies everything
  *  during the send call; the caller's memory may be reused as soon as it returns. */
 typedef struct push_notification {
-    uint32_t struct_size;       /**< sizeof(push_notification), or 0 */
+    uint32_t struct_size;       /**< sizeof(push_notification); 0 (programs built before 0.2) means PUSH_NOTIFICATION_SIZE_V1 */
     int32_t push_type;          /**< PUSH_TYPE_* (0 = alert) */
     int32_t priority;           /**< 10, 5 or 1; 0 = the push type's default */
     uint32_t flags;             /**< PUSH_NOTIFICATION_* */
