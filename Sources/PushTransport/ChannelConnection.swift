@@ -26,6 +26,8 @@ final class ChannelConnection: TLSH2Socket {
         /// The server said it never processed the stream (REFUSED_STREAM, or above a GOAWAY's
         /// last-stream-id): safe to send again.
         var unprocessed = false
+        /// The answer's body ran past `maxAnswerBody`: what was kept is not the whole answer.
+        var truncated = false
 
         init(body: [UInt8]) { streamBody = body }
     }
@@ -183,10 +185,12 @@ private let channelOnHeader: nghttp2_on_header_callback = { session, frame, name
 }
 
 /// Answers are small (a list of 10,000 ids is under 300 KB): kept whole, up to this bound.
-private let maxAnswerBody = 4 << 20
+let maxAnswerBody = 4 << 20
 
 private let channelOnData: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, len, _ in
-    guard let data, let e = exchange(session, streamID), e.body.count + len <= maxAnswerBody else { return 0 }
+    guard let data, let e = exchange(session, streamID) else { return 0 }
+    // Past the bound the rest is dropped and the call fails (a cut list must not pass as whole).
+    if e.body.count + len > maxAnswerBody { e.truncated = true; return 0 }
     e.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
     return 0
 }

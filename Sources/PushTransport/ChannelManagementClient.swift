@@ -157,6 +157,10 @@ public final class ChannelManagementClient: @unchecked Sendable {
                 return .failure(ClientError(.connect, "the connection to \(host):\(port) failed before the answer (\(detail)); "
                     + "APNs may or may not have processed the \(request.method) \(request.path)"))
             }
+            if exchange.truncated {
+                return .failure(ClientError(.internalError, "the answer from \(host):\(port) to \(request.method) \(request.path) "
+                    + "is larger than \(maxAnswerBody) bytes; it was not read"))
+            }
             var answer = Self.answer(exchange, request: request)
             switch answer.reason.retryClass {
             case .refused:

@@ -99,13 +99,17 @@ final class ChannelsBox {
                                    _ channel_id_len: UnsafeMutablePointer<Int>?, _ result: UnsafeMutablePointer<push_channel_result>?,
                                    _ timeout_ms: Int32, _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     channel_id_len?.pointee = 0
+    clearResult(result) // before the checks below: `result` is filled whatever the outcome
     guard let channel_id else { return report(err, .invalidArgument, "channel_id is NULL") }
     guard channel_id_capacity >= Int(PUSH_CHANNEL_ID_CAPACITY) else {
         return report(err, .bufferTooSmall, "channel_id_capacity is \(channel_id_capacity); PUSH_CHANNEL_ID_CAPACITY (\(PUSH_CHANNEL_ID_CAPACITY)) needed")
     }
     return channelCall(channels, bundle_id, bundle_id_len, nil, 0, result, timeout_ms, err, { _ in .create(storagePolicy: storage_policy) }) { answer in
         let id = Array(answer.channelId.utf8)
-        guard !id.isEmpty, BroadcastRules.checkChannelId(id.withUnsafeBytes { UnsafeRawBufferPointer($0) }) == nil else {
+        // The id's own limit (BroadcastRules) keeps it inside PUSH_CHANNEL_ID_CAPACITY; the
+        // capacity is checked here too, so the two numbers can never drift into an overrun.
+        guard !id.isEmpty, id.count < channel_id_capacity,
+              BroadcastRules.checkChannelId(id.withUnsafeBytes { UnsafeRawBufferPointer($0) }) == nil else {
             return report(err, .internalError, "APNs created the channel but its answer has no valid apns-channel-id (\(answer.channelId.prefix(80)))")
         }
         id.withUnsafeBytes { UnsafeMutableRawPointer(channel_id).copyMemory(from: $0.baseAddress!, byteCount: id.count) }
@@ -154,6 +158,7 @@ final class ChannelsBox {
                                  _ list: UnsafeMutablePointer<UnsafeMutablePointer<push_channel_ids>?>?,
                                  _ result: UnsafeMutablePointer<push_channel_result>?, _ timeout_ms: Int32,
                                  _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
+    clearResult(result) // before the check below: `result` is filled whatever the outcome
     guard let list else { return report(err, .invalidArgument, "list is NULL") }
     list.pointee = nil
     return channelCall(channels, bundle_id, bundle_id_len, nil, 0, result, timeout_ms, err, { _ in .list }) { answer in
@@ -174,6 +179,11 @@ final class ChannelsBox {
 
 // MARK: - Shared by the calls
 
+/// Clears a writable `result` (one with a wrong struct_size is left for `channelCall` to refuse).
+private func clearResult(_ result: UnsafeMutablePointer<push_channel_result>?) {
+    if let result, ChannelResultRecord.writable(result) { ChannelResultRecord.clear(result) }
+}
+
 /// Checks the handle and the arguments, builds the request, sends it, fills `result`, and
 /// hands a successful answer to `onSuccess`.
 private func channelCall(_ channels: push_channels_t?, _ bundle: UnsafePointer<CChar>?, _ bundleLength: Int,
@@ -191,7 +201,8 @@ private func channelCall(_ channels: push_channels_t?, _ bundle: UnsafePointer<C
     }
     guard let box = ChannelsBox.from(channels) else { return report(err, .invalidArgument, "channels is NULL or not a push_channels_t") }
     guard let bundle else { return report(err, .badTopic, "bundle_id is NULL") }
-    guard bundleLength >= 0, let bundleBytes = stringArgument(bundle, bundleLength, limit: BroadcastRules.maxBundleIdBytes) else {
+    guard bundleLength >= 0 else { return report(err, .badTopic, "bundle_id_len is negative") }
+    guard let bundleBytes = stringArgument(bundle, bundleLength, limit: BroadcastRules.maxBundleIdBytes) else {
         return report(err, .badTopic, "bundle_id is longer than \(BroadcastRules.maxBundleIdBytes) bytes")
     }
     var channelId: String?
@@ -199,14 +210,12 @@ private func channelCall(_ channels: push_channels_t?, _ bundle: UnsafePointer<C
         guard channelLength >= 0, let bytes = stringArgument(channel, channelLength, limit: BroadcastRules.maxChannelIdBytes) else {
             return report(err, .badChannelId, "channel_id is longer than \(BroadcastRules.maxChannelIdBytes) bytes")
         }
-        if let v = BroadcastRules.checkChannelId(bytes) { return report(err, v.status, v.message) }
-        channelId = String(decoding: bytes, as: UTF8.self)
+        channelId = String(decoding: bytes, as: UTF8.self) // checked by ChannelRequest below
     } else if needsChannel {
         return report(err, .badChannelId, "channel_id is NULL")
     }
     let request: ChannelRequest
     do throws(NotificationRules.Violation) {
-        if let v = BroadcastRules.checkBundleId(bundleBytes) { throw v }
         request = try ChannelRequest(operation(channelId), bundleId: String(decoding: bundleBytes, as: UTF8.self))
     } catch {
         return report(err, error.status, error.message)

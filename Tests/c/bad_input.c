@@ -757,6 +757,16 @@ static void test_channel_functions_refuse_bad_input(void) {
     CHECK_MSG(PUSH_E_BUFFER_TOO_SMALL, push_channel_create(ch, "com.example.app", 0, 0, id, 24, NULL, NULL, 100, &err),
               "PUSH_CHANNEL_ID_CAPACITY");
     CHECK(PUSH_E_INVALID_ARGUMENT, push_channel_create(ch, "com.example.app", 0, 0, NULL, sizeof id, NULL, NULL, 100, &err));
+    /* `result` is filled whatever the outcome: an earlier call's answer never stays in it */
+    memset(&result, 0, sizeof result);
+    result.struct_size = sizeof result;
+    result.status = 201;
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channel_create(ch, "com.example.app", 0, 0, NULL, sizeof id, NULL, &result, 100, &err));
+    EXPECT(result.status == 0 && result.struct_size == sizeof result, "create refused early: result cleared (status %d)", result.status);
+    result.status = 200;
+    CHECK(PUSH_E_INVALID_ARGUMENT, push_channel_list(ch, "com.example.app", 0, NULL, &result, 100, &err));
+    EXPECT(result.status == 0, "list refused early: result cleared (status %d)", result.status);
+    CHECK_MSG(PUSH_E_BAD_TOPIC, push_channel_list(ch, "com.example.app", -1, &list, NULL, 100, &err), "negative");
     result.struct_size = 8;
     CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_channel_create(ch, "com.example.app", 0, 0, id, sizeof id, NULL, &result, 100, &err),
               "struct_size");
