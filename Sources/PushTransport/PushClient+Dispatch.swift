@@ -65,7 +65,6 @@ extension PushClient {
                 break
             }
             slot.pointee.transmission.streamID = streamID
-            slot.pointee.transmission.connection = Int32(conn.poolIndex)
             slot.pointee.transmission.attempts += 1
             outbox.counters.sent += 1
             conn.inFlightSlots.link(index, slot, in: slots)

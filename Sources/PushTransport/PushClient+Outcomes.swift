@@ -69,7 +69,6 @@ extension PushClient {
         outbox.counters.resent += 1
         if !processed { slot.pointee.transmission.unprocessedWrites += 1 }
         slot.pointee.transmission.streamID = 0
-        slot.pointee.transmission.connection = -1
         queue.pending.prepend(index, in: slots)
     }
 

@@ -86,9 +86,9 @@ public struct Slot {
         /// above a GOAWAY's last-stream-id) don't count here; they are bounded by the deadline and
         /// by `RetryPolicy.maxWrites`.
         var answeredAttempts: UInt32 = 0
-        /// The current attempt's stream (0: none) and the pool position of its connection (-1).
+        /// The current attempt's stream (0: none). Which connection carries it is said by the
+        /// in-flight list the slot is on (`InFlightList`), not by a field here.
         var streamID: Int32 = 0
-        var connection: Int32 = -1
     }
 
     /// The server's answer to the latest attempt, then the outcome: written by the I/O thread
