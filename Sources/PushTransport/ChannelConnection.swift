@@ -82,8 +82,15 @@ final class ChannelConnection: TLSH2Socket {
     }
 
     /// Sends `request` with `authorization` (nil: certificate authentication) on a new stream.
-    func start(_ request: ChannelRequest, authority: String, authorization: [UInt8]?) -> Exchange? {
-        guard let session, ready, !goingAway else { return nil }
+    /// Why `start` did not start a request: the connection cannot take one now (not ready,
+    /// going away, out of stream ids: another connection can), or nghttp2 refused the request.
+    enum StartFailure: Error {
+        case unavailable
+        case refused(String)
+    }
+
+    func start(_ request: ChannelRequest, authority: String, authorization: [UInt8]?) -> Result<Exchange, StartFailure> {
+        guard let session, ready, !goingAway else { return .failure(.unavailable) }
         let e = Exchange(body: request.body)
         var fields: [(String, [UInt8])] = [(":method", Array(request.method.utf8)), (":scheme", Array("https".utf8)),
                                            (":authority", Array(authority.utf8)), (":path", Array(request.path.utf8))]
@@ -99,11 +106,14 @@ final class ChannelConnection: TLSH2Socket {
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: user), read_callback: channelReadBody)
             return nghttp2_submit_request(session, nil, nv, count, &provider, user)
         }
-        guard streamID > 0 else { return nil }
+        guard streamID > 0 else {
+            if streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue { return .failure(.unavailable) }
+            return .failure(.refused(String(cString: nghttp2_strerror(streamID))))
+        }
         e.streamID = streamID
         exchange = e
         flush()
-        return e
+        return .success(e)
     }
 
     /// Asks the server to end the connection politely (GOAWAY), then closes.

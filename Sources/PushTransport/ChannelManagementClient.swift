@@ -133,10 +133,17 @@ public final class ChannelManagementClient: @unchecked Sendable {
             case .failure(let e): return .failure(e)
             }
             let (authorization, generation) = token.map { t in t.currentWithGeneration() } ?? ([], 0)
-            guard let exchange = conn.start(request, authority: host, authorization: token == nil ? nil : authorization) else {
+            let exchange: ChannelConnection.Exchange
+            switch conn.start(request, authority: host, authorization: token == nil ? nil : authorization) {
+            case .success(let e):
+                exchange = e
+            case .failure(.unavailable):
                 drop(conn) // GOAWAY'd or broken between calls: a new connection takes the request
                 resends += 1
                 continue
+            case .failure(.refused(let why)):
+                // Nothing was sent: not a reason to try other connections.
+                return .failure(ClientError(.internalError, "the \(request.method) \(request.path) could not be sent: \(why)"))
             }
             conn.tokenGeneration = generation
             guard run(until: { exchange.finished }, deadline: deadline) else {
