@@ -103,12 +103,7 @@ extension PayloadBuilder {
         case .filterCriteria: filterCriteria = value
         case .attributesType: attributesType = value
         case .inputPushChannel:
-            if let value {
-                var id = value
-                if let v = id.withUTF8({ BroadcastRules.checkChannelId(UnsafeRawBufferPointer($0)) }) {
-                    throw Failure(.badPayload, "input-push-channel: \(v.message)")
-                }
-            }
+            if let value { try Self.checkInputPushChannel(value) }
             inputPushChannel = value
         case .interruptionLevel:
             guard let value else { interruptionLevel = nil; return }

@@ -309,11 +309,15 @@ public struct PayloadBuilder: Sendable, Equatable {
             let key = inputPushToken ? "input-push-token" : "input-push-channel"
             throw Failure(.badPayload, "\(key) belongs to a Live Activity start (event start) only")
         }
-        if let inputPushChannel {
-            var id = inputPushChannel
-            if let v = id.withUTF8({ BroadcastRules.checkChannelId(UnsafeRawBufferPointer($0)) }) {
-                throw Failure(.badPayload, "input-push-channel: \(v.message)")
-            }
+        // Checked again here: `inputPushChannel` is a public var, set without `set(_:_:)` too.
+        if let inputPushChannel { try Self.checkInputPushChannel(inputPushChannel) }
+    }
+
+    /// `input-push-channel` must be a channel id (`BroadcastRules.checkChannelId`).
+    static func checkInputPushChannel(_ id: String) throws(Failure) {
+        var id = id
+        if let v = id.withUTF8({ BroadcastRules.checkChannelId(UnsafeRawBufferPointer($0)) }) {
+            throw Failure(.badPayload, "input-push-channel: \(v.message)")
         }
     }
 
