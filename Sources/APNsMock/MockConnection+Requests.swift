@@ -124,7 +124,7 @@ extension MockConnection {
         if reason != .none { MockResponse.fillBody(stream, reason: reason, timestamp: timestamp) }
         let delay = faultsApply ? core.faultState.faults.responseDelayMillis : 0
         if delay > 0 {
-            core.timers.schedule(afterMillis: delay, connection: self, stream: stream)
+            timers.schedule(afterMillis: delay, connection: self, stream: stream)
         } else {
             answer(stream)
         }

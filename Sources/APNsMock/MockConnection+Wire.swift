@@ -74,6 +74,7 @@ extension MockConnection {
             OpenSSLError.clear()
             let n = SSL_read(ssl, inBuf + Self.inHeadroom, Int32(Self.inCap))
             if n > 0 {
+                timers.inputRead()
                 scan(Int(n))
                 continue
             }

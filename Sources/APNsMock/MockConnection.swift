@@ -42,6 +42,9 @@ final class MockConnection: EventHandler {
 
     unowned let core: MockServerCore
     let loop: EventLoop
+    /// The core's timers, kept here so that scheduling an answer does not go through the
+    /// unowned `core` reference (a strong retain and release of the core per answer).
+    let timers: MockTimers
     let fd: Int32
     let ssl: OpaquePointer
     /// The connection's serial number (1-based, in accept order), as records show it.
@@ -77,6 +80,9 @@ final class MockConnection: EventHandler {
     /// Delayed answers were submitted and wait to be written: the timers flush this connection
     /// once the tick's batch is submitted (`MockTimers.fireDue`).
     var flushPending = false
+    /// Answers of this connection waiting in `MockTimers` (which holds a reference to the
+    /// connection while this is above 0).
+    var scheduledAnswers = 0
     /// While answers are written one TLS record each: where the record being written ends in
     /// `outBuf` (a partial `SSL_write` leaves the rest of it for the next call). Also where a
     /// write that had to wait ends, in either mode: its retry must not be shorter.
@@ -156,6 +162,7 @@ final class MockConnection: EventHandler {
         self.core = core
         self.role = role
         loop = core.loop
+        timers = core.timers
         self.fd = fd
         self.ssl = ssl
         self.serial = serial
