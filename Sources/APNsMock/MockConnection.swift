@@ -89,6 +89,8 @@ final class MockConnection: EventHandler {
     var recordEnd = 0
     /// The size of the buffer between TLS and the socket (see `bufferWrites`).
     static let socketWriteBuffer = 64 * 1024
+    /// That buffer, once the handshake is done (TLS writes into it through its BIO).
+    var socketWriter: MockSocketWriter?
 
     /// The frame scanner: what remains of the client preface, of the current frame's payload,
     /// and of a frame header cut off by the end of a read (kept in `heldHeader`).
