@@ -115,7 +115,7 @@ extension MockConnection {
         // when they are sent (`answer`).
         if let management { MockResponse.fillManagementAnswer(stream, management) }
         if reason != .none { MockResponse.fillBody(stream, reason: reason, timestamp: timestamp) }
-        let delay = faultsApply ? core.faultState.faults.responseDelayMillis : 0
+        let delay = core.faultState.delayMillis
         if delay > 0 {
             timers.schedule(afterMillis: delay, connection: self, stream: stream)
         } else {
@@ -171,8 +171,8 @@ extension MockConnection {
         stream.answered = true
         answeredSinceFaults += 1
         followStreamLimit(afterAnswering: stream)
-        let faults = core.faultState.faults
         guard core.faultState.affectsRequests else { return }
+        let faults = core.faultState.faults
         if let n = faults.goawayAfterRequests, n > 0, answeredSinceFaults >= n, goawayLastStream == nil {
             sendGoaway(reason: faults.goawayReason)
         }

@@ -40,5 +40,24 @@ extension MockTests {
             #expect(elapsed >= 0.6, "two rounds of 300 ms took \(elapsed) s")
             #expect(server.stats().requests == 42)
         }
+
+        @Test("With a delay, the other request faults still apply: every second request fails with 500, late")
+        func faultsStillApply() throws {
+            var faults = MockFaults()
+            faults.responseDelayMillis = 100
+            faults.status500EveryNth = 2
+            let server = try pki.startServer { $0.faults = faults }
+            defer { server.stop() }
+            let headers = H2Probe.headers(authorization: try pki.authorization())
+            let start = Date()
+            let r = try H2Probe.run(port: server.port, [
+                .send(path: path, headers: headers), .wait(answers: 1, settings: 2),
+                .send(path: path, headers: headers, count: 3), .wait(answers: 4, timeout: 10),
+            ])
+            #expect(Date().timeIntervalSince(start) >= 0.2, "two rounds of 100 ms")
+            let statuses = r.responses.sorted { ($0.stream ?? 0) < ($1.stream ?? 0) }.map(\.status)
+            #expect(statuses == [200, 500, 200, 500], "\(r)")
+            #expect(server.record().map(\.status) == [200, 500, 200, 500])
+        }
     }
 }
