@@ -6,7 +6,8 @@
 #   make bench      the library against h2load on the same mock server (see README);
 #                   BENCH_BASELINE=<release dir of another build> adds that build, interleaved (A/B)
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
-#                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run)
+#                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run),
+#                   after the mock's own capacity with and without delay (LAT_MOCK_CAPACITY=0 skips it)
 #   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
 #   make bench-worker   the Redis Streams worker against the raw library rate (docs/worker.md)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)

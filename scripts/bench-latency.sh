@@ -14,6 +14,11 @@
 #   the client's system calls (perf stat tracepoints where allowed, strace -c -f otherwise;
 #   LAT_SYSCALL_TOOL=perf|strace|none chooses).
 # LAT_MOCK_CLI: another swiftpush-cli to run the mock from (to compare mock versions).
+# First, the mock's own capacity (scripts/mock-capacity.sh: its CPU per answer under h2load with
+# no delay and with LAT_CAPACITY_DELAY ms, default 20; CAP_RUNS runs, default 5, of CAP_COUNT
+# requests, default 200000), so the tables can be read knowing whether the mock could be their
+# ceiling; LAT_MOCK_CAPACITY=0 skips it. Its last line (machine-readable):
+#   swiftpush-mock-capacity delay_ms=D no_delay_us=X delay_us=Y ratio=X/Y run_ratio=R
 # Per delay, one more row: the library with a self-sizing pool (PUSH_OPT_MIN_CONNECTIONS 1) that
 # may grow to LAT_AUTO_MAX connections (default the largest of LAT_CONNECTIONS; 1 skips it),
 # to be read against the fixed pools' rates.
@@ -126,6 +131,10 @@ hz=$(getconf CLK_TCK)
 echo "workload: at least $count notifications per run, 200-byte payload, $streams streams per connection, TLS 1.3, token auth;"
 echo "  every answer delayed by the mock; server on ${server_cpu:-any CPU}, clients on ${client_cpu:-any CPU};"
 echo "  $runs runs per client and configuration, interleaved, medians; system calls: $syscall_tool ($sys_count notifications)"
+if [ "${LAT_MOCK_CAPACITY:-1}" != 0 ]; then
+  echo
+  CAP_DELAY=${LAT_CAPACITY_DELAY:-20} bash scripts/mock-capacity.sh "$build" "$pki" "${LAT_MOCK_CLI:-$build/swiftpush-cli}"
+fi
 summary=()
 auto_rows=()
 auto_max=${LAT_AUTO_MAX:-$(printf '%s\n' $conn_list | sort -n | tail -1)}

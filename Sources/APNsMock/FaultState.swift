@@ -10,6 +10,8 @@ struct FaultState {
     let generation: UInt64
     /// Whether any fault concerns requests (else every check below is skipped).
     let affectsRequests: Bool
+    /// `faults.responseDelayMillis` (0: answer at once), read once per answer.
+    let delayMillis: Int
     /// Whether a fault names device tokens, so the token must be looked at.
     let namesTokens: Bool
 
@@ -24,6 +26,7 @@ struct FaultState {
         self.faults = faults
         self.generation = generation
         affectsRequests = faults.affectsRequests
+        delayMillis = faults.responseDelayMillis
         unregistered = Dictionary(faults.unregisteredTokens.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
         tooManyRequests = Set(faults.tooManyRequestsTokens.map { $0.lowercased() })
         stallTokens = Set(faults.stallTokens.map { $0.lowercased() })

@@ -111,20 +111,13 @@ extension MockConnection {
         // A stalled request keeps its stream open and never hears back (apns.md, "Lessons" 4).
         if stalled { return }
 
-        if let management {
-            MockResponse.fillManagementAnswer(stream, management)
-        } else if stream.path == .broadcast && role == .apns {
-            // A broadcast's answer always carries apns-unique-id (apns.md), in both environments.
-            uuids.write(to: stream.uniqueId)
-            MockResponse.fillBroadcastHeaders(stream, status: reason.httpStatus, uniqueId: reason == .none)
-        } else {
-            if core.developmentMode { uuids.write(to: stream.uniqueId) }
-            MockResponse.fillHeaders(stream, status: reason.httpStatus, uniqueId: core.developmentMode)
-        }
+        // A management answer is built now (it carries what the registry said); the others
+        // when they are sent (`answer`).
+        if let management { MockResponse.fillManagementAnswer(stream, management) }
         if reason != .none { MockResponse.fillBody(stream, reason: reason, timestamp: timestamp) }
-        let delay = faultsApply ? core.faultState.faults.responseDelayMillis : 0
+        let delay = core.faultState.delayMillis
         if delay > 0 {
-            core.timers.schedule(afterMillis: delay, connection: self, stream: stream)
+            timers.schedule(afterMillis: delay, connection: self, stream: stream)
         } else {
             answer(stream)
         }
@@ -134,16 +127,37 @@ extension MockConnection {
     /// Nothing is written yet: true when the caller must `flush(recordPerAnswer: true)` this
     /// connection once the tick's other answers are submitted (each then becomes a TLS record
     /// of its own).
-    func submitLater(_ stream: MockStream, serial: UInt64) -> Bool {
+    /// `apnsId`: the stream's apns-id bytes as they were when it was scheduled (see
+    /// `MockTimers.Entry`), written back now that the stream is known to be the same request.
+    func submitLater(_ stream: MockStream, serial: UInt64, apnsId: MockStream.ApnsIdBytes) -> Bool {
         guard phase == .open, !sessionFinished, !killPending, stream.serial == serial, stream.decided, !stream.answered else { return false }
+        stream.apnsId.storeBytes(of: apnsId, as: MockStream.ApnsIdBytes.self)
         answer(stream)
         return phase == .open
+    }
+
+    /// Builds the header block of a device notification's or broadcast's answer (decided:
+    /// `stream.reason` is set). Done when the answer is submitted rather than when it is
+    /// decided: a delayed answer's header storage is then written just before nghttp2 reads it
+    /// (while it waits, thousands of others pass through the caches), and apns-unique-id is
+    /// generated into hot memory too.
+    private func fillHeaders(_ stream: MockStream) {
+        let status = stream.reason.httpStatus
+        if stream.path == .broadcast && role == .apns {
+            // A broadcast's answer always carries apns-unique-id (apns.md), in both environments.
+            uuids.write(to: stream.uniqueId)
+            MockResponse.fillBroadcastHeaders(stream, status: status, uniqueId: stream.reason == .none)
+        } else {
+            if core.developmentMode { uuids.write(to: stream.uniqueId) }
+            MockResponse.fillHeaders(stream, status: status, uniqueId: core.developmentMode)
+        }
     }
 
     /// Submits the decided answer, then applies what follows an answer: the stream limit's
     /// raise or drop, a GOAWAY or a kill after N requests.
     private func answer(_ stream: MockStream) {
         guard let session else { return }
+        if stream.headerCount == 0 { fillHeaders(stream) }
         let rv: Int32
         if stream.reason == .none && stream.answerBody.isEmpty {
             rv = nghttp2_submit_response(session, stream.streamID, stream.headers, stream.headerCount, nil)
@@ -157,8 +171,8 @@ extension MockConnection {
         stream.answered = true
         answeredSinceFaults += 1
         followStreamLimit(afterAnswering: stream)
-        let faults = core.faultState.faults
         guard core.faultState.affectsRequests else { return }
+        let faults = core.faultState.faults
         if let n = faults.goawayAfterRequests, n > 0, answeredSinceFaults >= n, goawayLastStream == nil {
             sendGoaway(reason: faults.goawayReason)
         }

@@ -12,10 +12,11 @@ import PushTransport
 /// Implementation: as in `PushTransport.TLSH2Socket`, nghttp2 never touches the socket.
 /// Incoming bytes go SSL_read → scanner → `nghttp2_session_mem_recv`; outgoing frames are
 /// gathered with `nghttp2_session_mem_send` into one large buffer and written with one
-/// `SSL_write` per batch. TLS writes its records into a buffer in front of the socket (`bufferWrites`),
-/// so that many records (delayed answers, one record each) can reach the socket in one `write`;
-/// `flush()` empties it. The scanner reads only the 9-byte frame headers (RFC 9113 §4.1) and
-/// skips payloads, so its cost per request is a few comparisons.
+/// `SSL_write` per batch. TLS writes its records into a buffer in front of the socket
+/// (`MockSocketWriter`, set up by `bufferWrites`), so that many records (delayed answers, one
+/// record each) can reach the socket in one `write`; `flush()` empties it. The scanner reads
+/// only the 9-byte frame headers (RFC 9113 §4.1) and skips payloads, so its cost per request is
+/// a few comparisons.
 extension MockConnection {
     func handleEvents(_ events: UInt32) {
         switch phase {
@@ -74,6 +75,7 @@ extension MockConnection {
             OpenSSLError.clear()
             let n = SSL_read(ssl, inBuf + Self.inHeadroom, Int32(Self.inCap))
             if n > 0 {
+                timers.inputRead()
                 scan(Int(n))
                 continue
             }
@@ -169,27 +171,25 @@ extension MockConnection {
     /// Puts a buffer between TLS and the socket (after the handshake, which has its own): TLS
     /// records accumulate there until `flush()` writes them, or it fills. False on failure.
     private func bufferWrites() -> Bool {
-        guard let socketBIO = SSL_get_wbio(ssl), let buffer = BIO_new(BIO_f_buffer()) else { return false }
-        guard BIO_int_ctrl(buffer, BIO_C_SET_BUFF_SIZE, Self.socketWriteBuffer, 1) == 1 else {
-            BIO_free(buffer)
-            return false
-        }
-        // The chain takes a reference to the socket BIO; SSL_set0_wbio drops the SSL's own
-        // write reference (the read side keeps its), and SSL_free frees the chain.
-        BIO_up_ref(socketBIO)
-        BIO_push(buffer, socketBIO)
-        SSL_set0_wbio(ssl, buffer)
+        let writer = MockSocketWriter(fd: fd, capacity: Self.socketWriteBuffer)
+        guard let bio = MockSocketWriter.makeBIO(for: writer) else { return false }
+        // SSL_set0_wbio drops the SSL's write reference to the socket BIO (the read side keeps
+        // its) and takes this one; SSL_free (in `close`) frees it while `writer` is alive.
+        SSL_set0_wbio(ssl, bio)
+        socketWriter = writer
         return true
     }
 
     /// Writes the TLS records waiting in the buffer to the socket. False when it would block
     /// (write interest is set, and the next event flushes again) or the connection failed (closed).
     private func flushSocket() -> Bool {
-        guard let bio = SSL_get_wbio(ssl) else { return true }
-        if BIO_ctrl(bio, BIO_CTRL_FLUSH, 0, nil) > 0 { return true }
-        if BIO_test_flags(bio, BIO_FLAGS_SHOULD_RETRY) != 0 {
+        guard let socketWriter else { return true }
+        switch socketWriter.drain() {
+        case .done:
+            return true
+        case .wouldBlock:
             setInterest(closeAfterFlush ? EventLoop.writable : EventLoop.readable | EventLoop.writable)
-        } else {
+        case .failed:
             close()
         }
         return false

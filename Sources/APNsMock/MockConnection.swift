@@ -42,6 +42,9 @@ final class MockConnection: EventHandler {
 
     unowned let core: MockServerCore
     let loop: EventLoop
+    /// The core's timers, kept here so that scheduling an answer does not go through the
+    /// unowned `core` reference (a strong retain and release of the core per answer).
+    let timers: MockTimers
     let fd: Int32
     let ssl: OpaquePointer
     /// The connection's serial number (1-based, in accept order), as records show it.
@@ -77,12 +80,17 @@ final class MockConnection: EventHandler {
     /// Delayed answers were submitted and wait to be written: the timers flush this connection
     /// once the tick's batch is submitted (`MockTimers.fireDue`).
     var flushPending = false
+    /// Answers of this connection waiting in `MockTimers` (which holds a reference to the
+    /// connection while this is above 0).
+    var scheduledAnswers = 0
     /// While answers are written one TLS record each: where the record being written ends in
     /// `outBuf` (a partial `SSL_write` leaves the rest of it for the next call). Also where a
     /// write that had to wait ends, in either mode: its retry must not be shorter.
     var recordEnd = 0
     /// The size of the buffer between TLS and the socket (see `bufferWrites`).
     static let socketWriteBuffer = 64 * 1024
+    /// That buffer, once the handshake is done (TLS writes into it through its BIO).
+    var socketWriter: MockSocketWriter?
 
     /// The frame scanner: what remains of the client preface, of the current frame's payload,
     /// and of a frame header cut off by the end of a read (kept in `heldHeader`).
@@ -156,6 +164,7 @@ final class MockConnection: EventHandler {
         self.core = core
         self.role = role
         loop = core.loop
+        timers = core.timers
         self.fd = fd
         self.ssl = ssl
         self.serial = serial

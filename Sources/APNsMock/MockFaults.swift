@@ -68,13 +68,15 @@ public struct MockFaults: Sendable, Equatable {
     /// Seeds the generator behind `status500Rate` and `status503Rate`, so a run can be repeated.
     public var seed: UInt64 = 1
 
-    /// True when some fault applies to requests: the I/O thread skips every per-request fault
-    /// check otherwise, which keeps the accept-all path as fast as it was.
+    /// True when some fault must be checked per request: the I/O thread skips every
+    /// per-request fault check otherwise, which keeps the accept-all path as fast as it was.
+    /// The response delay is not one of them: it is a number read once per answer
+    /// (`FaultState.delayMillis`), so a delay alone (the latency benchmark's mock) pays for no
+    /// fault checks, counters or copies of the faults.
     var affectsRequests: Bool {
         goawayAfterRequests != nil || refuseEveryNthStream != nil || dropLimitToOneAfterRejection
             || !unregisteredTokens.isEmpty || !tooManyRequestsTokens.isEmpty
             || status500EveryNth != nil || status503EveryNth != nil || status500Rate > 0 || status503Rate > 0
-            || stallEveryNth != nil || !stallTokens.isEmpty || responseDelayMillis > 0
-            || killConnectionAfterRequests != nil
+            || stallEveryNth != nil || !stallTokens.isEmpty || killConnectionAfterRequests != nil
     }
 }

@@ -95,6 +95,8 @@ final class MockStream {
 
     /// The request's apns-id, or one generated for it: echoed in the response.
     let apnsId: UnsafeMutableRawPointer
+    /// The 36 bytes of an apns-id as one value (`apnsId` is allocated with 8-byte alignment).
+    typealias ApnsIdBytes = (UInt64, UInt64, UInt64, UInt64, UInt32)
     var hasApnsId = false
     /// `apns-unique-id` (development mode).
     let uniqueId: UnsafeMutableRawPointer

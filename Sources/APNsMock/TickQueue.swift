@@ -74,17 +74,6 @@ struct TickQueue<Item> {
         return moved
     }
 
-    /// Forgets every item (keeps the recycled buckets).
-    mutating func removeAll() {
-        for s in heap {
-            slots[s].items.removeAll(keepingCapacity: true)
-            freeSlots.append(s)
-        }
-        heap.removeAll(keepingCapacity: true)
-        newest = -1
-        count = 0
-    }
-
     private func before(_ a: Int, _ b: Int) -> Bool {
         // Field by field: copying a Bucket would retain its array.
         let ta = slots[a].tick, tb = slots[b].tick

@@ -12,11 +12,7 @@ extension MockTests {
 
         /// One request to open the stream limit, then `count` more at once.
         func burst(_ server: MockServer, count: Int, then wait: H2Probe.Step) throws -> H2Probe.Result {
-            let auth = try pki.authorization()
-            return try H2Probe.run(port: server.port, [
-                .send(path: path, headers: H2Probe.headers(authorization: auth)), .wait(answers: 1, settings: 2),
-                .send(path: path, headers: H2Probe.headers(authorization: auth), count: count), wait,
-            ])
+            try H2Probe.burst(port: server.port, path: path, authorization: try pki.authorization(), count: count, then: [wait])
         }
 
         @Test("GOAWAY after N requests carries the JSON reason; later streams are not processed")

@@ -97,6 +97,16 @@ enum H2Probe {
         return .success(dir)
     }()
 
+    /// One request (on a token connection its answer raises the stream limit), then `count`
+    /// more at once, then `after` (e.g. a `.wait`; none: the client leaves at once).
+    static func burst(port: Int, path: String, authorization: String, count: Int, then after: [Step]) throws -> Result {
+        let headers = headers(authorization: authorization)
+        return try run(port: port, [
+            .send(path: path, headers: headers), .wait(answers: 1, settings: 2),
+            .send(path: path, headers: headers, count: count),
+        ] + after)
+    }
+
     /// Runs a scenario against 127.0.0.1:`port`. At a `.hold` step the client waits while
     /// `whileHeld` runs here.
     static func run(port: Int, clientCertificate: (cert: String, key: String)? = nil, _ steps: [Step],
