@@ -28,6 +28,14 @@ public enum ChannelMessages {
         case malformed(String)
         /// No `push-type` member (APNs: MissingPushType).
         case missingPushType
+
+        /// What is wrong, for an error message.
+        public var message: String {
+            switch self {
+            case .malformed(let why): why
+            case .missingPushType: "no \"push-type\" member"
+            }
+        }
     }
 
     /// Reads a configuration body (a create request, a read answer).
@@ -72,7 +80,10 @@ public enum ChannelMessages {
         return out
     }
 
-    /// Reads a list answer: the channel ids, or why not.
+    /// Reads a list answer: the channel ids, or why not. Each id must follow the channel id
+    /// rule the library sends with (`BroadcastRules.checkChannelId`), as a created channel's id
+    /// must: an id the library would refuse to broadcast to or delete (or one holding a NUL,
+    /// which would cut the C string) fails the list, naming it, rather than being handed out.
     public static func channelIds(_ body: UnsafeRawBufferPointer) -> Result<[String], ReadError> {
         let members: [JSON.Member]
         switch JSON.topLevelMembers(body) {
@@ -95,6 +106,10 @@ public enum ChannelMessages {
                 while j < end, body[j] != UInt8(ascii: "\"") { j += body[j] == UInt8(ascii: "\\") ? 2 : 1 }
                 guard j < end, let s = JSON.decodeString(UnsafeRawBufferPointer(rebasing: body[i...j])) else {
                     return .failure(.malformed("a channel id is not a string"))
+                }
+                if let v = s.utf8.withContiguousStorageIfAvailable({ BroadcastRules.checkChannelId(UnsafeRawBufferPointer($0)) })
+                    ?? Array(s.utf8).withUnsafeBytes({ BroadcastRules.checkChannelId($0) }) {
+                    return .failure(.malformed("channel id \(ids.count) (\(s.prefix(80).debugDescription)): \(v.message)"))
                 }
                 ids.append(s)
                 i = j + 1

@@ -184,32 +184,49 @@ final class APNsConnection: TLSH2Socket {
 
     /// Submits the notification in `slotIndex` as a new stream. Returns the stream id, or a
     /// negative nghttp2 error.
+    ///
+    /// A device notification is `POST /3/device/<token>` with `apns-topic` and `apns-id`; a
+    /// broadcast (the slot has a channel id; apns.md, "Broadcast push and channels") is
+    /// `POST /4/broadcasts/apps/<bundle id>` with `apns-channel-id`, `apns-push-type:
+    /// liveactivity`, `apns-expiration` and `apns-priority` (all required, checked when it was
+    /// queued), the slot's apns-id as `apns-request-id`, and no `apns-topic`.
     func submit(slotIndex: Int32, slot: UnsafeMutablePointer<Slot>, authorization: UnsafeRawBufferPointer?) -> Int32 {
         guard let session, let buffer = slot.pointee.storage.buffer else { return -1 }
-        if slot.pointee.request.channelID.length > 0 { return submitBroadcast(slotIndex: slotIndex, slot: slot, authorization: authorization) }
         var h = HeaderList(nv: nv)
         let s = slot.pointee
+        let broadcast = s.request.channelID.length > 0
         h.add(":method", "POST")
         h.add(":scheme", "https")
         h.add(":authority", authority.baseAddress!, authority.count, HeaderList.noCopy)
-        h.add(":path", buffer + SlotLayout.request, Int(s.request.pathLength), HeaderList.noIndex)
+        // A device path names the token (one device, rarely repeated); a broadcast path names
+        // the app and repeats on every broadcast of it: worth indexing.
+        h.add(":path", buffer + SlotLayout.request, Int(s.request.pathLength), broadcast ? HeaderList.noCopy : HeaderList.noIndex)
         if let authorization {
             // Copied by nghttp2 (no NO_COPY flag): the token may be re-signed before the frame
-            // is written. Indexed: it changes rarely (apns.md, "HPACK").
+            // is written. nghttp2 never indexes an authorization field (it is sensitive), so
+            // the token goes out literally on every request.
             h.add("authorization", authorization.baseAddress!, authorization.count, HeaderList.noCopyName)
         }
-        let pushType = PushType(rawValue: s.request.pushType) ?? .alert
-        h.add("apns-push-type", pushType.headerValue)
-        h.add("apns-topic", buffer + Int(s.request.topic.offset), Int(s.request.topic.length), HeaderList.noCopy)
+        if broadcast {
+            // Apple's table once writes "Liveactivity"; header values are compared as sent, and
+            // every other mention (and the push type table) says "liveactivity".
+            h.add("apns-push-type", BroadcastRules.pushType.headerValue)
+            h.add("apns-channel-id", buffer + Int(s.request.channelID.offset), Int(s.request.channelID.length), HeaderList.noCopy)
+        } else {
+            h.add("apns-push-type", (PushType(rawValue: s.request.pushType) ?? .alert).headerValue)
+            h.add("apns-topic", buffer + Int(s.request.topic.offset), Int(s.request.topic.length), HeaderList.noCopy)
+        }
         switch s.request.priority {
         case 5: h.add("apns-priority", "5")
         case 1: h.add("apns-priority", "1")
         default: h.add("apns-priority", "10")
         }
-        h.add("apns-id", buffer + SlotLayout.apnsId, 36, HeaderList.noIndex)
+        h.add(broadcast ? "apns-request-id" : "apns-id", buffer + SlotLayout.apnsId, 36, HeaderList.noIndex)
+        // Always present on a broadcast (required); optional on a device notification.
         if s.request.expiration.length > 0 {
             h.add("apns-expiration", buffer + Int(s.request.expiration.offset), Int(s.request.expiration.length), HeaderList.noIndex)
         }
+        // Never on a broadcast (refused when queued: Apple does not document it there).
         if s.request.collapseID.length > 0 {
             h.add("apns-collapse-id", buffer + Int(s.request.collapseID.offset), Int(s.request.collapseID.length), HeaderList.noCopy)
         }

@@ -26,10 +26,15 @@ final class ChannelConnection: TLSH2Socket {
         /// The server said it never processed the stream (REFUSED_STREAM, or above a GOAWAY's
         /// last-stream-id): safe to send again.
         var unprocessed = false
-        /// The answer's body ran past `maxAnswerBody`: what was kept is not the whole answer.
+        /// The largest answer body kept (`ChannelManagementClient.maxAnswerBytes`).
+        let bodyLimit: Int
+        /// The answer's body ran past `bodyLimit`: what was kept is not the whole answer.
         var truncated = false
 
-        init(body: [UInt8]) { streamBody = body }
+        init(body: [UInt8], bodyLimit: Int) {
+            streamBody = body
+            self.bodyLimit = bodyLimit
+        }
     }
 
     /// The server's SETTINGS arrived: requests may go.
@@ -89,9 +94,9 @@ final class ChannelConnection: TLSH2Socket {
         case refused(String)
     }
 
-    func start(_ request: ChannelRequest, authority: String, authorization: [UInt8]?) -> Result<Exchange, StartFailure> {
+    func start(_ request: ChannelRequest, authority: String, authorization: [UInt8]?, answerLimit: Int) -> Result<Exchange, StartFailure> {
         guard let session, ready, !goingAway else { return .failure(.unavailable) }
-        let e = Exchange(body: request.body)
+        let e = Exchange(body: request.body, bodyLimit: answerLimit)
         var fields: [(String, [UInt8])] = [(":method", Array(request.method.utf8)), (":scheme", Array("https".utf8)),
                                            (":authority", Array(authority.utf8)), (":path", Array(request.path.utf8))]
         if let authorization { fields.append(("authorization", authorization)) }
@@ -194,13 +199,10 @@ private let channelOnHeader: nghttp2_on_header_callback = { session, frame, name
     return 0
 }
 
-/// Answers are small (a list of 10,000 ids is under 300 KB): kept whole, up to this bound.
-let maxAnswerBody = 4 << 20
-
 private let channelOnData: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, len, _ in
     guard let data, let e = exchange(session, streamID) else { return 0 }
     // Past the bound the rest is dropped and the call fails (a cut list must not pass as whole).
-    if e.body.count + len > maxAnswerBody { e.truncated = true; return 0 }
+    if e.body.count + len > e.bodyLimit { e.truncated = true; return 0 }
     e.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
     return 0
 }

@@ -62,9 +62,21 @@ public final class ChannelManagementClient: @unchecked Sendable {
     private var lastConnectionError: TransportError?
     private var random = SystemRandomNumberGenerator()
 
+    /// Answers are small (a list of 10,000 ids is under 300 KB): kept whole, up to this bound;
+    /// a larger one fails the call rather than pass for whole.
+    public static let defaultMaxAnswerBytes = 4 << 20
+    /// The largest answer body a call accepts (`defaultMaxAnswerBytes`; tests set less).
+    let maxAnswerBytes: Int
+
     /// A client for the management API at `host`:`port`, authenticating as `configuration`
     /// says (token key or client certificate), through its proxy if it names one.
-    public init(configuration c: ClientConfiguration, host: String, port: Int) throws(ClientError) {
+    public convenience init(configuration c: ClientConfiguration, host: String, port: Int) throws(ClientError) {
+        try self.init(configuration: c, host: host, port: port, maxAnswerBytes: Self.defaultMaxAnswerBytes)
+    }
+
+    /// As above, with another bound on answers (tests).
+    init(configuration c: ClientConfiguration, host: String, port: Int, maxAnswerBytes: Int) throws(ClientError) {
+        self.maxAnswerBytes = maxAnswerBytes
         guard !host.isEmpty, port > 0, port <= 65535 else {
             throw ClientError(.badOption, "the channel management host must be named, with a port in 1...65535")
         }
@@ -134,7 +146,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             }
             let (authorization, generation) = token.map { t in t.currentWithGeneration() } ?? ([], 0)
             let exchange: ChannelConnection.Exchange
-            switch conn.start(request, authority: host, authorization: token == nil ? nil : authorization) {
+            switch conn.start(request, authority: host, authorization: token == nil ? nil : authorization, answerLimit: maxAnswerBytes) {
             case .success(let e):
                 exchange = e
             case .failure(.unavailable):
@@ -166,7 +178,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             }
             if exchange.truncated {
                 return .failure(ClientError(.internalError, "the answer from \(host):\(port) to \(request.method) \(request.path) "
-                    + "is larger than \(maxAnswerBody) bytes; it was not read"))
+                    + "is larger than \(maxAnswerBytes) bytes; it was not read"))
             }
             var answer = Self.answer(exchange, request: request)
             switch answer.reason.retryClass {

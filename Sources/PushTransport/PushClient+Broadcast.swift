@@ -7,7 +7,7 @@ import PushCore
 /// Broadcasts (`POST /4/broadcasts/apps/<bundle id>`, apns.md "Broadcast push and channels")
 /// ride the device notifications' path: the same slots, queue, connections, retry policy and
 /// deadline. Only the request differs, so only filling the slot (here) and writing the headers
-/// (`APNsConnection.submitBroadcast`) know about them.
+/// (`APNsConnection.submit`) know about them.
 extension PushClient {
     /// `fill` for a broadcast: checks the rules Apple states for it and lays the slot out as
     /// path `/4/broadcasts/apps/<bundle id>`, then payload, channel id and expiration digits.
@@ -56,26 +56,14 @@ extension PushClient {
         guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.storage.buffer else {
             return .init(.noMemory, "out of memory copying the broadcast")
         }
-        var at = SlotLayout.request
-        (buffer + at).copyMemory(from: prefix.utf8Start, byteCount: prefix.utf8CodeUnitCount)
-        at += prefix.utf8CodeUnitCount
-        slot.pointee.request.topic.offset = Int32(at)
-        slot.pointee.request.topic.length = Int32(bundle.count)
-        (buffer + at).copyMemory(from: bundle.baseAddress!, byteCount: bundle.count)
-        at += bundle.count
-        slot.pointee.request.pathLength = Int32(at - SlotLayout.request)
-        slot.pointee.request.payload.offset = Int32(at)
-        slot.pointee.request.payload.length = Int32(payload.count)
-        (buffer + at).copyMemory(from: payload.baseAddress!, byteCount: payload.count)
-        at += payload.count
-        slot.pointee.request.channelID.offset = Int32(at)
-        slot.pointee.request.channelID.length = Int32(channel.count)
-        (buffer + at).copyMemory(from: channel.baseAddress!, byteCount: channel.count)
-        at += channel.count
-        slot.pointee.request.collapseID.offset = Int32(at)
-        slot.pointee.request.collapseID.length = 0
-        slot.pointee.request.expiration.offset = Int32(at)
-        slot.pointee.request.expiration.length = Int32(writeDecimal(n.pointee.expiration, to: buffer + at))
+        var w = SlotWriter(buffer: buffer)
+        w.put(prefix)
+        slot.pointee.request.topic = w.put(bundle)
+        slot.pointee.request.pathLength = w.written
+        slot.pointee.request.payload = w.put(payload)
+        slot.pointee.request.channelID = w.put(channel)
+        slot.pointee.request.collapseID = w.empty
+        slot.pointee.request.expiration = w.putDecimal(n.pointee.expiration)
         storeApnsId(apnsId, in: slot)
         slot.pointee.request.pushType = BroadcastRules.pushType.rawValue
         slot.pointee.request.priority = priority

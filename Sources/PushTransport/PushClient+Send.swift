@@ -156,29 +156,15 @@ extension PushClient {
         guard SlotTable.reserve(slot, bytes: needed), let buffer = slot.pointee.storage.buffer else {
             return .init(.noMemory, "out of memory copying the notification")
         }
-        var at = SlotLayout.request
-        (buffer + at).copyMemory(from: prefix.utf8Start, byteCount: prefix.utf8CodeUnitCount)
-        at += prefix.utf8CodeUnitCount
-        (buffer + at).copyMemory(from: token.baseAddress!, byteCount: token.count)
-        at += token.count
-        slot.pointee.request.pathLength = Int32(at - SlotLayout.request)
-        slot.pointee.request.topic.offset = Int32(at)
-        slot.pointee.request.topic.length = Int32(topic.count)
-        (buffer + at).copyMemory(from: topic.baseAddress!, byteCount: topic.count)
-        at += topic.count
-        slot.pointee.request.payload.offset = Int32(at)
-        slot.pointee.request.payload.length = Int32(payload.count)
-        (buffer + at).copyMemory(from: payload.baseAddress!, byteCount: payload.count)
-        at += payload.count
-        slot.pointee.request.collapseID.offset = Int32(at)
-        slot.pointee.request.collapseID.length = Int32(collapse.count)
-        if collapse.count > 0 {
-            (buffer + at).copyMemory(from: collapse.baseAddress!, byteCount: collapse.count)
-            at += collapse.count
-        }
-        slot.pointee.request.expiration.offset = Int32(at)
-        slot.pointee.request.expiration.length = hasExpiration ? Int32(writeDecimal(n.pointee.expiration, to: buffer + at)) : 0
-        slot.pointee.request.channelID.length = 0
+        var w = SlotWriter(buffer: buffer)
+        w.put(prefix)
+        w.put(token)
+        slot.pointee.request.pathLength = w.written
+        slot.pointee.request.topic = w.put(topic)
+        slot.pointee.request.payload = w.put(payload)
+        slot.pointee.request.collapseID = w.put(collapse)
+        slot.pointee.request.expiration = hasExpiration ? w.putDecimal(n.pointee.expiration) : w.empty
+        slot.pointee.request.channelID = w.empty
         storeApnsId(apnsId, in: slot)
         slot.pointee.request.pushType = pushType.rawValue
         slot.pointee.request.priority = priority
@@ -223,23 +209,6 @@ extension PushClient {
 
     func notALength(_ field: String) -> String {
         "push_notification.\(field) is not a length (2^63 or more: a negative value cast to size_t?)"
-    }
-
-    func writeDecimal(_ value: Int64, to out: UnsafeMutableRawPointer) -> Int {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var v = UInt64(max(0, value))
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat {
-                d[n] = UInt8(v % 10) + 0x30
-                v /= 10
-                n += 1
-            } while v > 0
-            for i in 0..<n { out.storeBytes(of: d[n - 1 - i], toByteOffset: i, as: UInt8.self) }
-        }
-        return n
     }
 
     // MARK: - Results

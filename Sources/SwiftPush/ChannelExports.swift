@@ -152,8 +152,10 @@ final class ChannelsBox {
 
 /// Lists the app's channel ids. On PUSH_OK stores a list in `*list` that the caller owns and
 /// releases with push_channel_ids_free (an app without channels gets a list of 0 ids); on
-/// error stores NULL. Errors: as push_channel_create, PUSH_E_NO_MEMORY. `err` may be NULL.
-/// Thread-safe.
+/// error stores NULL. Errors: as push_channel_create, PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when
+/// the answer is not a list of channel ids the library could use (each id is held to the rule
+/// push_channel_create's ids are: padded standard base64, at most 256 bytes; the message names
+/// the first that is not). `err` may be NULL. Thread-safe.
 @c public func push_channel_list(_ channels: push_channels_t?, _ bundle_id: UnsafePointer<CChar>?, _ bundle_id_len: Int,
                                  _ list: UnsafeMutablePointer<UnsafeMutablePointer<push_channel_ids>?>?,
                                  _ result: UnsafeMutablePointer<push_channel_result>?, _ timeout_ms: Int32,
@@ -162,8 +164,11 @@ final class ChannelsBox {
     guard let list else { return report(err, .invalidArgument, "list is NULL") }
     list.pointee = nil
     return channelCall(channels, bundle_id, bundle_id_len, nil, 0, result, timeout_ms, err, { _ in .list }) { answer in
-        guard case .success(let ids) = answer.body.withUnsafeBytes({ ChannelMessages.channelIds($0) }) else {
-            return report(err, .internalError, "APNs answered the list with a body that is not {\"channels\": [...]}")
+        let ids: [String]
+        switch answer.body.withUnsafeBytes({ ChannelMessages.channelIds($0) }) {
+        case .success(let read): ids = read
+        case .failure(let why):
+            return report(err, .internalError, "APNs answered the list with a body that is not {\"channels\": [<channel ids>]}: \(why.message)")
         }
         guard let block = ChannelListBlock.make(ids) else { return report(err, .noMemory, "out of memory for \(ids.count) channel ids") }
         list.pointee = block

@@ -122,8 +122,11 @@ struct ChannelsCommand: StatusCommand {
                 fields.append(("storage", jsonQuoted(c.storagePolicy == 1 ? "most-recent" : "none")))
                 lines.append(c.storagePolicy == 1 ? "most-recent" : "none")
             case .list:
-                guard case .success(let ids) = a.body.withUnsafeBytes({ ChannelMessages.channelIds($0) }) else {
-                    Console.err("swiftpush channels: APNs answered with a body that is not a channel list")
+                let ids: [String]
+                switch a.body.withUnsafeBytes({ ChannelMessages.channelIds($0) }) {
+                case .success(let read): ids = read
+                case .failure(let why):
+                    Console.err("swiftpush channels: APNs answered with a body that is not a channel list: \(why.message)")
                     return 1
                 }
                 fields.append(("channels", "[" + ids.map(jsonQuoted).joined(separator: ",") + "]"))

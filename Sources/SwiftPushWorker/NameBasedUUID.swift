@@ -1,4 +1,5 @@
 import COpenSSL
+import PushCore
 
 /// Name-based (version 5, SHA-1) UUIDs, RFC 9562 section 5.5: the apns-id of a queued
 /// notification is derived from its `id`, so every resend of the same notification (after a
@@ -55,19 +56,10 @@ public enum NameBasedUUID {
         var bytes: [UInt8] = []
         var i = digits.startIndex
         while i < digits.endIndex {
-            guard let hi = hexValue(digits[i]), let lo = hexValue(digits[i + 1]) else { return nil }
+            guard let hi = JSON.hexValue(digits[i]), let lo = JSON.hexValue(digits[i + 1]) else { return nil }
             bytes.append(hi << 4 | lo)
             i += 2
         }
         return bytes
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x61...0x66: return c - 0x61 + 10
-        case 0x41...0x46: return c - 0x41 + 10
-        default: return nil
-        }
     }
 }

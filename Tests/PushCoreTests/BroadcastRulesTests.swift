@@ -90,7 +90,15 @@ struct BroadcastRulesTests {
         #expect(String(decoding: json, as: UTF8.self) == #"{"channels":["dHN0LXNyY2gtY2hubA==","AAAAAAAAAAAAAAAAAAAAAA=="]}"#)
         #expect(json.withUnsafeBytes { ChannelMessages.channelIds($0) } == .success(ids))
         #expect(withBytes(#"{"channels": [ ]}"#) { ChannelMessages.channelIds($0) } == .success([]))
-        #expect(withBytes(#"{"channels": [ "a\/b" , "c" ]}"#) { ChannelMessages.channelIds($0) } == .success(["a/b", "c"]))
+        #expect(withBytes(#"{"channels": [ "a\/bc" , "cdef" ]}"#) { ChannelMessages.channelIds($0) } == .success(["a/bc", "cdef"]))
+        // An id the library could not broadcast to or delete fails the list, naming it.
+        for bad in [#""abc""#, #""ab\u0000=""#, #""""#, #""ab-_""#] {
+            guard case .failure(.malformed(let why)) = withBytes(#"{"channels":["cdef",\#(bad)]}"#, { ChannelMessages.channelIds($0) }) else {
+                Issue.record("\(bad) accepted in a list")
+                continue
+            }
+            #expect(why.hasPrefix("channel id 1 "), "\(why)")
+        }
         if case .success = withBytes(#"{"channels":[1]}"#, { ChannelMessages.channelIds($0) }) { Issue.record("a number accepted") }
         if case .success = withBytes(#"{"other":[]}"#, { ChannelMessages.channelIds($0) }) { Issue.record("no channels member accepted") }
     }

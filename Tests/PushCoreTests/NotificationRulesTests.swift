@@ -209,6 +209,28 @@ struct NotificationRulesTests {
         #expect(try #require(apnsId(id)).status == .badApnsId)
     }
 
+    @Test("Every byte at every offset of an apns-id is judged as the UUID grammar says")
+    func apnsIdEveryByteAtEveryOffset() throws {
+        let valid = Array("123e4567-e89b-42d3-a456-426614174000".utf8)
+        let hex = Set("0123456789abcdefABCDEF".utf8)
+        for offset in 0..<36 {
+            let dash = [8, 13, 18, 23].contains(offset)
+            for byte in 0...255 {
+                var id = valid
+                id[offset] = UInt8(byte)
+                let verdict = id.withUnsafeBytes { NotificationRules.checkApnsId($0) }
+                let allowed = dash ? byte == 0x2D : hex.contains(UInt8(byte))
+                if allowed {
+                    #expect(verdict == nil, "byte \(byte) at \(offset)")
+                } else {
+                    let v = try #require(verdict, "byte \(byte) at \(offset)")
+                    #expect(v.status == .badApnsId)
+                    #expect(v.message.hasSuffix("(offset \(offset))"))
+                }
+            }
+        }
+    }
+
     // MARK: Expiration
 
     @Test("Expiration 0 and any UNIX time are accepted; negative values are bad expirations")

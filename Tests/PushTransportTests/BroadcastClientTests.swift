@@ -171,6 +171,38 @@ struct BroadcastClientTests {
         #expect(stats.refusedStreams > 0 && stats.goaways > 0 && stats.connections > 1, "the faults happened: \(stats)")
     }
 
+    @Test("An answer larger than the client's bound fails the call instead of passing a cut list for whole; the next call still works")
+    func managementRefusesAnOversizeAnswer() throws {
+        let server = try support.startMock { $0.channelManagementPort = 0 }
+        defer { server.stop() }
+        let configuration = try support.configuration(port: server.port, connections: 1)
+        // 4 MB in production; here a bound 30 created ids (24 characters each, quoted, with
+        // commas) overrun, while one create's answer (no body) stays under it.
+        let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort,
+                                                 maxAnswerBytes: 512)
+        for _ in 0..<30 {
+            let a = try client.send(ChannelRequest(.create(storagePolicy: 0), bundleId: "com.example.app"), timeoutMillis: 5000).get()
+            #expect(a.status == 201, "\(a)")
+        }
+        let list = try ChannelRequest(.list, bundleId: "com.example.app")
+        switch client.send(list, timeoutMillis: 5000) {
+        case .success(let a):
+            Issue.record("a \(a.body.count)-byte list passed a 512-byte bound")
+        case .failure(let e):
+            #expect(e.status == .internalError)
+            #expect(e.description.contains("larger than 512 bytes"), "\(e)")
+        }
+        let wide = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort)
+        let listed = try wide.send(list, timeoutMillis: 5000).get()
+        guard case .success(let ids) = listed.body.withUnsafeBytes({ ChannelMessages.channelIds($0) }) else {
+            Issue.record("no list")
+            return
+        }
+        #expect(ids.count == 30 && listed.body.count > 512)
+        let again = try client.send(ChannelRequest(.create(storagePolicy: 0), bundleId: "com.example.app"), timeoutMillis: 5000).get()
+        #expect(again.status == 201, "the bounded client still works after refusing an answer")
+    }
+
     @Test("A connection the server closed after answering is replaced for the next management call")
     func managementReplacesAConnectionClosedWhileIdle() throws {
         var faults = MockFaults()

@@ -14,23 +14,13 @@
 #include <unistd.h>
 
 #include "swiftpush.h"
+#include "test_support.h"
 
-static int passed, failed;
 static const char *pki;
 static long port, untrusted_port;
 static const char *token64 = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0";
 static const char *topic = "com.example.app";
 static const char *payload = "{\"aps\":{\"alert\":{\"title\":\"Hi\",\"body\":\"caf\xc3\xa9 \\u2603\"}}}";
-
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("    expectation failed at line %d: %s: ", __LINE__, #cond);                   \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
 
 static char *path(const char *file) {
     static char buf[4][512];
@@ -73,11 +63,6 @@ static push_notification notification(uint64_t tag) {
     n.payload = payload;
     n.tag = tag;
     return n;
-}
-
-static void report(const char *name, int ok) {
-    printf("%s: %s\n", ok ? "ok" : "FAILED", name);
-    if (ok) passed++; else failed++;
 }
 
 static void test_many_notifications_each_get_exactly_one_accepted_outcome(void) {
@@ -592,6 +577,5 @@ int main(void) {
     test_no_result_fd_with_a_result_callback();
     test_the_log_callback_reports_events_without_secrets();
     test_metrics_text_counts_outcomes_in_prometheus_format();
-    printf("c-abi: %d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return finish("c-abi");
 }

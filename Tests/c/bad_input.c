@@ -28,8 +28,9 @@
 #include <unistd.h>
 
 #include "swiftpush.h"
+#include "test_support.h"
 
-static int passed, failed, ok;
+static int ok; /* the test in progress: report(name, ok) */
 static const char *pki;
 static int refused_port;
 static const char *token64 = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0";
@@ -44,11 +45,6 @@ static char *path(const char *file) {
     i = (i + 1) % 4;
     snprintf(buf[i], sizeof buf[i], "%s/%s", pki, file);
     return buf[i];
-}
-
-static void report(const char *name) {
-    printf("%s: %s\n", ok ? "ok" : "FAILED", name);
-    if (ok) passed++; else failed++;
 }
 
 /* The message in err is set, NUL-terminated inside the array, agrees with the status, and holds
@@ -105,16 +101,6 @@ static void check_message(int line, const char *call, int32_t rc) {
         int32_t rc_ = (call);                                                                      \
         if (rc_ != (want) || !push_strerror(rc_)[0]) {                                             \
             printf("    line %d: %s returned %d, expected %d\n", __LINE__, #call, rc_, (int)(want));\
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
-
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("    line %d: expectation failed: %s: ", __LINE__, #cond);                     \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
             ok = 0;                                                                                \
         }                                                                                          \
     } while (0)
@@ -208,7 +194,7 @@ static void test_static_functions_answer_every_value(void) {
         if (s && reasons[i] != 0) EXPECT(s[0], "push_reason_name(%d) is empty", reasons[i]);
     }
     EXPECT(strcmp(push_reason_name(-1), "Unknown") == 0, "an unknown reason: %s", push_reason_name(-1));
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_config_functions_refuse_NULL_arguments(void) {
@@ -236,7 +222,7 @@ static void test_config_functions_refuse_NULL_arguments(void) {
     EXPECT(push_client_open(NULL, NULL, NULL) == PUSH_E_INVALID_ARGUMENT, "all NULL");
     push_config_free(NULL);
     push_config_free(cfg);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_config_strings_refuse_bad_lengths_without_reading_them(void) {
@@ -270,7 +256,7 @@ static void test_config_strings_refuse_bad_lengths_without_reading_them(void) {
     /* the configuration is untouched and still usable */
     CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_HOST, "localhost", 0, &err));
     push_config_free(cfg);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_config_strings_must_be_UTF8_without_NUL(void) {
@@ -293,7 +279,7 @@ static void test_config_strings_must_be_UTF8_without_NUL(void) {
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_KEY_ID, "AB\0CD", 5, &err), "NUL");
     CHECK(PUSH_OK, push_config_set_string(cfg, PUSH_OPT_DEFAULT_TOPIC, "", 0, &err)); /* "" means none */
     push_config_free(cfg);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_config_options_out_of_range_are_refused(void) {
@@ -331,7 +317,7 @@ static void test_config_options_out_of_range_are_refused(void) {
     CHECK(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_KEY_ID, "", 0, &err));
     CHECK(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_HOST, "", 0, &err));
     push_config_free(cfg);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_corrupt_and_wrong_type_keys_and_certificates_fail_without_quoting_them(void) {
@@ -418,14 +404,14 @@ static void test_corrupt_and_wrong_type_keys_and_certificates_fail_without_quoti
     push_client_t client = NULL;
     CHECK_MSG(PUSH_E_KEY, push_client_open(cfg, &client, &err), "choose one");
     push_config_free(cfg);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_client_functions_refuse_NULL_and_absurd_sizes(void) {
     ok = 1;
     push_client_t client = good_client();
     EXPECT(client != NULL, "client");
-    if (!client) { report(__func__); return; }
+    if (!client) { report(__func__, ok); return; }
     push_notification n = notification();
     push_result r[4];
     push_stats stats;
@@ -471,7 +457,7 @@ static void test_client_functions_refuse_NULL_and_absurd_sizes(void) {
     CHECK_RC(PUSH_OK, push_client_poll(client, r, 4, sizeof r[0], 1000, &count));
     EXPECT(count == 1 && r[0].outcome == PUSH_OUTCOME_FAILED, "the one notification sent was cancelled (%td)", count);
     push_client_free(client);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_handles_of_the_wrong_kind_are_refused(void) {
@@ -480,7 +466,7 @@ static void test_handles_of_the_wrong_kind_are_refused(void) {
     push_client_t client = good_client();
     push_payload_t payload = push_payload_new();
     EXPECT(cfg && client && payload, "handles");
-    if (!cfg || !client || !payload) { report(__func__); return; }
+    if (!cfg || !client || !payload) { report(__func__, ok); return; }
     push_client_t cfg_as_client = (push_client_t)(void *)cfg;
     push_client_t payload_as_client = (push_client_t)(void *)payload;
     push_config_t client_as_config = (push_config_t)(void *)client;
@@ -536,13 +522,13 @@ static void test_handles_of_the_wrong_kind_are_refused(void) {
     push_config_free(cfg);
     push_client_close(client, 0);
     push_client_free(client);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_invalid_notifications_are_refused_with_the_field_named(void) {
     ok = 1;
     push_client_t client = good_client();
-    if (!client) { ok = 0; report(__func__); return; }
+    if (!client) { ok = 0; report(__func__, ok); return; }
     push_notification n;
     const char *small = guarded("abcd", 4);   /* reading past 4 bytes crashes */
     const char *tok = guarded(token64, 64);
@@ -611,7 +597,7 @@ static void test_invalid_notifications_are_refused_with_the_field_named(void) {
     while (push_client_poll(client, r, 8, sizeof r[0], 0, &got) == PUSH_OK && got > 0) total += got;
     EXPECT(total == 2, "results %td", total);
     push_client_free(client);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_payload_builder_and_topic_helper_refuse_bad_input(void) {
@@ -714,7 +700,7 @@ static void test_payload_builder_and_topic_helper_refuse_bad_input(void) {
     CHECK(PUSH_E_BUFFER_TOO_SMALL, push_topic_for("a.b", 0, PUSH_TYPE_VOIP, buf, 4, &len, &err));
     CHECK(PUSH_OK, push_topic_for("a.b", 0, PUSH_TYPE_VOIP, NULL, 0, &len, &err));
     EXPECT(len == 8, "length only: %td", len);
-    report(__func__);
+    report(__func__, ok);
 }
 
 static void test_channel_functions_refuse_bad_input(void) {
@@ -723,7 +709,7 @@ static void test_channel_functions_refuse_bad_input(void) {
     push_channels_t ch = NULL;
     push_client_t client = good_client();
     EXPECT(cfg && client, "handles");
-    if (!cfg || !client) { report(__func__); return; }
+    if (!cfg || !client) { report(__func__, ok); return; }
     /* open */
     CHECK(PUSH_E_INVALID_ARGUMENT, push_channels_open(NULL, "127.0.0.1", 0, refused_port, &ch, &err));
     CHECK_MSG(PUSH_E_INVALID_ARGUMENT, push_channels_open(cfg, "127.0.0.1", 0, refused_port, NULL, &err), "channels_out");
@@ -735,7 +721,7 @@ static void test_channel_functions_refuse_bad_input(void) {
     CHECK(PUSH_E_BAD_OPTION, push_channels_open(cfg, guarded("h", 1), 100000, 1, &ch, &err));
     EXPECT(ch == NULL, "no handle after refusals");
     CHECK(PUSH_OK, push_channels_open(cfg, "127.0.0.1", 0, refused_port, &ch, &err));
-    if (!ch) { report(__func__); return; }
+    if (!ch) { report(__func__, ok); return; }
     char id[PUSH_CHANNEL_ID_CAPACITY];
     ptrdiff_t id_len = 5;
     int32_t policy = 3;
@@ -810,7 +796,7 @@ static void test_channel_functions_refuse_bad_input(void) {
     push_client_close(client, 0);
     push_client_free(client);
     push_config_free(cfg);
-    report(__func__);
+    report(__func__, ok);
 }
 
 int main(void) {
@@ -849,6 +835,5 @@ int main(void) {
     test_payload_builder_and_topic_helper_refuse_bad_input();
     test_channel_functions_refuse_bad_input();
     close(s);
-    printf("bad-input: %d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return finish("bad-input");
 }

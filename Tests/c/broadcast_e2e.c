@@ -13,27 +13,12 @@
 #include <string.h>
 
 #include "swiftpush.h"
+#include "test_support.h"
 
-static int passed, failed;
 static const char *pki;
 static long port, channel_port;
 static const char *bundle = "com.example.app";
 static const char *update = "{\"aps\":{\"timestamp\":1700000000,\"event\":\"update\",\"content-state\":{\"score\":\"2-1\"}}}";
-
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("    expectation failed at line %d: %s: ", __LINE__, #cond);                   \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
-
-static void report(const char *name, int ok) {
-    printf("%s: %s\n", ok ? "ok" : "FAILED", name);
-    if (ok) passed++; else failed++;
-}
 
 static push_config_t config(void) {
     char file[512];
@@ -405,6 +390,5 @@ int main(void) {
     test_ten_thousand_broadcasts_to_one_channel_each_get_one_result();
     test_records_of_the_first_version_still_send();
     test_a_record_larger_than_the_batch_spacing_is_refused();
-    printf("broadcast: %d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return finish("broadcast");
 }

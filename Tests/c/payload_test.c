@@ -8,18 +8,8 @@
 #include <string.h>
 
 #include "swiftpush.h"
+#include "test_support.h"
 
-static int passed, failed;
-
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("    expectation failed at line %d: %s: ", __LINE__, #cond);                   \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
 
 /* Builds `p` into a static buffer; returns "" (and the status in *rc) on failure. */
 static const char *build(push_payload_t p, int32_t *rc, push_error *err) {
@@ -45,11 +35,6 @@ static int builds_to(push_payload_t p, const char *expected, int line) {
     return 1;
 }
 #define BUILDS_TO(p, expected) (ok = builds_to((p), (expected), __LINE__) && ok)
-
-static void report(const char *name, int ok) {
-    printf("%s: %s\n", ok ? "ok" : "FAILED", name);
-    if (ok) passed++; else failed++;
-}
 
 static void test_an_empty_payload_builds_to_an_empty_aps(void) {
     int ok = 1;
@@ -388,6 +373,5 @@ int main(void) {
     test_the_push_types_size_limit_is_enforced();
     test_topics_are_derived_from_bundle_ids();
     test_a_live_activity_start_by_push_with_the_ios18_keys();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return finish("payload");
 }
