@@ -46,14 +46,22 @@ enum MockCallbacks {
     }
 
     /// One request header: record what the mock needs from it.
+    /// It runs for every header of every request: the connection and the stream are used as
+    /// guaranteed references (both outlive the call: nghttp2 is inside the connection's
+    /// `deliver`, and the stream is in its `allStreams`), which saves a retain and a release of
+    /// each per header.
     static let header: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, flags, userData in
-        let c = connection(userData)
-        guard let frame, let name, let s = c.receivingHeaders, s.streamID == frame.pointee.hd.stream_id,
-              let h = RequestHeader.classify(name, nameLength) else { return 0 }
+        guard let frame, let name, let h = RequestHeader.classify(name, nameLength) else { return 0 }
+        let streamID = frame.pointee.hd.stream_id
         // nghttp2 passes a valid pointer even for an empty value; keep a non-nil base anyway.
         let bytes = UnsafeRawBufferPointer(start: value ?? name, count: value == nil ? 0 : valueLength)
-        RequestValidation.record(h, bytes, on: s)
-        if h == .authorization { c.recordAuthorization(bytes, on: s) }
+        Unmanaged<MockConnection>.fromOpaque(userData!)._withUnsafeGuaranteedRef { c in
+            c.receivingHeaders?._withUnsafeGuaranteedRef { s in
+                guard s.streamID == streamID else { return }
+                RequestValidation.record(h, bytes, on: s)
+                if h == .authorization { c.recordAuthorization(bytes, on: s) }
+            }
+        }
         return 0
     }
 

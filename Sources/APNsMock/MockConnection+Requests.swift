@@ -14,7 +14,7 @@ extension MockConnection {
         nextStreamSerial &+= 1
         stream.reset(streamID: id, serial: nextStreamSerial)
         nghttp2_session_set_stream_user_data(session, id, Unmanaged.passUnretained(stream).toOpaque())
-        receivingHeaders = stream
+        receivingHeaders = .passUnretained(stream)
         openStreams += 1
         if openStreams > peakStreams {
             peakStreams = openStreams
@@ -41,7 +41,7 @@ extension MockConnection {
     /// A stream closed (answered, reset, or the connection is going): recycle its state.
     func endStream(_ stream: MockStream) {
         if !stream.answered { core.ledger.streamUnanswered() }
-        if receivingHeaders === stream { receivingHeaders = nil }
+        if receivingHeaders?.toOpaque() == Unmanaged.passUnretained(stream).toOpaque() { receivingHeaders = nil }
         openStreams -= 1
         freeStreams.append(stream)
     }

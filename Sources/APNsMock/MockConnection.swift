@@ -40,7 +40,10 @@ final class MockConnection: EventHandler {
     /// APNs's debug text for a stream-limit violation (apns.md, "Transport").
     static let violationText = "Maximum active streams violated for this endpoint."
 
-    unowned let core: MockServerCore
+    /// The server this connection belongs to. `unowned(unsafe)`: the core owns its connections
+    /// (and stops them before it goes), so it outlives each one, and a checked `unowned` costs
+    /// a strong retain and release per access (about ten per request).
+    unowned(unsafe) let core: MockServerCore
     let loop: EventLoop
     /// The core's timers, kept here so that scheduling an answer does not go through the
     /// unowned `core` reference (a strong retain and release of the core per answer).
@@ -110,8 +113,10 @@ final class MockConnection: EventHandler {
     var freeStreams: [MockStream] = []
     var nextStreamSerial: UInt64 = 0
     /// The stream whose header block is arriving (header blocks are never interleaved,
-    /// RFC 9113 §4.3), so `on_header` needs no stream lookup.
-    var receivingHeaders: MockStream?
+    /// RFC 9113 §4.3), so `on_header` needs no stream lookup. Unmanaged: the stream is in
+    /// `allStreams` for the connection's whole life, and a strong reference here cost a retain
+    /// and release at every header of every request.
+    var receivingHeaders: Unmanaged<MockStream>?
     var openStreams = 0
     var peakStreams = 0
     /// The highest stream id processed (recorded): a GOAWAY's last-stream-id.
