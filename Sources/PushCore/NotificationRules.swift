@@ -75,12 +75,14 @@ public enum NotificationRules {
     /// A payload must be non-empty, within the push type's size limit, and one well-formed UTF-8
     /// JSON object.
     public static func checkPayload(_ payload: UnsafeRawBufferPointer, pushType: PushType) -> Violation? {
-        checkPayload(payload, limit: pushType.payloadLimit, kind: "\(pushType.headerValue)")
+        checkPayload(payload, limit: pushType.payloadLimit, kind: pushType.headerValue)
     }
 
     /// As `checkPayload(_:pushType:)`, with the size limit of `kind` (a broadcast's differs
-    /// from its push type's).
-    public static func checkPayload(_ payload: UnsafeRawBufferPointer, limit: Int, kind: String) -> Violation? {
+    /// from its push type's). `kind` is a StaticString so that naming it costs nothing unless
+    /// a message is written: every send checks its payload here, and making a String of it
+    /// showed in profiles.
+    public static func checkPayload(_ payload: UnsafeRawBufferPointer, limit: Int, kind: StaticString) -> Violation? {
         if payload.isEmpty { return Violation(.badPayload, "payload is empty") }
         if payload.count > limit {
             return Violation(.payloadTooLarge, "payload is \(payload.count) bytes; \(kind) allows \(limit)")

@@ -316,18 +316,30 @@ let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length, flags,
     return n
 }
 
+/// Runs for every header of every answer, so the connection is used as a guaranteed reference
+/// (nghttp2 calls it from inside the connection's own read, which holds it): a strong local
+/// cost a retain and a release per header.
 private let onHeader: nghttp2_on_header_callback = { session, frame, name, namelen, value, valuelen, _, userData in
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-    let conn = connection(userData)
     let streamID = frame.pointee.hd.stream_id
-    if streamID != conn.headerStreamID {
-        conn.headerStreamID = streamID
-        conn.headerSlotIndex = slotIndex(session, streamID)
+    Unmanaged<APNsConnection>.fromOpaque(userData!)._withUnsafeGuaranteedRef { conn in
+        if streamID != conn.headerStreamID {
+            conn.headerStreamID = streamID
+            conn.headerSlotIndex = slotIndex(session, streamID)
+        }
+        let index = conn.headerSlotIndex
+        guard index >= 0, let name, let value else { return }
+        recordHeader(name, namelen, value, valuelen, in: conn.slots[index])
     }
-    let index = conn.headerSlotIndex
-    guard index >= 0, let name, let value else { return 0 }
-    let slot = conn.slots[index]
-    guard let buffer = slot.pointee.storage.buffer else { return 0 }
+    return 0
+}
+
+/// What the client keeps of an answer's header: the status, the apns-id (or a broadcast's
+/// apns-request-id), the apns-unique-id.
+@inline(__always)
+private func recordHeader(_ name: UnsafePointer<UInt8>, _ namelen: Int, _ value: UnsafePointer<UInt8>, _ valuelen: Int,
+                          in slot: UnsafeMutablePointer<Slot>) {
+    guard let buffer = slot.pointee.storage.buffer else { return }
     if namelen == 7 && name[0] == UInt8(ascii: ":") {            // ":status"
         var status: Int32 = 0
         for i in 0..<valuelen { status = status &* 10 &+ Int32(value[i] &- 0x30) }
@@ -342,7 +354,6 @@ private let onHeader: nghttp2_on_header_callback = { session, frame, name, namel
         (buffer + SlotLayout.uniqueId).copyMemory(from: value, byteCount: n)
         slot.pointee.answer.uniqueIdLength = Int32(n)
     }
-    return 0
 }
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, len, userData in
