@@ -511,10 +511,12 @@ void push_channel_ids_free(push_channel_ids * list);
 
 /// Lists the app's channel ids. On PUSH_OK stores a list in `*list` that the caller owns and
 /// releases with push_channel_ids_free (an app without channels gets a list of 0 ids); on
-/// error stores NULL. Errors: as push_channel_create, PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when
-/// the answer is not a list of channel ids the library could use (each id is held to the rule
-/// push_channel_create's ids are: padded standard base64, at most 256 bytes; the message names
-/// the first that is not). `err` may be NULL. Thread-safe.
+/// error stores NULL. The ids are as APNs wrote them, also any that break the library's id rule
+/// (padded standard base64, at most 256 bytes: broadcasting to or deleting such a channel is
+/// refused locally with PUSH_E_BAD_CHANNEL_ID). Errors: as push_channel_create,
+/// PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when the answer is not a list of ids (the message says
+/// why; an id holding a NUL, which no C string can carry, is named). `err` may be NULL.
+/// Thread-safe.
 int32_t push_channel_list(push_channels_t channels, char const * bundle_id, ptrdiff_t bundle_id_len, push_channel_ids * * list, push_channel_result * result, int32_t timeout_ms, push_error * err);
 
 /// Reads a channel's configuration: `*storage_policy` (may be NULL; also in

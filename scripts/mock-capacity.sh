@@ -24,6 +24,7 @@ clis=("$@")
 runs=${CAP_RUNS:-5}
 n=${CAP_COUNT:-200000}
 delay=${CAP_DELAY:-20}
+[ "$delay" -gt 0 ] 2>/dev/null || { echo "mock-capacity: CAP_DELAY must be a number of milliseconds above 0 (got '$delay')" >&2; exit 2; }
 source scripts/mock-ctl.sh
 mock_workspace
 bench_cpus
@@ -40,8 +41,9 @@ h2() { # REQUESTS
   # which h2load counts as errors and does not retry. Anything beyond that is a failure.
   [ $((ok + 8 * 99)) -ge "$1" ] || { grep -E "^(requests|status codes)" "$out/h2load.txt" >&2; echo "mock-capacity: only $ok of $1 answered 2xx" >&2; return 1; }
 }
-# The mock's CPU time so far, in nanoseconds (every thread's).
-mock_ns() { cat /proc/"$MOCK_PID"/task/*/schedstat | awk '{s += $1} END {print s}'; }
+# The mock's CPU time so far, in nanoseconds (every thread's; a thread that ends between the
+# glob and the read is skipped rather than failing the script under pipefail).
+mock_ns() { { cat /proc/"$MOCK_PID"/task/*/schedstat 2>/dev/null || true; } | awk '{s += $1} END {print s}'; }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print 0; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "mock capacity: h2load 8 connections x 1000 streams, $n requests per run, $runs runs, delay 0 and $delay ms,"

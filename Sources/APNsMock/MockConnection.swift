@@ -48,6 +48,9 @@ final class MockConnection: EventHandler {
     /// The core's timers, kept here so that scheduling an answer does not go through the
     /// unowned `core` reference (a strong retain and release of the core per answer).
     let timers: MockTimers
+    /// The server's counters, held strongly: `deinit` counts the object's end there, and
+    /// may run after the core is gone (the last delayed answer releases it).
+    let ledger: MockLedger
     let fd: Int32
     let ssl: OpaquePointer
     /// The connection's serial number (1-based, in accept order), as records show it.
@@ -167,6 +170,8 @@ final class MockConnection: EventHandler {
 
     init(core: MockServerCore, fd: Int32, ssl: OpaquePointer, serial: Int, role: MockListener.Role = .apns) {
         self.core = core
+        ledger = core.ledger
+        ledger.connectionObjectCreated()
         self.role = role
         loop = core.loop
         timers = core.timers
@@ -181,6 +186,7 @@ final class MockConnection: EventHandler {
     }
 
     deinit {
+        ledger.connectionObjectFreed()
         outBuf.deallocate()
         inBuf.deallocate()
     }

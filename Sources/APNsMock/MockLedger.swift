@@ -57,6 +57,9 @@ final class MockLedger: @unchecked Sendable {
     }
 
     func connectionClosed() { lock.withLock { stats.openConnections -= 1 } }
+    /// A `MockConnection` object was made, or freed (`liveConnectionObjects`).
+    func connectionObjectCreated() { lock.withLock { stats.liveConnectionObjects += 1 } }
+    func connectionObjectFreed() { lock.withLock { stats.liveConnectionObjects -= 1 } }
     func connectionRefused() { lock.withLock { stats.refusedConnections += 1 } }
     func pingReceived() { lock.withLock { stats.pingsReceived += 1 } }
     func certificateRefused() { lock.withLock { stats.refusedCertificates += 1 } }

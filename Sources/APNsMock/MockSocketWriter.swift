@@ -12,8 +12,9 @@ import COpenSSL
 /// `BIO_get_ktls_send` control), and through a filter chain every call is forwarded: with a
 /// delayed answer in each record, those calls were a measurable part of the mock's cost per
 /// answer. Here a write is a copy and a control is a `switch`. Same behaviour as the buffer
-/// it replaces: a record that does not fit first pushes what waits to the socket, and when the
-/// socket cannot take it the write asks to be retried (`SSL_ERROR_WANT_WRITE`).
+/// it replaces: a record that does not fit first pushes what waits to the socket, a write
+/// larger than the buffer is taken in part, and when the socket takes nothing the write asks
+/// to be retried (`SSL_ERROR_WANT_WRITE`).
 final class MockSocketWriter {
     /// How the last `drain()` ended.
     enum DrainResult { case done, wouldBlock, failed }
@@ -47,24 +48,25 @@ final class MockSocketWriter {
         return bio
     }
 
-    /// Appends `count` bytes, pushing what waits to the socket first when they do not fit.
-    /// False when they cannot be taken now (the socket is full, or failed: `failed`).
-    func append(_ bytes: UnsafeRawPointer, _ count: Int) -> Bool {
+    /// Appends up to `count` bytes, pushing what waits to the socket first when they do not all
+    /// fit. Returns how many it took: all of them, or as many as there is room for (a write
+    /// larger than the whole buffer goes in pieces, as OpenSSL's record writer allows: it comes
+    /// back for the rest), or 0 when the socket takes nothing now (or failed: `failed`).
+    func append(_ bytes: UnsafeRawPointer, _ count: Int) -> Int {
         if end + count > capacity {
-            if drain() == .failed { return false }
-            if end + count > capacity {
-                // Still full: move what is left to the front, and wait if that is not enough.
-                if start > 0 {
-                    buffer.copyMemory(from: buffer + start, byteCount: end - start)
-                    end -= start
-                    start = 0
-                }
-                if end + count > capacity { return false }
+            if drain() == .failed { return 0 }
+            if end + count > capacity && start > 0 {
+                // Still not room for all: move what is left to the front.
+                buffer.copyMemory(from: buffer + start, byteCount: end - start)
+                end -= start
+                start = 0
             }
         }
-        (buffer + end).copyMemory(from: bytes, byteCount: count)
-        end += count
-        return true
+        let taken = min(count, capacity - end)
+        guard taken > 0 else { return 0 }
+        (buffer + end).copyMemory(from: bytes, byteCount: taken)
+        end += taken
+        return taken
     }
 
     /// Writes what waits to the socket, as far as it takes it.
@@ -97,11 +99,12 @@ final class MockSocketWriter {
             BIO_clear_flags(bio, retryFlags)
             // Once per record: no retain and release of the writer (the connection holds it).
             return Unmanaged<MockSocketWriter>.fromOpaque(p)._withUnsafeGuaranteedRef { writer in
-                guard writer.append(data, count) else {
+                let taken = writer.append(data, count)
+                guard taken > 0 else {
                     if !writer.failed { BIO_set_flags(bio, BIO_FLAGS_WRITE | BIO_FLAGS_SHOULD_RETRY) }
                     return 0
                 }
-                written?.pointee = count
+                written?.pointee = taken
                 return 1
             }
         }

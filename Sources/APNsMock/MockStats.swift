@@ -13,6 +13,10 @@ public struct MockStats: Sendable, Equatable, CustomStringConvertible {
     public var connections: Int = 0
     /// Connections open now.
     public var openConnections: Int = 0
+    /// Connection objects not yet freed: open ones, and closed ones something still holds
+    /// (the timers hold a connection until its last delayed answer has come due). Tests use it
+    /// to see that nothing keeps a connection alive for ever.
+    public var liveConnectionObjects: Int = 0
     /// Sockets closed at once because of `MockFaults.refuseConnectionsUntil`.
     public var refusedConnections: Int = 0
     /// PING frames received from clients (answered by nghttp2).

@@ -198,9 +198,9 @@ final class APNsConnection: TLSH2Socket {
         h.add(":method", "POST")
         h.add(":scheme", "https")
         h.add(":authority", authority.baseAddress!, authority.count, HeaderList.noCopy)
-        // A device path names the token (one device, rarely repeated); a broadcast path names
-        // the app and repeats on every broadcast of it: worth indexing.
-        h.add(":path", buffer + SlotLayout.request, Int(s.request.pathLength), broadcast ? HeaderList.noCopy : HeaderList.noIndex)
+        // Never indexed either way (nghttp2 does not index :path whatever the flags, and Apple
+        // asks for literals): marked so, for both kinds.
+        h.add(":path", buffer + SlotLayout.request, Int(s.request.pathLength), HeaderList.noIndex)
         if let authorization {
             // Copied by nghttp2 (no NO_COPY flag): the token may be re-signed before the frame
             // is written. nghttp2 never indexes an authorization field (it is sensitive), so

@@ -152,10 +152,12 @@ final class ChannelsBox {
 
 /// Lists the app's channel ids. On PUSH_OK stores a list in `*list` that the caller owns and
 /// releases with push_channel_ids_free (an app without channels gets a list of 0 ids); on
-/// error stores NULL. Errors: as push_channel_create, PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when
-/// the answer is not a list of channel ids the library could use (each id is held to the rule
-/// push_channel_create's ids are: padded standard base64, at most 256 bytes; the message names
-/// the first that is not). `err` may be NULL. Thread-safe.
+/// error stores NULL. The ids are as APNs wrote them, also any that break the library's id rule
+/// (padded standard base64, at most 256 bytes: broadcasting to or deleting such a channel is
+/// refused locally with PUSH_E_BAD_CHANNEL_ID). Errors: as push_channel_create,
+/// PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when the answer is not a list of ids (the message says
+/// why; an id holding a NUL, which no C string can carry, is named). `err` may be NULL.
+/// Thread-safe.
 @c public func push_channel_list(_ channels: push_channels_t?, _ bundle_id: UnsafePointer<CChar>?, _ bundle_id_len: Int,
                                  _ list: UnsafeMutablePointer<UnsafeMutablePointer<push_channel_ids>?>?,
                                  _ result: UnsafeMutablePointer<push_channel_result>?, _ timeout_ms: Int32,

@@ -42,6 +42,24 @@ extension MockTests {
             #expect(server.stats().requests == 42)
         }
 
+        @Test("A connection the timers hold for its delayed answers is freed once they come due, and when the server stops")
+        func heldConnectionsAreFreed() throws {
+            let auth = try pki.authorization()
+            let server = try startServer(delayMillis: 200)
+            defer { server.stop() }
+            _ = try H2Probe.burst(port: server.port, path: path, authorization: auth, count: 20, then: [])
+            #expect(eventually { server.stats().requests == 21 }, "\(server.stats())")
+            #expect(eventually { server.stats().liveConnectionObjects == 0 }, "the last answer's release frees it: \(server.stats())")
+
+            // Stopped while the answers are still scheduled (a second each): stopping gives the
+            // connection back.
+            let stopping = try startServer(delayMillis: 1000)
+            _ = try H2Probe.burst(port: stopping.port, path: path, authorization: auth, count: 20, then: [])
+            #expect(eventually { stopping.stats().requests == 21 }, "\(stopping.stats())")
+            stopping.stop()
+            #expect(stopping.stats().liveConnectionObjects == 0, "\(stopping.stats())")
+        }
+
         @Test("With a delay, the other request faults still apply: every second request fails with 500, late")
         func faultsStillApply() throws {
             let server = try startServer(delayMillis: 100) { $0.status500EveryNth = 2 }

@@ -39,13 +39,15 @@ import Testing
         for i in 0..<100_000 {
             let record = [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: 100)
             let taken = record.withUnsafeBytes { writer.append($0.baseAddress!, $0.count) }
-            if !taken {
+            if taken < record.count {
+                // A record is taken whole or in part; keep what went in, in order.
+                sent.append(contentsOf: record[0..<taken])
                 refused = true
                 break
             }
             sent.append(contentsOf: record)
         }
-        #expect(refused, "a full socket and buffer must refuse a write")
+        #expect(refused, "a full socket and buffer must refuse a write, or the rest of one")
         #expect(!writer.failed)
         #expect(writer.pending > 0)
         #expect(writer.drain() == .wouldBlock)
@@ -58,6 +60,30 @@ import Testing
         #expect(received == sent)
     }
 
+    @Test("A write larger than the whole buffer is taken in pieces, in order, as the socket drains")
+    func writeLargerThanTheBuffer() throws {
+        let (w, r) = try socketPair()
+        defer { close(w); close(r) }
+        let writer = MockSocketWriter(fd: w, capacity: 4096)
+        let big = (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var offset = 0
+        var received: [UInt8] = []
+        var stalls = 0
+        while offset < big.count && stalls < 10_000 {
+            let taken = big.withUnsafeBytes { writer.append($0.baseAddress! + offset, big.count - offset) }
+            #expect(!writer.failed)
+            if taken == 0 { stalls += 1 } else { offset += taken }
+            received.append(contentsOf: readAll(r))
+        }
+        while writer.pending > 0 && stalls < 20_000 {
+            _ = writer.drain()
+            received.append(contentsOf: readAll(r))
+            stalls += 1
+        }
+        #expect(offset == big.count, "every byte taken")
+        #expect(received == big)
+    }
+
     @Test("A peer that is gone makes the writer fail, not wait")
     func peerGone() throws {
         let (w, r) = try socketPair()
@@ -65,7 +91,7 @@ import Testing
         close(r)
         let writer = MockSocketWriter(fd: w, capacity: 4096)
         let byte: [UInt8] = [1]
-        #expect(byte.withUnsafeBytes { writer.append($0.baseAddress!, 1) })
+        #expect(byte.withUnsafeBytes { writer.append($0.baseAddress!, 1) } == 1)
         #expect(writer.drain() == .failed)
         #expect(writer.failed)
     }
