@@ -305,6 +305,20 @@ static void test_ten_thousand_broadcasts_to_one_channel_each_get_one_result(void
     report(__func__, ok);
 }
 
+/* Writes device notification `i` (tag i) into `array` at the first header's stride,
+ * PUSH_NOTIFICATION_SIZE_V1, claiming `struct_size` (what a program built against some header
+ * would put there). */
+static void put_v1_record(unsigned char *array, int i, uint32_t struct_size, int64_t expiration) {
+    push_notification n;
+    memset(&n, 0, sizeof n);
+    n.struct_size = struct_size;
+    n.device_token = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0";
+    n.payload = "{\"aps\":{\"alert\":\"v1\"}}";
+    n.expiration = expiration;
+    n.tag = (uint64_t)i;
+    memcpy(array + (size_t)i * PUSH_NOTIFICATION_SIZE_V1, &n, PUSH_NOTIFICATION_SIZE_V1);
+}
+
 /* A program built against the first header: records of PUSH_NOTIFICATION_SIZE_V1 bytes, in an
  * array with that stride. */
 static void test_records_of_the_first_version_still_send(void) {
@@ -315,15 +329,8 @@ static void test_records_of_the_first_version_still_send(void) {
     EXPECT(client != NULL, "client");
     if (!client) { report(__func__, 0); return; }
     unsigned char *array = calloc(COUNT, PUSH_NOTIFICATION_SIZE_V1);
-    for (int i = 0; i < COUNT; i++) {
-        push_notification n;
-        memset(&n, 0, sizeof n);
-        n.struct_size = i == 0 ? 0 : (uint32_t)PUSH_NOTIFICATION_SIZE_V1; /* 0 reads as the first version */
-        n.device_token = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0";
-        n.payload = "{\"aps\":{\"alert\":\"v1\"}}";
-        n.tag = (uint64_t)i;
-        memcpy(array + (size_t)i * PUSH_NOTIFICATION_SIZE_V1, &n, PUSH_NOTIFICATION_SIZE_V1);
-    }
+    for (int i = 0; i < COUNT; i++) /* 0 reads as the first version */
+        put_v1_record(array, i, i == 0 ? 0 : (uint32_t)PUSH_NOTIFICATION_SIZE_V1, 0);
     ptrdiff_t took = 0;
     int32_t rc = push_client_send_batch(client, (const push_notification *)(void *)array, COUNT, 1000, &took, &err);
     EXPECT(rc == PUSH_OK && took == COUNT, "send: %s", err.message);
@@ -351,16 +358,8 @@ static void test_a_record_larger_than_the_batch_spacing_is_refused(void) {
     EXPECT(client != NULL, "client");
     if (!client) { report(__func__, 0); return; }
     unsigned char *array = calloc(COUNT + 1, sizeof(push_notification));
-    for (int i = 0; i < COUNT; i++) {
-        push_notification n;
-        memset(&n, 0, sizeof n);
-        n.struct_size = i == 1 ? (uint32_t)sizeof(push_notification) : 0;
-        n.device_token = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0";
-        n.payload = "{\"aps\":{\"alert\":\"v1\"}}";
-        n.expiration = 1; /* what the bad read would take for the next record's first bytes */
-        n.tag = (uint64_t)i;
-        memcpy(array + (size_t)i * PUSH_NOTIFICATION_SIZE_V1, &n, PUSH_NOTIFICATION_SIZE_V1);
-    }
+    /* expiration 1: what the bad read would take for the next record's first bytes */
+    for (int i = 0; i < COUNT; i++) put_v1_record(array, i, i == 1 ? (uint32_t)sizeof(push_notification) : 0, 1);
     ptrdiff_t took = -1;
     int32_t rc = push_client_send_batch(client, (const push_notification *)(void *)array, COUNT, 1000, &took, &err);
     EXPECT(rc == PUSH_E_INVALID_ARGUMENT && took == 1, "rc %d took %ld", rc, (long)took);
