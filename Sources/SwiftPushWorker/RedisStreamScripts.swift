@@ -17,17 +17,19 @@ enum RedisStreamScripts {
     static let settle = RedisScript(settleScript(setup: "local outcomes = KEYS[2]", records: """
       if kind == 's' then
         next = i + \(OutcomeRecord.sentShapeValueCount + 3)
-        if fresh(guard, entry) then
-          redis.call('XADD', outcomes, '*', \(sentShapeArguments(first: 3)))
+        local marked = fresh(guard, entry)
+        if marked then
+          write(marked, guard, entry, 'XADD', outcomes, '*', \(sentShapeArguments(first: 3)))
           recorded = recorded + 1
         else skipped = skipped + 1 end
       elseif kind == 'o' then
         local n1, n2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
         local f = i + 5
         next = f + n1 + n2
-        if fresh(guard, entry) then
-          redis.call('XADD', outcomes, '*', unpack(ARGV, f, f + n1 - 1))
-          if n2 > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, f + n1, f + n1 + n2 - 1)) end
+        local marked = fresh(guard, entry)
+        if marked then
+          if n2 > 0 then write(marked, guard, entry, 'XADD', KEYS[3], '*', unpack(ARGV, f + n1, f + n1 + n2 - 1)) end
+          write(marked, guard, entry, 'XADD', outcomes, '*', unpack(ARGV, f, f + n1 - 1))
           recorded = recorded + 1
         else skipped = skipped + 1 end
     """, finish: ""))
@@ -40,44 +42,67 @@ enum RedisStreamScripts {
     ///   'a' guard entry
     ///   'd' guard entry nFields due <entry fields>
     /// Returns {recorded, skipped, delayed}.
-    static let settleBatched = RedisScript(settleScript(setup: "local objects = {}", records: """
+    /// The outcomes' one write comes last, so if it fails every mark of this call is taken back
+    /// and nothing is acknowledged: the whole chunk is recorded when it is sent again (a 410's
+    /// unregistered record, written before, may then be written twice).
+    static let settleBatched = RedisScript(settleScript(setup: "local objects, marks = {}, {}", records: """
       if kind == 'j' then
         local n = tonumber(ARGV[i+4])
         next = i + 5 + n
-        if fresh(guard, entry) then
+        local marked = fresh(guard, entry)
+        if marked then
+          if n > 0 then write(marked, guard, entry, 'XADD', KEYS[3], '*', unpack(ARGV, i + 5, i + 4 + n)) end
           objects[#objects+1] = ARGV[i+3]
-          if n > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, i + 5, i + 4 + n)) end
+          marks[#marks+1] = {marked, guard, entry}
           recorded = recorded + 1
         else skipped = skipped + 1 end
     """, finish: """
     if #objects > 0 then
-      redis.call('XADD', KEYS[2], '*', 'v', '2', 'worker', worker, 'count', #objects, 'outcomes', '[' .. table.concat(objects, ',') .. ']')
+      local written, e = pcall(redis.call, 'XADD', KEYS[2], '*', 'v', '2', 'worker', worker, 'count', #objects,
+                               'outcomes', '[' .. table.concat(objects, ',') .. ']')
+      if not written then
+        for _, m in ipairs(marks) do unmark(m[1], m[2], m[3]) end
+        acks = {}
+        ok, failure = false, e
+      end
     end
     """))
 
     /// A settle script: `prologue`, then `setup`, then the loop over the settlements — the
     /// `records` branches (an `if kind == ...` chain, left open), the 'd' branch, every entry
     /// acknowledged — then `finish` and the XACK.
+    ///
+    /// Redis does not undo a script's writes when a command in it fails (a key of the wrong
+    /// type, memory), so a failure must not leave a guard marked without its outcome: the loop
+    /// runs under `pcall`, a failed outcome write undoes its own guard (`write`), and what the
+    /// settlements before the failure recorded is still finished and acknowledged. The script
+    /// then fails; the worker sends the chunk again, and the settlements done are skipped by
+    /// their guards.
     private static func settleScript(setup: String, records: String, finish: String) -> String {
         """
         \(prologue)
         \(setup)
-        while i <= #ARGV do
-          local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
-          local next = i + 3
-          \(records)
-          \(delayBranch)
+        local ok, failure = pcall(function()
+          while i <= #ARGV do
+            local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
+            local next = i + 3
+            \(records)
+            \(delayBranch)
+            end
+            acks[#acks+1] = entry
+            i = next
           end
-          acks[#acks+1] = entry
-          i = next
-        end
+        end)
         \(finish)
         \(acknowledge)
         """
     }
 
-    /// The settle scripts' common start: their arguments, counters, and `fresh` — one
-    /// `SET ... GET` in the common case (the guard is ours); a duplicate's write is undone.
+    /// The settle scripts' common start: their arguments, counters, `fresh` — one `SET ... GET`
+    /// in the common case (the guard is ours); a duplicate's write is undone; it returns the key
+    /// it marked, or false — and `write`, an outcome's write that, when it fails, takes the mark
+    /// back (`unmark`: the guard to the entry the claim named, a duplicate's own guard deleted)
+    /// before failing the loop, so the settlement is recorded when it is sent again.
     private static let prologue = """
     local group, worker, ttl, hprefix = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
     local i, recorded, skipped, delayed = 5, 0, 0, 0
@@ -86,9 +111,20 @@ enum RedisStreamScripts {
       local done = entry .. '!'
       local g = redis.call('SET', guard, done, 'GET', 'EX', ttl)
       if g == done then return false end
-      if not g or g == entry then return true end
+      if not g or g == entry then return guard end
       redis.call('SET', guard, g, 'KEEPTTL')
-      return redis.call('SET', guard .. '#' .. entry, '1', 'NX', 'EX', ttl) ~= false
+      local own = guard .. '#' .. entry
+      if redis.call('SET', own, '1', 'NX', 'EX', ttl) then return own end
+      return false
+    end
+    local function unmark(marked, guard, entry)
+      if marked == guard then redis.call('SET', guard, entry, 'KEEPTTL') else redis.call('DEL', marked) end
+    end
+    local function write(marked, guard, entry, ...)
+      local done, e = pcall(redis.call, ...)
+      if done then return end
+      unmark(marked, guard, entry)
+      error(e)
     end
     """
 
@@ -104,9 +140,14 @@ enum RedisStreamScripts {
         delayed = delayed + 1
     """
 
-    /// The settle scripts' end: every settled entry acknowledged in one XACK.
+    /// The settle scripts' end: every settled entry acknowledged in one XACK; then the loop's
+    /// failure, if it had one, as the script's error.
     private static let acknowledge = """
     if #acks > 0 then redis.call('XACK', KEYS[1], group, unpack(acks)) end
+    if not ok then
+      if type(failure) == 'table' and failure.err then return redis.error_reply(failure.err) end
+      return redis.error_reply(tostring(failure))
+    end
     return {recorded, skipped, delayed}
     """
 

@@ -169,6 +169,29 @@ PY
 else bad "$name (enqueue failed)"; fi
 
 # ---------------------------------------------------------------------------------------------
+# A settle script whose write fails midway (Redis keeps a script's earlier writes): the 410
+# stream's key holds a string, so recording a 410 fails with WRONGTYPE until it is deleted.
+# Nothing settled before the failure may lose its outcome, nothing may be recorded twice.
+for format in 1 2; do
+  name="a settle write that fails (outcome format $format, WRONGTYPE on the 410 stream until fixed): every id exactly one outcome, the 410 stream exact"
+  shard=broken$format
+  notifications $shard 3000 > "$out/$shard.jsonl"
+  config "$out/$shard.json" $shard "$mock_port" ", \"outcome_format\": $format"
+  rcli SET "unregistered:{$shard}" not-a-stream > /dev/null
+  if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null; then
+    start_worker $shard "$out/$shard.json"; w=$WORKER_PID
+    if wait_until 60 grep -q WRONGTYPE "$out/$shard.err"; then
+      rcli DEL "unregistered:{$shard}" > /dev/null
+      if wait_until 120 drained $shard; then
+        sw=0; stop_worker "$w" || sw=$?
+        if [ "$sw" -eq 0 ] && check $shard; then ok "$name"
+        else bad "$name (exit status $sw)"; fi
+      else bad "$name (not drained: pending $(pending_count $shard))"; fi
+    else bad "$name (the settle never failed)"; fi
+  else bad "$name (enqueue failed)"; fi
+done
+
+# ---------------------------------------------------------------------------------------------
 name="crash: one of 2 workers killed with SIGKILL 3 times mid-run: every id exactly one outcome, its entries reclaimed"
 shard=crash
 n=$((count / 2))
