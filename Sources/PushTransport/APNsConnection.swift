@@ -288,9 +288,12 @@ struct HeaderList {
 
 // MARK: - nghttp2 callbacks (non-capturing, so they can be C function pointers)
 
+/// Runs `body` with the connection a callback is for, as a guaranteed reference: nghttp2 calls
+/// back only from inside that connection's own reads and writes, which hold it, and a strong
+/// local cost a retain and a release per call (several calls per notification).
 @inline(__always)
-private func connection(_ userData: UnsafeMutableRawPointer?) -> APNsConnection {
-    Unmanaged<APNsConnection>.fromOpaque(userData!).takeUnretainedValue()
+private func withConnection<R>(_ userData: UnsafeMutableRawPointer?, _ body: (APNsConnection) -> R) -> R {
+    Unmanaged<APNsConnection>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
 }
 
 @inline(__always)
@@ -301,9 +304,8 @@ private func slotIndex(_ session: OpaquePointer?, _ streamID: Int32) -> Int32 {
 
 /// Supplies a request's payload from its slot (device notifications and broadcasts alike).
 let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length, flags, source, userData in
-    let conn = connection(userData)
     let index = Int32(Int(bitPattern: source!.pointee.ptr) - 1)
-    let slot = conn.slots[index]
+    let slot = withConnection(userData) { $0.slots[index] }
     let remaining = Int(slot.pointee.request.payload.length - slot.pointee.transmission.payloadSent)
     let n = min(remaining, length)
     if n > 0 {
@@ -316,13 +318,10 @@ let readPayload: nghttp2_data_source_read_callback = { _, _, buf, length, flags,
     return n
 }
 
-/// Runs for every header of every answer, so the connection is used as a guaranteed reference
-/// (nghttp2 calls it from inside the connection's own read, which holds it): a strong local
-/// cost a retain and a release per header.
 private let onHeader: nghttp2_on_header_callback = { session, frame, name, namelen, value, valuelen, _, userData in
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
     let streamID = frame.pointee.hd.stream_id
-    Unmanaged<APNsConnection>.fromOpaque(userData!)._withUnsafeGuaranteedRef { conn in
+    withConnection(userData) { conn in
         if streamID != conn.headerStreamID {
             conn.headerStreamID = streamID
             conn.headerSlotIndex = slotIndex(session, streamID)
@@ -359,7 +358,7 @@ private func recordHeader(_ name: UnsafePointer<UInt8>, _ namelen: Int, _ value:
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, len, userData in
     let index = slotIndex(session, streamID)
     guard index >= 0, let data else { return 0 }
-    let slot = connection(userData).slots[index]
+    let slot = withConnection(userData) { $0.slots[index] }
     let room = SlotLayout.bodyCapacity - Int(slot.pointee.answer.bodyLength)
     let n = min(room, len)
     if n > 0 {
@@ -370,31 +369,32 @@ private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, str
 }
 
 private let onStreamClose: nghttp2_on_stream_close_callback = { session, streamID, errorCode, userData in
-    let conn = connection(userData)
-    // Most streams close on the frame whose headers were just read: their slot is known.
-    let index = streamID == conn.headerStreamID ? conn.headerSlotIndex : slotIndex(session, streamID)
-    if streamID == conn.headerStreamID { conn.headerStreamID = 0 }
-    guard index >= 0 else { return 0 }
-    conn.events.streamClosed(on: conn, slotIndex: index, errorCode: errorCode)
+    withConnection(userData) { conn in
+        // Most streams close on the frame whose headers were just read: their slot is known.
+        let index = streamID == conn.headerStreamID ? conn.headerSlotIndex : slotIndex(session, streamID)
+        if streamID == conn.headerStreamID { conn.headerStreamID = 0 }
+        guard index >= 0 else { return }
+        conn.events.streamClosed(on: conn, slotIndex: index, errorCode: errorCode)
+    }
     return 0
 }
 
 private let onFrameReceived: nghttp2_on_frame_recv_callback = { session, frame, userData in
     guard let frame else { return 0 }
-    let conn = connection(userData)
+    // Every answer's HEADERS frame comes here too: the connection is looked at only below.
     switch UInt32(frame.pointee.hd.type) {
     case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
         let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
-        conn.events.settingsReceived(on: conn, maxConcurrentStreams: limit)
+        withConnection(userData) { $0.events.settingsReceived(on: $0, maxConcurrentStreams: limit) }
     case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
-        conn.state.pingAcknowledged()
+        withConnection(userData) { $0.state.pingAcknowledged() }
     case NGHTTP2_GOAWAY.rawValue:
         let g = frame.pointee.goaway
         var reason: String?
         if g.opaque_data_len > 0, let data = g.opaque_data {
             reason = APNsResponse.reasonText(in: UnsafeRawBufferPointer(start: data, count: g.opaque_data_len))
         }
-        conn.events.goawayReceived(on: conn, lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason)
+        withConnection(userData) { $0.events.goawayReceived(on: $0, lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason) }
     default:
         break
     }
