@@ -99,12 +99,16 @@ final class ChannelsBox {
                                    _ channel_id_len: UnsafeMutablePointer<Int>?, _ result: UnsafeMutablePointer<push_channel_result>?,
                                    _ timeout_ms: Int32, _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
     channel_id_len?.pointee = 0
-    clearResult(result) // before the checks below: `result` is filled whatever the outcome
-    guard let channel_id else { return report(err, .invalidArgument, "channel_id is NULL") }
-    guard channel_id_capacity >= Int(PUSH_CHANNEL_ID_CAPACITY) else {
-        return report(err, .bufferTooSmall, "channel_id_capacity is \(channel_id_capacity); PUSH_CHANNEL_ID_CAPACITY (\(PUSH_CHANNEL_ID_CAPACITY)) needed")
+    let checks = { () -> Int32? in
+        guard channel_id != nil else { return report(err, .invalidArgument, "channel_id is NULL") }
+        guard channel_id_capacity >= Int(PUSH_CHANNEL_ID_CAPACITY) else {
+            return report(err, .bufferTooSmall, "channel_id_capacity is \(channel_id_capacity); PUSH_CHANNEL_ID_CAPACITY (\(PUSH_CHANNEL_ID_CAPACITY)) needed")
+        }
+        return nil
     }
-    return channelCall(channels, bundle_id, bundle_id_len, nil, 0, result, timeout_ms, err, { _ in .create(storagePolicy: storage_policy) }) { answer in
+    return channelCall(channels, bundle_id, bundle_id_len, nil, 0, result, timeout_ms, err, { _ in .create(storagePolicy: storage_policy) },
+                       checks: checks) { answer in
+        let channel_id = channel_id!
         let id = Array(answer.channelId.utf8)
         // The id's own limit (BroadcastRules) keeps it inside PUSH_CHANNEL_ID_CAPACITY; the
         // capacity is checked here too, so the two numbers can never drift into an overrun.
@@ -162,10 +166,10 @@ final class ChannelsBox {
                                  _ list: UnsafeMutablePointer<UnsafeMutablePointer<push_channel_ids>?>?,
                                  _ result: UnsafeMutablePointer<push_channel_result>?, _ timeout_ms: Int32,
                                  _ err: UnsafeMutablePointer<push_error>?) -> Int32 {
-    clearResult(result) // before the check below: `result` is filled whatever the outcome
-    guard let list else { return report(err, .invalidArgument, "list is NULL") }
-    list.pointee = nil
-    return channelCall(channels, bundle_id, bundle_id_len, nil, 0, result, timeout_ms, err, { _ in .list }) { answer in
+    list?.pointee = nil
+    let checks = { () -> Int32? in list == nil ? report(err, .invalidArgument, "list is NULL") : nil }
+    return channelCall(channels, bundle_id, bundle_id_len, nil, 0, result, timeout_ms, err, { _ in .list }, checks: checks) { answer in
+        let list = list!
         let ids: [String]
         switch answer.body.withUnsafeBytes({ ChannelMessages.channelIds($0) }) {
         case .success(let read): ids = read
@@ -186,19 +190,16 @@ final class ChannelsBox {
 
 // MARK: - Shared by the calls
 
-/// Clears a writable `result` (one with a wrong struct_size is left for `channelCall` to refuse).
-private func clearResult(_ result: UnsafeMutablePointer<push_channel_result>?) {
-    if let result, ChannelResultRecord.writable(result) { ChannelResultRecord.clear(result) }
-}
-
-/// Checks the handle and the arguments, builds the request, sends it, fills `result`, and
-/// hands a successful answer to `onSuccess`.
+/// Checks `result` and clears it (it is filled whatever the outcome), runs the call's own
+/// argument `checks` (a status to return, or nil), checks the handle and the shared arguments,
+/// builds the request, sends it, fills `result`, and hands a successful answer to `onSuccess`.
 private func channelCall(_ channels: push_channels_t?, _ bundle: UnsafePointer<CChar>?, _ bundleLength: Int,
                          _ channel: UnsafePointer<CChar>?, _ channelLength: Int,
                          _ result: UnsafeMutablePointer<push_channel_result>?, _ timeout: Int32,
                          _ err: UnsafeMutablePointer<push_error>?,
                          _ operation: (String?) -> ChannelRequest.Operation,
                          needsChannel: Bool = false,
+                         checks: () -> Int32? = { nil },
                          _ onSuccess: (ChannelManagementClient.Answer) -> Int32) -> Int32 {
     if let result {
         guard ChannelResultRecord.writable(result) else {
@@ -206,6 +207,7 @@ private func channelCall(_ channels: push_channels_t?, _ bundle: UnsafePointer<C
         }
         ChannelResultRecord.clear(result)
     }
+    if let refused = checks() { return refused }
     guard let box = ChannelsBox.from(channels) else { return report(err, .invalidArgument, "channels is NULL or not a push_channels_t") }
     guard let bundle else { return report(err, .badTopic, "bundle_id is NULL") }
     guard bundleLength >= 0 else { return report(err, .badTopic, "bundle_id_len is negative") }
