@@ -18,7 +18,7 @@ struct OutcomesCommand: StatusCommand {
     var follow = false
     @Option(help: ArgumentHelp("start after this stream id (default 0: from the start; $: only new)", valueName: "ID"))
     var from: String?
-    @Option(help: ArgumentHelp("stop after N entries", valueName: "N"))
+    @Option(help: ArgumentHelp("stop after N outcomes (in outcome format 2 this may be inside a batch entry; --from that entry's id resumes after the whole entry)", valueName: "N"))
     var count: Int?
     @Flag(help: "read unregistered:{S} (tokens APNs reported gone) instead")
     var unregistered = false
@@ -62,7 +62,11 @@ struct OutcomesCommand: StatusCommand {
                 var fields: [(String, String)] = []
                 var i = 0
                 while i + 1 < flat.count { fields.append((flat[i], flat[i + 1])); i += 2 }
-                for outcome in Self.outcomes(in: fields) where printed < limit {
+                guard let outcomes = Self.outcomes(in: fields) else {
+                    Console.err("swiftpush outcomes: entry \(id) is an outcome-format-2 batch whose outcomes field is not a JSON array of objects")
+                    return 1
+                }
+                for outcome in outcomes where printed < limit {
                     Console.out(json ? Self.json(id: id, outcome) : Self.text(outcome, id: id, unregistered: unregistered))
                     printed += 1
                 }
@@ -74,11 +78,13 @@ struct OutcomesCommand: StatusCommand {
     /// The outcomes one stream entry holds, each as its fields: the entry itself in format 1; in
     /// format 2 (`v` 2) each object of its `outcomes` array, with the entry's `v` and `worker`
     /// (numbers turned back into text, as format 1 holds them). Field order does not matter:
-    /// `text` and `json` look fields up by name.
-    static func outcomes(in fields: [(String, String)]) -> [[(String, String)]] {
+    /// `text` and `json` look fields up by name. Nil for a format-2 entry whose array cannot be
+    /// read (never printed as one bogus outcome).
+    static func outcomes(in fields: [(String, String)]) -> [[(String, String)]]? {
         let f = Dictionary(fields, uniquingKeysWith: { a, _ in a })
-        guard f["v"] == "2", let text = f["outcomes"],
-              let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] else { return [fields] }
+        guard f["v"] == "2" else { return [fields] }
+        guard let text = f["outcomes"],
+              let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] else { return nil }
         return array.map { object in
             object.map { name, value in (name, (value as? NSNumber).map { "\($0.int64Value)" } ?? "\(value)") }
                 + [("v", "2"), ("worker", f["worker"] ?? "")]
@@ -87,8 +93,7 @@ struct OutcomesCommand: StatusCommand {
 
     static func json(id: String, _ fields: [(String, String)]) -> String {
         var object: [String: Any] = ["stream_id": id]
-        let numeric: Set<String> = ["status", "attempts", "deliveries", "latency_us", "timestamp_ms"]
-        for (k, v) in fields { object[k] = numeric.contains(k) ? (Int64(v).map { $0 as Any } ?? v) : v }
+        for (k, v) in fields { object[k] = OutcomeRecord.numericFields.contains(k) ? (Int64(v).map { $0 as Any } ?? v) : v }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

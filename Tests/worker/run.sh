@@ -470,11 +470,14 @@ if [ "$s1" -eq 2 ] && grep -q 'app "demo": cannot read key_file' "$out/cfg1.txt"
    && [ "$s2" -eq 2 ] && grep -q "min_idle_ms (5000) must exceed the longest delivery" "$out/cfg2.txt"
 then ok "$name"; else bad "$name (exit $s1, $s2)"; cat "$out/cfg1.txt" "$out/cfg2.txt"; fi
 
-name="outcomes prints text lines and --count stops; worker --help names the config"
+name="outcomes prints text lines and --count stops; a format-2 entry it cannot read is an error, not an outcome; worker --help names the config"
+rcli XADD "outcomes:{unreadable}" '*' v 2 worker w count 1 outcomes '[{"id":' > /dev/null
+unreadable=0; "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard unreadable > "$out/unreadable.out" 2> "$out/unreadable.err" || unreadable=$?
 if "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard bad --count 3 > "$out/text.out" \
    && [ "$(wc -l < "$out/text.out")" -eq 3 ] && grep -q " REJECTED 0 MissingId apns-id=- entry=" "$out/text.out" \
+   && [ "$unreadable" -eq 1 ] && [ ! -s "$out/unreadable.out" ] && grep -q "not a JSON array of objects" "$out/unreadable.err" \
    && grep -q -- "--config <FILE>" <<< "$("$cli" worker --help)"
-then ok "$name"; else bad "$name"; cat "$out/text.out"; fi
+then ok "$name"; else bad "$name"; cat "$out/text.out" "$out/unreadable.out" "$out/unreadable.err"; fi
 
 name="libswiftpush.so links neither hiredis nor anything of the worker's (only the CLI does)"
 # Outputs are taken whole before grep reads them: with pipefail, `ldd ... | grep -q` fails
