@@ -202,7 +202,7 @@ private let channelOnHeader: nghttp2_on_header_callback = { session, frame, name
 private let channelOnData: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, len, _ in
     guard let data, let e = exchange(session, streamID) else { return 0 }
     // Past the bound the rest is dropped and the call fails (a cut list must not pass as whole).
-    if e.body.count + len > e.bodyLimit { e.truncated = true; return 0 }
+    if e.truncated || e.body.count + len > e.bodyLimit { e.truncated = true; return 0 }
     e.body.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
     return 0
 }

@@ -3,10 +3,16 @@ import PushCore
 /// What a credential set allows, as far as checking an entry goes.
 public struct AppPolicy: Sendable, Equatable {
     /// Topics entries of this app may use; empty: any. The first is the default topic.
-    public var topics: [String]
+    public var topics: [String] { didSet { topicBytes = topics.map { Array($0.utf8) } } }
+    /// `topics` as bytes, made once: every entry is checked against them, and making a String
+    /// (or the default topic's bytes) per entry was an allocation on the worker's hot path.
+    private(set) var topicBytes: [[UInt8]]
 
     /// A policy allowing `topics` (empty: any topic, and entries must name one).
-    public init(topics: [String]) { self.topics = topics }
+    public init(topics: [String]) {
+        self.topics = topics
+        topicBytes = topics.map { Array($0.utf8) }
+    }
 }
 
 /// Why an entry cannot be sent: a REJECTED outcome with this reason and detail. Reasons are
@@ -92,15 +98,17 @@ public struct EntryParser: Sendable {
         if let v = token.withUnsafeBytes({ NotificationRules.checkDeviceToken($0) }) { throw EntryRejection(v) }
 
         let topic: ArraySlice<UInt8>
+        var isDefaultTopic = false
         if let t = entry.value("topic") {
             topic = t
-        } else if let first = policy.topics.first {
-            topic = ArraySlice(first.utf8)
+        } else if let first = policy.topicBytes.first {
+            topic = first[...]
+            isDefaultTopic = true
         } else {
             topic = []
         }
         if let v = topic.withUnsafeBytes({ NotificationRules.checkTopic($0, pushType: pushType) }) { throw EntryRejection(v) }
-        if !policy.topics.isEmpty && !policy.topics.contains(String(decoding: topic, as: UTF8.self)) {
+        if !isDefaultTopic && !policy.topicBytes.isEmpty && !policy.topicBytes.contains(where: { $0.elementsEqual(topic) }) {
             throw EntryRejection("TopicDisallowed", "topic '\(String(decoding: topic, as: UTF8.self))' is not among app '\(app)''s topics")
         }
 
