@@ -140,16 +140,27 @@ public final class RedisStreamQueue: WorkQueue {
     }
 
     public func readNew(max: Int, blockMillis: Int) throws(QueueError) -> [QueueEntry] {
-        try collectReadAhead()
-        if case .received(let entries) = readAhead {
-            readAhead = nil
-            return entries
-        }
+        if let entries = try takeReadAheadIfAny() { return entries }
         var args = ["XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(max)]
         if blockMillis > 0 { args += ["BLOCK", String(blockMillis)] }
         args += ["STREAMS", options.keys.stream, ">"]
         try io(connection) { c throws(RedisError) in try c.send(Self.packed(args)) }
         return try receiveEntries()
+    }
+
+    /// What a read begun ahead delivered (its reply taken in now if it is still coming), and
+    /// never a new read: [] when none was begun. For a stopping worker, whose entries must not
+    /// grow by a fresh read.
+    public func takeReadAhead() throws(QueueError) -> [QueueEntry] {
+        try takeReadAheadIfAny() ?? []
+    }
+
+    /// The read begun ahead's entries, or nil when none was begun.
+    private func takeReadAheadIfAny() throws(QueueError) -> [QueueEntry]? {
+        try collectReadAhead()
+        guard case .received(let entries) = readAhead else { return nil }
+        readAhead = nil
+        return entries
     }
 
     /// The entries of the XREADGROUP reply next on the main connection, read in place from

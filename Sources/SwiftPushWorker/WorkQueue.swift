@@ -64,6 +64,9 @@ public protocol WorkQueue: AnyObject {
     /// the connection is lost before `readNew`, the entries stay pending with this consumer
     /// (re-read with `readOwnPending`).
     func beginReadNew(max: Int) throws(QueueError)
+    /// The entries of a read begun by `beginReadNew` ([] when none was begun), without ever
+    /// starting a new read: for a stopping consumer.
+    func takeReadAhead() throws(QueueError) -> [QueueEntry]
     /// Starts taking ownership of the notification ids of `entries` (pairs of id, stream id; an
     /// entry without a valid id passes nil), atomically, without waiting: the caller prepares
     /// the entries meanwhile. At most one claim is in flight.

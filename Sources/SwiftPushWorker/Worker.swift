@@ -145,10 +145,11 @@ public final class Worker {
         // and so does what a read begun ahead delivered (out of drain time before its intake).
         counters.leftPending += heldEntries.count
         if readAheadCount > 0 {
-            let n = readAheadCount
             readAheadCount = 0
             do throws(QueueError) {
-                counters.leftPending += try queue.readNew(max: n, blockMillis: 0).count
+                // Only what was read ahead: never a new read, which would take more entries
+                // into this stopping consumer's pending list.
+                counters.leftPending += try queue.takeReadAhead().count
             } catch {
                 log.error("the read begun ahead was lost; its entries stay pending", ["error": error.description])
                 // How many is unknown: counted as one, so that the exit status still says so.
