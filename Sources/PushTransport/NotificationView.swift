@@ -13,26 +13,23 @@ import PushCore
 package struct BorrowedBytes {
     /// nil: the field is absent.
     private let start: UnsafeRawPointer?
-    /// The byte count, or `Self.nulTerminated`, or `Self.notALength`.
+    /// The byte count; 0 reads a NUL-terminated string; negative is no length (the C ABI's
+    /// encoding, kept as it is so that reading a C record costs two stores per field).
     private let length: Int
 
-    private static let nulTerminated = -1
-    private static let notALength = -2
-    /// Where an empty field that is present points (never read: its count is 0).
-    private static var emptyField: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 1)! }
-
     /// An absent field (no topic, no collapse id...).
-    package static var absent: BorrowedBytes { BorrowedBytes(start: nil, length: 0) }
+    package static var absent: BorrowedBytes { BorrowedBytes(cString: nil, length: 0) }
 
-    private init(start: UnsafeRawPointer?, length: Int) {
-        self.start = start
-        self.length = length
-    }
-
-    /// A present field of known length (possibly empty).
+    /// A present field of known length (possibly empty: then a NUL-terminated empty string).
     @inline(__always)
     package init(_ bytes: UnsafeRawBufferPointer) {
-        self.init(start: bytes.baseAddress ?? Self.emptyField, length: bytes.count)
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            start = base
+            length = bytes.count
+        } else {
+            start = UnsafeRawPointer(Self.emptyString.utf8Start)
+            length = 0
+        }
     }
 
     /// A field of the C ABI: NULL is absent, length 0 means NUL-terminated, and a size_t of
@@ -40,9 +37,11 @@ package struct BorrowedBytes {
     /// and is no length.
     @inline(__always)
     package init(cString: UnsafePointer<CChar>?, length: Int) {
-        self.init(start: UnsafeRawPointer(cString),
-                  length: length < 0 ? Self.notALength : length == 0 ? Self.nulTerminated : length)
+        start = UnsafeRawPointer(cString)
+        self.length = length
     }
+
+    private static let emptyString: StaticString = ""
 
     /// Whether the field is present.
     @inline(__always)
@@ -53,9 +52,8 @@ package struct BorrowedBytes {
     @inline(__always)
     package func resolved() -> UnsafeRawBufferPointer? {
         guard let start else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        if length >= 0 { return UnsafeRawBufferPointer(start: start, count: length) }
-        if length == Self.nulTerminated { return UnsafeRawBufferPointer(start: start, count: strlen(start.assumingMemoryBound(to: CChar.self))) }
-        return nil
+        if length < 0 { return nil }
+        return UnsafeRawBufferPointer(start: start, count: length == 0 ? strlen(start.assumingMemoryBound(to: CChar.self)) : length)
     }
 }
 

@@ -209,20 +209,17 @@ extension PushClient {
     /// negative: no limit). Returns how many were written. After `close`, results of cancelled
     /// notifications are still returned; 0 with `allDelivered` true means nothing more will come.
     public func poll(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
-        var n = 0
-        return poll(max: max, timeoutMillis: timeoutMillis) { result in
-            PushClient.write(result, to: out + n * recordSize, recordSize: recordSize)
-            n += 1
-        }
+        var records = CResultRecords(out, recordSize: recordSize)
+        return poll(max: max, timeoutMillis: timeoutMillis, into: &records)
     }
 
     /// The poll of every caller (the C records, the Swift API's values): hands up to `max`
-    /// results to `read`, one at a time, waiting up to `timeoutMillis` for the first one (0:
-    /// don't wait, negative: no limit), then frees their slots. `read` runs under the hand-off
-    /// lock (it copies what it keeps; it must not call the client). Returns how many were read;
-    /// 0 with `allDelivered` true means nothing more will come.
-    package func poll(max: Int, timeoutMillis: Int32, _ read: (ResultView) -> Void) -> (count: Int, allDelivered: Bool) {
-        let r = pollLocked(max: max, timeoutMillis: timeoutMillis, read)
+    /// results to `reader`, one at a time, waiting up to `timeoutMillis` for the first one (0:
+    /// don't wait, negative: no limit), then frees their slots. The reader runs under the
+    /// hand-off lock (it copies what it keeps; it must not call the client). Returns how many
+    /// were read; 0 with `allDelivered` true means nothing more will come.
+    package func poll<Reader: ResultReader>(max: Int, timeoutMillis: Int32, into reader: inout Reader) -> (count: Int, allDelivered: Bool) {
+        let r = pollLocked(max: max, timeoutMillis: timeoutMillis, into: &reader)
         // A group settles its shared descriptor itself, once every thread was polled.
         if resultSignal == nil { settleReadiness() }
         return r
@@ -250,7 +247,7 @@ extension PushClient {
         if hasWaitingResults { readiness.signal() }
     }
 
-    private func pollLocked(max: Int, timeoutMillis: Int32, _ read: (ResultView) -> Void) -> (count: Int, allDelivered: Bool) {
+    private func pollLocked<Reader: ResultReader>(max: Int, timeoutMillis: Int32, into reader: inout Reader) -> (count: Int, allDelivered: Bool) {
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         return handoff.withLock(waitingUntil: waitUntil) { h, waiters -> (count: Int, allDelivered: Bool)? in
             if h.completions.isEmpty {
@@ -263,7 +260,7 @@ extension PushClient {
             while n < max {
                 let index = h.completions.popFirst(in: slots)
                 if index < 0 { break }
-                read(ResultView(slots[index]))
+                reader.read(ResultView(slots[index]))
                 released.append(index, in: slots)
                 n += 1
             }
@@ -328,8 +325,9 @@ extension PushClient {
         r.pointee.latency_us = result.latencyMicros
         r.pointee.attempts = result.attempts
         let apnsID = result.apnsID, uniqueID = result.uniqueID, text = result.reasonText
-        if !apnsID.isEmpty {
-            withUnsafeMutableBytes(of: &r.pointee.apns_id) { $0.copyMemory(from: apnsID) }
+        if let id = apnsID.baseAddress {
+            // Always 36 bytes: a constant count lets the copy be two moves instead of a memcpy.
+            withUnsafeMutableBytes(of: &r.pointee.apns_id) { $0.baseAddress!.copyMemory(from: id, byteCount: 36) }
         }
         if !uniqueID.isEmpty {
             withUnsafeMutableBytes(of: &r.pointee.unique_id) { $0.copyMemory(from: uniqueID) }

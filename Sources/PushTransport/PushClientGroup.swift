@@ -134,17 +134,14 @@ public final class PushClientGroup: @unchecked Sendable {
     /// `timeoutMillis` for the first; `allDelivered` once every shard has finished and been
     /// drained.
     public func poll(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
-        var n = 0
-        return poll(max: max, timeoutMillis: timeoutMillis) { result in
-            PushClient.write(result, to: out + n * recordSize, recordSize: recordSize)
-            n += 1
-        }
+        var records = CResultRecords(out, recordSize: recordSize)
+        return poll(max: max, timeoutMillis: timeoutMillis, into: &records)
     }
 
     /// As `PushClient.poll(max:timeoutMillis:_:)`, over every shard: the poll of every caller
     /// (the C records, the Swift API's values).
-    package func poll(max: Int, timeoutMillis: Int32, _ read: (ResultView) -> Void) -> (count: Int, allDelivered: Bool) {
-        guard let signal else { return shards[0].poll(max: max, timeoutMillis: timeoutMillis, read) }
+    package func poll<Reader: ResultReader>(max: Int, timeoutMillis: Int32, into reader: inout Reader) -> (count: Int, allDelivered: Bool) {
+        guard let signal else { return shards[0].poll(max: max, timeoutMillis: timeoutMillis, into: &reader) }
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         while true {
             // Read the signal's count first: a result published after a shard was looked at
@@ -154,7 +151,7 @@ public final class PushClientGroup: @unchecked Sendable {
             var allDelivered = true
             let start = nextPoll.wrappingAdd(1, ordering: .relaxed).oldValue
             for k in 0..<shards.count where n < max {
-                let r = shards[(start + k) % shards.count].poll(max: max - n, timeoutMillis: 0, read)
+                let r = shards[(start + k) % shards.count].poll(max: max - n, timeoutMillis: 0, into: &reader)
                 n += r.count
                 if !r.allDelivered { allDelivered = false }
             }

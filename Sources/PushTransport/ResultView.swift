@@ -46,3 +46,32 @@ package struct ResultView {
         return UnsafeRawBufferPointer(start: buffer + offset, count: count)
     }
 }
+
+/// Where a poll puts the results it takes, one at a time, while the slots are held: the C
+/// ABI's `push_result` records (`CResultRecords`) or the Swift API's values. A protocol (not a
+/// closure) so that each reader's poll is specialized: the C one reads each slot straight into
+/// the caller's record.
+package protocol ResultReader {
+    /// Takes one result (it copies what it keeps: the view ends with the call).
+    mutating func read(_ result: ResultView)
+}
+
+/// The caller's array of `push_result` records, `recordSize` bytes apart (its sizeof: an older,
+/// smaller record gets what fits), filled from the first.
+struct CResultRecords: ResultReader {
+    let out: UnsafeMutableRawPointer
+    let recordSize: Int
+    /// Records written so far.
+    private(set) var count = 0
+
+    init(_ out: UnsafeMutableRawPointer, recordSize: Int) {
+        self.out = out
+        self.recordSize = recordSize
+    }
+
+    @inline(__always)
+    mutating func read(_ result: ResultView) {
+        PushClient.write(result, to: out + count * recordSize, recordSize: recordSize)
+        count += 1
+    }
+}
