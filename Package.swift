@@ -24,10 +24,17 @@ let package = Package(
         // The modules under the C ABI, for the fuzz harnesses' own package (FuzzTesting/, which
         // depends on this one by path). Not an API: linked statically into the harnesses.
         .library(name: "SwiftPushFuzzable", targets: ["PushCore", "PushTransport", "SwiftPush", "CSwiftPushABI"]),
+        // The Swift API (async/await, swift-log, swift-metrics, ServiceLifecycle): what a Swift
+        // program imports. Not the C ABI (product swiftpush, target SwiftPush).
+        .library(name: "SwiftPushKit", targets: ["SwiftPushKit"]),
     ],
     dependencies: [
         // Argument parsing for the command-line tool only: libswiftpush.so links none of it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The Swift API's conventions (SwiftPushKit only: libswiftpush.so links none of them).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries; each umbrella header has a unique name (see docs/toolchain.md).
@@ -49,6 +56,14 @@ let package = Package(
         // The @c exports: the whole public C ABI of libswiftpush.so.
         .target(name: "SwiftPush", dependencies: ["PushTransport", "PushCore", "CSwiftPushABI"],
                 exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
+        // The Swift API: values, async/await, a host-thread engine, Logger, metrics, Service.
+        .target(name: "SwiftPushKit", dependencies: [
+                    "PushTransport", "PushCore", "CSwiftPushABI",
+                    .product(name: "Logging", package: "swift-log"),
+                    .product(name: "CoreMetrics", package: "swift-metrics"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                ],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
         // The mock APNs server (a library, used by the CLI and the tests).
         .target(name: "APNsMock", dependencies: ["PushCore", "PushTransport", "COpenSSL", "CNGHTTP2"]),
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
@@ -61,6 +76,14 @@ let package = Package(
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
         .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "PushCore", "CHiredis"]),
+        .testTarget(name: "SwiftPushKitTests", dependencies: [
+                        "SwiftPushKit", "APNsMock", "PushCore", "PushTransport",
+                        .product(name: "Logging", package: "swift-log"),
+                        .product(name: "InMemoryLogging", package: "swift-log"),
+                        .product(name: "MetricsTestKit", package: "swift-metrics"),
+                        .product(name: "CoreMetrics", package: "swift-metrics"),
+                        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    ]),
         // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
         // so that a build of this one does not build them.
     ]
