@@ -11,17 +11,20 @@ import PushCore
 /// without reading the memory it claims. Swift callers always give a known length; the C ABI
 /// also gives NUL-terminated strings (length 0) and sizes that are no length at all.
 package struct BorrowedBytes {
+    // Inlinable, with their fields: the Swift API fills views from another module, per
+    // notification.
     /// nil: the field is absent.
-    private let start: UnsafeRawPointer?
+    @usableFromInline let start: UnsafeRawPointer?
     /// The byte count; 0 reads a NUL-terminated string; negative is no length (the C ABI's
     /// encoding, kept as it is so that reading a C record costs two stores per field).
-    private let length: Int
+    @usableFromInline let length: Int
 
     /// An absent field (no topic, no collapse id...).
+    @inlinable
     package static var absent: BorrowedBytes { BorrowedBytes(cString: nil, length: 0) }
 
     /// A present field of known length (possibly empty: then a NUL-terminated empty string).
-    @inline(__always)
+    @inlinable
     package init(_ bytes: UnsafeRawBufferPointer) {
         if let base = bytes.baseAddress, bytes.count > 0 {
             start = base
@@ -35,13 +38,13 @@ package struct BorrowedBytes {
     /// A field of the C ABI: NULL is absent, length 0 means NUL-terminated, and a size_t of
     /// 2^63 or more (a negative ptrdiff_t cast to size_t, or garbage) arrives as a negative Int
     /// and is no length.
-    @inline(__always)
+    @inlinable
     package init(cString: UnsafePointer<CChar>?, length: Int) {
         start = UnsafeRawPointer(cString)
         self.length = length
     }
 
-    private static let emptyString: StaticString = ""
+    @usableFromInline static var emptyString: StaticString { "" }
 
     /// Whether the field is present.
     @inline(__always)
@@ -90,7 +93,7 @@ package struct NotificationView {
     package var channelID = BorrowedBytes.absent
 
     /// No fields yet.
-    @inline(__always)
+    @inlinable
     package init() {}
 }
 

@@ -1,7 +1,6 @@
 import Logging
 import PushCore
 import PushTransport
-import Synchronization
 
 /// An APNs client for Swift concurrency: `send` a notification and `await` its result, send a
 /// batch and iterate its results as they come, broadcast to channels and manage them, and shut
@@ -27,7 +26,7 @@ public final class APNsClient: Sendable {
     private let configuration: APNsConfiguration
     private let logger: Logger
     /// The channel management client, opened by the first channel call.
-    private let channels = Mutex<ChannelManagementClient?>(nil)
+    private let channels = Locked<ChannelManagementClient?>(nil)
 
     /// Opens the client: checks the configuration (`PushError` `.badOption`, `.key`, `.tls`),
     /// signs the first provider token and starts connecting in the background. The library's

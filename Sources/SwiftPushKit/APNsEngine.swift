@@ -114,7 +114,7 @@ public final class APNsEngine: Sendable {
         swap(&reader.results, &results)
         if r.count == 0 { return r.allDelivered ? .finished : .timedOut }
         let taken = results[first...]
-        metrics.record(taken.lazy.map(\.result))
+        metrics.record(taken)
         if logger.logLevel <= .trace {
             for t in taken {
                 logger.trace("result", metadata: ["swiftpush.apns-id": "\(t.result.apnsID)", "swiftpush.outcome": "\(t.result.outcome)",

@@ -52,6 +52,26 @@ public struct APNsID: Hashable, Sendable, CustomStringConvertible {
         self.init(high: high, low: low)
     }
 
+    /// The id the library wrote into a result (36 hex digits and dashes, checked when they
+    /// were given or generated there): decoded without checks, a few instructions a digit
+    /// (every result has one). Empty (no buffer) gives the zero id.
+    init(trustedASCII ascii: UnsafeRawBufferPointer) {
+        guard ascii.count == 36 else {
+            self.init(high: 0, low: 0)
+            return
+        }
+        // '0'-'9' are 0x30-0x39, 'a'-'f' 0x61-0x66, 'A'-'F' 0x41-0x46: the low nibble, plus 9
+        // for letters (bit 6 set).
+        @inline(__always) func nibble(_ c: UInt8) -> UInt64 { UInt64((c & 0xF) &+ 9 &* (c >> 6)) }
+        var high: UInt64 = 0, low: UInt64 = 0
+        for i in 0..<8 { high = high << 4 | nibble(ascii[i]) }
+        for i in 9..<13 { high = high << 4 | nibble(ascii[i]) }
+        for i in 14..<18 { high = high << 4 | nibble(ascii[i]) }
+        for i in 19..<23 { low = low << 4 | nibble(ascii[i]) }
+        for i in 24..<36 { low = low << 4 | nibble(ascii[i]) }
+        self.init(high: high, low: low)
+    }
+
     /// Calls `body` with the id's 36 lowercase ASCII characters.
     func withASCII<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0) // 40 bytes of room

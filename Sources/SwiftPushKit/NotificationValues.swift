@@ -68,8 +68,8 @@ struct TaggedBatch: NotificationBatch {
     var count: Int { items.count }
 
     func withNotification(at index: Int, _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
-        let item = items[items.startIndex + index]
-        return item.notification.withView(tag: item.tag, body)
+        // Read in place: a copy of the item would retain and release each of its strings.
+        items.withUnsafeBufferPointer { $0[index].notification.withView(tag: $0[index].tag, body) }
     }
 }
 
@@ -82,6 +82,6 @@ struct NumberedBatch: NotificationBatch {
     var count: Int { notifications.count }
 
     func withNotification(at index: Int, _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
-        notifications[index].withView(tag: firstTag &+ UInt64(index), body)
+        notifications.withUnsafeBufferPointer { $0[index].withView(tag: firstTag &+ UInt64(index), body) }
     }
 }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The results of a batch (`APNsClient.send(contentsOf:)`), as they come: one `BatchResult`
 /// per notification, in the order their outcomes arrive (not the batch's order: `index` says
@@ -56,7 +55,7 @@ final class BatchState: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(count: Int) { self.count = count }
 

@@ -19,10 +19,11 @@ extension PushResult {
         case .unknown: reason = PushReason(unknown: detail)
         default: reason = PushReason(code)
         }
-        apnsID = APNsID(ascii: view.apnsID) ?? APNsID(high: 0, low: 0)
-        uniqueID = APNsID(ascii: view.uniqueID)
+        apnsID = APNsID(trustedASCII: view.apnsID)
+        let unique = view.uniqueID
+        uniqueID = unique.isEmpty ? nil : APNsID(trustedASCII: unique)
         timestamp = view.timestampMs > 0 ? view.timestampMs : nil
         attempts = Int(view.attempts)
-        latency = .microseconds(view.latencyMicros)
+        latencyMicroseconds = view.latencyMicros
     }
 }

@@ -22,7 +22,12 @@ public struct PushResult: Sendable, Equatable {
     /// counted).
     public var attempts: Int
     /// From the send to the outcome.
-    public var latency: Duration
+    public var latency: Duration {
+        get { .microseconds(latencyMicroseconds) }
+        set { latencyMicroseconds = Int64(newValue / .microseconds(1)) }
+    }
+    /// `latency` as the client measures it (a `Duration` is made only when it is read).
+    var latencyMicroseconds: Int64
 
     /// A result with these fields (tests, hosts that replay results).
     public init(outcome: PushOutcome, status: Int, reason: PushReason?, detail: String, apnsID: APNsID, uniqueID: APNsID? = nil,
@@ -35,6 +40,6 @@ public struct PushResult: Sendable, Equatable {
         self.uniqueID = uniqueID
         self.timestamp = timestamp
         self.attempts = attempts
-        self.latency = latency
+        latencyMicroseconds = Int64(latency / .microseconds(1))
     }
 }

@@ -1,6 +1,5 @@
 import CoreMetrics
 import PushCore
-import Synchronization
 
 /// The results' metrics, recorded through the global `MetricsSystem` (the host bootstraps the
 /// backend: Prometheus, StatsD, OpenTelemetry; the library never picks one):
@@ -18,23 +17,26 @@ final class ResultMetrics: Sendable {
 
     private let dimensions: [(String, String)]
     /// One counter and timer per (outcome, reason), made on first use.
-    private let handles = Mutex<[Int64: Handles]>([:])
+    private let handles = Locked<[Int64: Handles]>([:])
 
     init(dimensions: [(String, String)]) {
         self.dimensions = dimensions
     }
 
-    /// Records `results`.
-    func record(_ results: some Collection<PushResult>) {
-        if results.isEmpty { return }
-        var counts: [Int64: (Handles, Int64)] = [:]
-        for r in results {
-            let key = Self.key(r)
-            let h = counts[key]?.0 ?? handles(for: key, r)
-            h.timer.recordNanoseconds(Int64(r.latency / .nanoseconds(1))) // from microseconds: far below Int64.max
-            counts[key, default: (h, 0)].1 += 1
+    /// Records the results of a take: each latency, and one increment per run of results of
+    /// the same kind (a take is mostly of one kind: no table is built per take).
+    func record(_ results: ArraySlice<TaggedResult>) {
+        var run: (key: Int64, handles: Handles, count: Int64)?
+        for t in results {
+            let key = Self.key(t.result)
+            if run?.key != key {
+                if let run { run.handles.counter.increment(by: run.count) }
+                run = (key, handles(for: key, t.result), 0)
+            }
+            run!.count += 1
+            run!.handles.timer.recordNanoseconds(t.result.latencyMicroseconds &* 1000)
         }
-        for (h, n) in counts.values { h.counter.increment(by: n) }
+        if let run { run.handles.counter.increment(by: run.count) }
     }
 
     private static func key(_ r: PushResult) -> Int64 {

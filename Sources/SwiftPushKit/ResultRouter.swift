@@ -1,6 +1,5 @@
 import PushCore
 import PushTransport
-import Synchronization
 
 /// What lets `APNsClient`'s async calls wait without blocking a cooperative thread: it submits
 /// their notifications to the engine without waiting, and threads of the library's own do the
@@ -71,7 +70,7 @@ final class ResultRouter: Sendable {
     }
 
     let engine: APNsEngine
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(engine: APNsEngine) {
         self.engine = engine
@@ -216,7 +215,11 @@ final class ResultRouter: Sendable {
     /// the lock.
     private func hand(_ results: [(id: UInt64, index: Int, Result<PushResult, PushError>)]) {
         var singles: [(UnsafeContinuation<Result<PushResult, PushError>, Never>, Result<PushResult, PushError>)] = []
+        // A run of results of one batch is gathered in `run` and handed over whole (appending
+        // to an array inside another would copy it each time).
         var batches: [(BatchState, [BatchResult])] = []
+        var run: [BatchResult] = []
+        var runBatch: BatchState?
         state.withLock { s in
             for (id, index, result) in results {
                 switch s.waiters[id] {
@@ -225,16 +228,18 @@ final class ResultRouter: Sendable {
                     singles.append((c, result))
                 case .batch(let b, let offset, let remaining)?:
                     s.waiters[id] = remaining == 1 ? nil : .batch(b, offset: offset, remaining: remaining - 1)
-                    if let last = batches.last, last.0 === b {
-                        batches[batches.count - 1].1.append(BatchResult(index: offset + index, result: result))
-                    } else {
-                        batches.append((b, [BatchResult(index: offset + index, result: result)]))
+                    if runBatch !== b {
+                        if let runBatch { batches.append((runBatch, run)) }
+                        runBatch = b
+                        run = []
                     }
+                    run.append(BatchResult(index: offset + index, result: result))
                 case nil:
                     break // (cannot happen: every tag we submit has its waiter until its result)
                 }
             }
         }
+        if let runBatch { batches.append((runBatch, run)) }
         for (c, r) in singles { c.resume(returning: r) }
         for (b, rs) in batches { b.deliver(rs) }
     }

@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 @testable import APNsMock
 @testable import SwiftPushKit
@@ -144,7 +143,7 @@ extension SendTests {
 
 /// A counter several tasks bump.
 final class ManagedCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }
