@@ -27,6 +27,8 @@ let package = Package(
         // The Swift API (async/await, swift-log, swift-metrics, ServiceLifecycle): what a Swift
         // program imports. Not the C ABI (product swiftpush, target SwiftPush).
         .library(name: "SwiftPushKit", targets: ["SwiftPushKit"]),
+        // The Swift API's row in `make bench` (scripts/bench.sh).
+        .executable(name: "swiftpushkit-bench", targets: ["SwiftPushKitBench"]),
     ],
     dependencies: [
         // Argument parsing for the command-line tool only: libswiftpush.so links none of it.
@@ -64,6 +66,7 @@ let package = Package(
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 ],
                 swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "SwiftPushKitBench", dependencies: ["SwiftPushKit"], swiftSettings: [.swiftLanguageMode(.v6)]),
         // The mock APNs server (a library, used by the CLI and the tests).
         .target(name: "APNsMock", dependencies: ["PushCore", "PushTransport", "COpenSSL", "CNGHTTP2"]),
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome

@@ -7,6 +7,8 @@
 # divided by the notifications sent, as in the project's earlier A/Bs.
 # usage: scripts/callgrind-ab.sh PKI_DIR RELEASE_DIR [RELEASE_DIR...]
 #   CG_COUNT notifications per run (default 20000), CG_RUNS runs per build (default 2).
+#   CG_SWIFT=1 also runs the Swift API's engine on the same workload (swiftpushkit-bench --mode
+#   engine, from each build that has it: `swift build -c release --product swiftpushkit-bench`).
 #   The first build's swiftpush-cli serves as the mock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,5 +33,14 @@ for run in $(seq 1 "$runs"); do
     accepted=$(sed -nE 's/.*load-result .*accepted=([0-9]+).*/\1/p' "$out/cg.txt")
     printf 'callgrind run %d %s: %d instructions per notification (%s accepted)\n' "$run" "${builds[$i]}" \
       "$((total / count))" "$accepted"
+    if [ "${CG_SWIFT:-0}" = 1 ] && [ -x "${builds[$i]}/swiftpushkit-bench" ]; then
+      valgrind --tool=callgrind --callgrind-out-file=/dev/null "${builds[$i]}/swiftpushkit-bench" --mode engine --host localhost \
+        --port "$MOCK_PORT" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456 \
+        --topic com.example.app --count "$count" --window 10000 > "$out/cg.txt" 2>&1 || { cat "$out/cg.txt" >&2; exit 1; }
+      total=$(grep -oE 'Collected : [0-9]+' "$out/cg.txt" | grep -oE '[0-9]+$')
+      accepted=$(sed -nE 's/.*load-result .*accepted=([0-9]+).*/\1/p' "$out/cg.txt")
+      printf 'callgrind run %d %s: Swift engine %d instructions per notification (%s accepted)\n' "$run" "${builds[$i]}" \
+        "$((total / count))" "$accepted"
+    fi
   done
 done
