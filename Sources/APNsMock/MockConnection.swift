@@ -99,12 +99,12 @@ final class MockConnection {
     /// The session exists: submit the initial SETTINGS (observed APNs SETTINGS, apns.md:
     /// MAX_HEADER_LIST_SIZE 8000; the stream limit as the machine starts it).
     func start() throws(TransportError) {
-        let settings = [
+        let entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit.initial),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: MockPump.streamWindow),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: 8000),
         ]
-        guard pump.submitSettings(settings) else {
+        guard pump.submitSettings(entries) else {
             throw TransportError(.protocolError, "cannot submit the initial SETTINGS")
         }
         limit.announced(limit.initial)

@@ -22,7 +22,7 @@ import PushTransport
 /// for this endpoint.")` and closes; nghttp2 would instead reset the stream or send its own
 /// PROTOCOL_ERROR GOAWAY. So the pump scans frame headers as bytes arrive, asks its connection
 /// before feeding nghttp2 a HEADERS frame that could break the limit, and writes that GOAWAY
-/// itself when told to (`refuse`).
+/// itself when told to (`finish(with:)`).
 ///
 /// Ownership: the server core holds its pumps, the event loop the registered ones, and the
 /// timers those with answers scheduled; the pump owns its connection, which refers back to it
@@ -64,7 +64,7 @@ final class MockPump: EventHandler {
     /// What the requests mean, once TLS is up; owned here for the pump's whole life.
     private(set) var connection: MockConnection?
     /// The same, unretained, for the frame scanner's question per new stream.
-    var requests: Unmanaged<MockConnection>?
+    private(set) var requests: Unmanaged<MockConnection>?
 
     var interest: UInt32 = EventLoop.readable
     /// Input: `FrameScanner.headroom` bytes in front of each read.

@@ -55,9 +55,11 @@ final class MockTimers {
     func schedule(afterMillis millis: Int, connection: MockConnection, stream: MockStream) {
         let dueNanos = clock.monotonicNanos() + UInt64(max(0, millis)) * 1_000_000
         let tick = (dueNanos + Self.nanosPerTick - 1) / Self.nanosPerTick
-        let pump = connection.pump
-        if pump.scheduledAnswers == 0 { _ = Unmanaged.passUnretained(pump).retain() }
-        pump.scheduledAnswers += 1
+        let first = connection.withPump { pump in
+            pump.scheduledAnswers += 1
+            return pump.scheduledAnswers == 1
+        }
+        if first { _ = Unmanaged.passUnretained(connection.pump).retain() }
         queue.insert(Entry(connection: .passUnretained(connection), stream: .passUnretained(stream), serial: stream.serial,
                            apnsId: stream.apnsId.load(as: MockStream.ApnsIdBytes.self)),
                      tick: tick)
@@ -83,12 +85,13 @@ final class MockTimers {
         for e in due {
             e.connection._withUnsafeGuaranteedRef { c in
                 let submitted = e.stream._withUnsafeGuaranteedRef { c.submitLater($0, serial: e.serial, apnsId: e.apnsId) }
-                let pump = c.pump
-                if submitted && !pump.flushPending {
-                    // `touched` keeps the pump (and its connection) alive until its flush, past
-                    // `release`.
-                    pump.flushPending = true
-                    touched.append(pump)
+                c.withPump { pump in
+                    if submitted && !pump.flushPending {
+                        // `touched` keeps the pump (and its connection) alive until its flush,
+                        // past `release`.
+                        pump.flushPending = true
+                        touched.append(pump)
+                    }
                 }
             }
             release(e.connection)
