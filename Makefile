@@ -11,7 +11,8 @@
 #   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
 #   make bench-worker   the Redis Streams worker against the raw library rate (docs/worker.md)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
-#   make wheel      dist/swiftpush-<version>-py3-none-linux_x86_64.whl (the library inside)
+#   make wheel      dist/swiftpush-<version>-py3-none-manylinux_2_35_x86_64.whl (the library inside,
+#                   with its own OpenSSL and nghttp2: auditwheel)
 #   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page,
 #                   bash/zsh/fish completions)
 #   make install PREFIX=...   library, header, swiftpush.pc, bin/swiftpush, its man page and completions
@@ -167,7 +168,10 @@ install: release
 test-install: release pki
 	bash Tests/install/run.sh $(RELEASE_DIR)
 
-# Python wheel carrying the release libswiftpush.so next to the package (py3-none-linux_x86_64).
+# Python wheel carrying the release libswiftpush.so next to the package and, vendored by auditwheel
+# repair, the libssl, libcrypto and libnghttp2 it loads (py3-none-manylinux_2_35_x86_64: the
+# policy and why in scripts/build-wheel.sh). test-wheel also runs it with those of the system
+# hidden (as root) and the Python suite against it.
 wheel: release
 	bash scripts/build-wheel.sh $(RELEASE_DIR) dist
 
