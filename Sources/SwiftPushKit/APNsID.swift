@@ -53,23 +53,40 @@ public struct APNsID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The id the library wrote into a result (36 hex digits and dashes, checked when they
-    /// were given or generated there): decoded without checks, a few instructions a digit
-    /// (every result has one). Empty (no buffer) gives the zero id.
+    /// were given or generated there): decoded without checks, eight or four digits at a time
+    /// (every result has one). Anything but 36 bytes gives the zero id.
     init(trustedASCII ascii: UnsafeRawBufferPointer) {
-        guard ascii.count == 36 else {
+        guard ascii.count == 36, let base = ascii.baseAddress else {
             self.init(high: 0, low: 0)
             return
         }
-        // '0'-'9' are 0x30-0x39, 'a'-'f' 0x61-0x66, 'A'-'F' 0x41-0x46: the low nibble, plus 9
-        // for letters (bit 6 set).
-        @inline(__always) func nibble(_ c: UInt8) -> UInt64 { UInt64((c & 0xF) &+ 9 &* (c >> 6)) }
-        var high: UInt64 = 0, low: UInt64 = 0
-        for i in 0..<8 { high = high << 4 | nibble(ascii[i]) }
-        for i in 9..<13 { high = high << 4 | nibble(ascii[i]) }
-        for i in 14..<18 { high = high << 4 | nibble(ascii[i]) }
-        for i in 19..<23 { low = low << 4 | nibble(ascii[i]) }
-        for i in 24..<36 { low = low << 4 | nibble(ascii[i]) }
+        // 8-4-4-4-12: digits at 0, 9, 14, 19, 24 and 28.
+        let high = UInt64(Self.hex8(base, 0)) << 32 | UInt64(Self.hex4(base, 9)) << 16 | UInt64(Self.hex4(base, 14))
+        let low = UInt64(Self.hex4(base, 19)) << 48 | UInt64(Self.hex4(base, 24)) << 32 | UInt64(Self.hex8(base, 28))
         self.init(high: high, low: low)
+    }
+
+    /// The value of 8 hex digits at `offset`. Each byte becomes its digit's value ('0'-'9' are
+    /// 0x30-0x39, letters 0x41-0x46 and 0x61-0x66: the low nibble, plus 9 when bit 6 is set),
+    /// then the nibbles are packed pairwise and the bytes put in reading order.
+    @inline(__always)
+    private static func hex8(_ base: UnsafeRawPointer, _ offset: Int) -> UInt32 {
+        let v = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        var n = (v & 0x0F0F_0F0F_0F0F_0F0F) &+ 9 &* ((v >> 6) & 0x0101_0101_0101_0101)
+        n = ((n << 4) | (n >> 8)) & 0x00FF_00FF_00FF_00FF
+        n = (n | (n >> 8)) & 0x0000_FFFF_0000_FFFF
+        n = (n | (n >> 16)) & 0xFFFF_FFFF
+        return UInt32(truncatingIfNeeded: n).byteSwapped
+    }
+
+    /// The value of 4 hex digits at `offset` (as `hex8`).
+    @inline(__always)
+    private static func hex4(_ base: UnsafeRawPointer, _ offset: Int) -> UInt16 {
+        let v = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        var n = (v & 0x0F0F_0F0F) &+ 9 &* ((v >> 6) & 0x0101_0101)
+        n = ((n << 4) | (n >> 8)) & 0x00FF_00FF
+        n = (n | (n >> 8)) & 0xFFFF
+        return UInt16(truncatingIfNeeded: n).byteSwapped
     }
 
     /// Calls `body` with the id's 36 lowercase ASCII characters.

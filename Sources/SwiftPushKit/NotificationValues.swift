@@ -7,39 +7,40 @@ import PushTransport
 // only copy of a payload is the client's, into its slot.
 
 extension PushNotification {
-    /// Calls `body` with the notification's fields, borrowed for the call, and `tag`.
+    /// Calls `body` with `n`'s fields, borrowed for the call, and `tag`.
     @inline(__always)
-    func withView(tag: UInt64, _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
+    static func withView(of n: borrowing PushNotification, tag: UInt64,
+                         _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
         var view = NotificationView()
         view.tag = tag
-        view.pushType = pushType.core.rawValue
-        view.priority = Int32(clamping: priority?.rawValue ?? 0)
-        if let expiration {
+        view.pushType = n.pushType.core.rawValue
+        view.priority = Int32(clamping: n.priority?.rawValue ?? 0)
+        if let expiration = n.expiration {
             view.hasExpiration = true
             view.expiration = expiration.unixSeconds
         }
-        if let deadline {
+        if let deadline = n.deadline {
             guard deadline > .zero else { return NotificationRules.Violation(.invalidArgument, "deadline must be positive, got \(deadline)") }
             // At least a nanosecond (0 would mean the client's deadline); at most ~31 years.
             view.deadlineNanos = max(1, UInt64(min(deadline / .nanoseconds(1), 1e18)))
         }
         let (token, channel): (String?, String?)
-        switch destination {
+        switch n.destination {
         case .device(let t): (token, channel) = (t, nil)
         case .channel(let c): (token, channel) = (nil, c)
         }
         return Self.withBytes(token) { token in
             Self.withBytes(channel) { channel in
-                Self.withBytes(topic) { topic in
-                    Self.withBytes(collapseID) { collapse in
-                        payload.bytes.withUnsafeBytes { payloadBytes in
+                Self.withBytes(n.topic) { topic in
+                    Self.withBytes(n.collapseID) { collapse in
+                        n.payload.bytes.withUnsafeBytes { payloadBytes in
                             var v = view
                             v.deviceToken = token
                             v.channelID = channel
                             v.topic = topic
                             v.collapseID = collapse
                             v.payload = BorrowedBytes(payloadBytes)
-                            guard let apnsID else { return body(v) }
+                            guard let apnsID = n.apnsID else { return body(v) }
                             return apnsID.withASCII { id in
                                 v.apnsID = BorrowedBytes(id)
                                 return body(v)
@@ -68,8 +69,8 @@ struct TaggedBatch: NotificationBatch {
     var count: Int { items.count }
 
     func withNotification(at index: Int, _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
-        // Read in place: a copy of the item would retain and release each of its strings.
-        items.withUnsafeBufferPointer { $0[index].notification.withView(tag: $0[index].tag, body) }
+        // Borrowed in place: a copy of the item would retain and release each of its strings.
+        items.withUnsafeBufferPointer { PushNotification.withView(of: $0[index].notification, tag: $0[index].tag, body) }
     }
 }
 
@@ -82,6 +83,6 @@ struct NumberedBatch: NotificationBatch {
     var count: Int { notifications.count }
 
     func withNotification(at index: Int, _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
-        notifications.withUnsafeBufferPointer { $0[index].withView(tag: firstTag &+ UInt64(index), body) }
+        notifications.withUnsafeBufferPointer { PushNotification.withView(of: $0[index], tag: firstTag &+ UInt64(index), body) }
     }
 }

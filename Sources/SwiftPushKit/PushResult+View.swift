@@ -11,13 +11,13 @@ extension PushResult {
         default: outcome = .failed
         }
         status = Int(view.status)
-        let code = APNsReason(rawValue: view.reason) ?? .unknown
         let text = view.reasonText
         detail = text.isEmpty ? "" : String(decoding: text, as: UTF8.self)
-        switch code {
-        case .none: reason = nil
-        case .unknown: reason = PushReason(unknown: detail)
-        default: reason = PushReason(code)
+        if view.reason == 0 {
+            reason = nil // accepted: most results, no lookup
+        } else {
+            let code = APNsReason(rawValue: view.reason) ?? .unknown
+            reason = code == .unknown ? PushReason(unknown: detail) : PushReason(code)
         }
         apnsID = APNsID(trustedASCII: view.apnsID)
         let unique = view.uniqueID

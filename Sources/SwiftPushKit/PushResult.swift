@@ -29,6 +29,14 @@ public struct PushResult: Sendable, Equatable {
     /// `latency` as the client measures it (a `Duration` is made only when it is read).
     var latencyMicroseconds: Int64
 
+    /// The (outcome, reason) pair the metrics count by: outcome (1, 2, 3) << 32 | the reason's
+    /// table value (0 when accepted).
+    var kind: Int64 {
+        let o: Int64 = outcome == .accepted ? 1 : outcome == .rejected ? 2 : 3
+        guard let reason else { return o << 32 }
+        return o << 32 | Int64(reason.code.rawValue)
+    }
+
     /// A result with these fields (tests, hosts that replay results).
     public init(outcome: PushOutcome, status: Int, reason: PushReason?, detail: String, apnsID: APNsID, uniqueID: APNsID? = nil,
                 timestamp: Int64? = nil, attempts: Int, latency: Duration) {

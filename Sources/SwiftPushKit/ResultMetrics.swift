@@ -27,21 +27,19 @@ final class ResultMetrics: Sendable {
     /// the same kind (a take is mostly of one kind: no table is built per take).
     func record(_ results: ArraySlice<TaggedResult>) {
         var run: (key: Int64, handles: Handles, count: Int64)?
-        for t in results {
-            let key = Self.key(t.result)
-            if run?.key != key {
-                if let run { run.handles.counter.increment(by: run.count) }
-                run = (key, handles(for: key, t.result), 0)
+        // Fields read in place: copying each result would retain and release its strings.
+        results.withUnsafeBufferPointer { taken in
+            for i in taken.indices {
+                let key = taken[i].result.kind
+                if run?.key != key {
+                    if let run { run.handles.counter.increment(by: run.count) }
+                    run = (key, handles(for: key, taken[i].result), 0)
+                }
+                run!.count += 1
+                run!.handles.timer.recordNanoseconds(taken[i].result.latencyMicroseconds &* 1000)
             }
-            run!.count += 1
-            run!.handles.timer.recordNanoseconds(t.result.latencyMicroseconds &* 1000)
         }
         if let run { run.handles.counter.increment(by: run.count) }
-    }
-
-    private static func key(_ r: PushResult) -> Int64 {
-        let outcome: Int64 = r.outcome == .accepted ? 1 : r.outcome == .rejected ? 2 : 3
-        return outcome << 32 | Int64(r.reason?.code.rawValue ?? 0)
     }
 
     private func handles(for key: Int64, _ r: PushResult) -> Handles {

@@ -72,5 +72,13 @@ struct PayloadTests {
         #expect(APNsID("123e4567e89b12d3a456426614174000") == nil && APNsID("not a uuid") == nil)
         let r = APNsID.random()
         #expect(APNsID(r.description) == r && r.description.count == 36)
+        // What results decode without checks (eight and four digits at a time), either case.
+        for _ in 0..<1000 {
+            let id = APNsID.random()
+            for text in [id.description, id.description.uppercased()] {
+                let decoded = Array(text.utf8).withUnsafeBytes { APNsID(trustedASCII: $0) }
+                #expect(decoded == id, "\(text)")
+            }
+        }
     }
 }
