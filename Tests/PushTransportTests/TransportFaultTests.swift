@@ -198,6 +198,43 @@ struct TransportFaultTests {
         #expect(results.allSatisfy { $0.outcome == 1 || $0.reason == APNsReason.connectionLost.rawValue })
     }
 
+    @Test("A connection lost abruptly after a GOAWAY is the last connection error, even when an answer retired it while it drained")
+    func abruptEndAfterGoawayIsReported() throws {
+        // On one connection: the first answer (200) is followed by GOAWAY(Shutdown) naming all
+        // three streams processed; the second answer (500) would retire a ready connection
+        // (retireAfterServerErrors 1) and arrives while it drains; then the server drops the
+        // socket with the third (stalled) stream still open.
+        let stalledToken = String(repeating: "ab", count: 32)
+        var faults = MockFaults()
+        faults.goawayAfterRequests = 1
+        faults.status500EveryNth = 2
+        faults.stallTokens = [stalledToken]
+        faults.killConnectionAfterRequests = 2
+        faults.responseDelayMillis = 100 // all three requests are in before the first answer
+        let server = try support.startMock()
+        defer { server.stop() }
+        let client = try support.makeClient(port: server.port) {
+            $0.recovery.retireAfterServerErrors = 1
+            $0.recovery.maxAttempts = 1 // the 500 ends REJECTED: nothing is sent on another connection
+        }
+        defer { client.close(drainMillis: 0) }
+        // A token connection carries one stream until a notification is accepted: one first,
+        // then the faults (which restart the mock's counts) once the limit is raised.
+        #expect(support.send(client, count: 1, firstTag: 9).accepted == 1)
+        #expect(support.collect(client, count: 1).first?.outcome == 1)
+        #expect(waitUntil(seconds: 10) { client.stats().connections.0.stream_limit > 1 })
+        server.setFaults(faults)
+        #expect(support.send(client, count: 2).accepted == 2)
+        #expect(support.send(client, count: 1, firstTag: 2, token: stalledToken).accepted == 1)
+        let results = support.collect(client, count: 3).sorted { $0.tag < $1.tag }
+        #expect(results.map(\.outcome) == [1, 2, 3], "\(results.map { "\($0.outcome) \($0.reasonText)" })")
+        #expect(results.last?.reason == APNsReason.connectionLost.rawValue)
+        #expect(server.stats().killedConnections == 1 && server.stats().goaways == 1)
+        var stats = client.stats()
+        let lastError = withUnsafeBytes(of: &stats.last_connection_error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        #expect(lastError.hasPrefix("after GOAWAY (Shutdown): "), "last_connection_error: \(lastError)")
+    }
+
     @Test("100,000 notifications over 4 connections with up to 1,500 streams each are all accepted")
     func manyOverFourConnections() throws {
         let server = try support.startMock(maxStreams: 1500) { $0.recordRequests = false }
