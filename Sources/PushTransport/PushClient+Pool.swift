@@ -126,7 +126,8 @@ extension PushClient {
                                   poolIndex: poolIndex, fd: fd, ssl: ssl,
                                   localMaxStreams: configuration.pool.maxStreamsPerConnection,
                                   retireAfterTimeouts: configuration.recovery.retireAfterTimeouts,
-                                  retireAfterServerErrors: configuration.recovery.retireAfterServerErrors)
+                                  retireAfterServerErrors: configuration.recovery.retireAfterServerErrors,
+                                  sessionMemory: configuration.sessionMemory)
         conn.tunnel.request = pool.tunnelRequest
         conn.record.fallbackAddresses = order
         return conn

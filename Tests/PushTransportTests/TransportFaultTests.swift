@@ -235,6 +235,28 @@ struct TransportFaultTests {
         #expect(lastError.hasPrefix("after GOAWAY (Shutdown): "), "last_connection_error: \(lastError)")
     }
 
+    @Test("nghttp2 out of memory as a stream starts: the notification waits and goes out on the same connection, which is not retired")
+    func outOfMemoryAtSubmitKeepsTheConnection() throws {
+        let server = try support.startMock()
+        defer { server.stop() }
+        let allocator = FailingAllocator()
+        let client = try support.makeClient(port: server.port) { $0.sessionMemory = allocator.sessionMemory }
+        defer { client.close(drainMillis: 0) }
+        // First one accepted and the stream limit raised: every frame the server sends unasked
+        // (SETTINGS, their ACK, the raise) has been read, and reading a frame allocates too.
+        #expect(support.send(client, count: 1).accepted == 1)
+        #expect(support.collect(client, count: 1).first?.outcome == 1)
+        #expect(waitUntil(seconds: 10) { client.stats().connections.0.stream_limit > 1 })
+        // The next allocation is nghttp2_submit_request's own: it returns NGHTTP2_ERR_NOMEM.
+        allocator.failNext(1)
+        #expect(support.send(client, count: 1, firstTag: 1).accepted == 1)
+        let result = support.collect(client, count: 1).first
+        #expect(result?.outcome == 1 && result?.attempts == 1, "\(result.map { "\($0.outcome) \($0.reasonText)" } ?? "no result")")
+        #expect(allocator.refused == 1, "the allocation failed")
+        #expect(client.stats().connections_started == 1 && server.stats().connections == 1,
+                "not retired: \(client.stats().connections_started) connections started")
+    }
+
     @Test("100,000 notifications over 4 connections with up to 1,500 streams each are all accepted")
     func manyOverFourConnections() throws {
         let server = try support.startMock(maxStreams: 1500) { $0.recordRequests = false }
