@@ -184,7 +184,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             switch answer.reason.retryClass {
             case .refused:
                 // Credentials refused: later calls back off, as the device client's connections do.
-                _ = backoff.failed(now: MonotonicTime.nanos(), attemptStartedNanos: conn.startedNanos, unit: unit())
+                _ = backoff.failed(now: MonotonicTime.nanos(), attemptStartedNanos: conn.state.startedNanos, unit: unit())
                 lastConnectionError = TransportError(.closed, "APNs refused the credentials: \(answer.reasonText)")
                 drop(conn)
             case .token:
@@ -217,7 +217,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             // Between calls nothing runs the loop: take what arrived meanwhile (a GOAWAY, the
             // server closing an idle connection) so that no request goes out on a dead one.
             _ = loop.runOnce(timeoutMillis: 0)
-            if !c.isClosed, !c.goingAway, c.ready { return .success(c) }
+            if c.state.phase == .ready { return .success(c) }
             drop(c)
         }
         var now = MonotonicTime.nanos()
@@ -242,11 +242,11 @@ public final class ChannelManagementClient: @unchecked Sendable {
             return .failure(failedAttempt(error, started: started))
         }
         connection = conn
-        guard run(until: { conn.ready || conn.isClosed }, deadline: connectDeadline(deadline, started: started)) else {
+        guard run(until: { conn.state.everEstablished || conn.state.phase == .closed }, deadline: connectDeadline(deadline, started: started)) else {
             drop(conn)
             return .failure(failedAttempt(TransportError(.connect, "no connection within the connect timeout"), started: started))
         }
-        if !conn.ready {
+        if !conn.state.everEstablished {
             drop(conn)
             return .failure(failedAttempt(conn.closedError ?? TransportError(.connect, "the connection closed"), started: started))
         }
