@@ -136,6 +136,23 @@ final class ChannelConnection: TLSH2Socket {
         return .success(e)
     }
 
+    /// Health, as a device connection's (`ConnectionState.checkHealth`): idle longer than the
+    /// idle time, it is PINGed; a PING unanswered for longer than the PING timeout closes it with
+    /// that error, which ends a request waiting on it (a server that went silent, a dead peer
+    /// behind a socket that never closes).
+    func checkHealth(now: UInt64, timers: ClientTimers) {
+        switch state.checkHealth(now: now, lastInputNanos: lastInputNanos, timers: timers) {
+        case .none, .replace, .close:
+            break
+        case .ping:
+            guard let session else { return }
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            flush()
+        case .fail:
+            close(TransportError(.closed, "no PING acknowledgement within \(timers.pingTimeoutNanos / 1_000_000) ms"))
+        }
+    }
+
     /// Asks the server to end the connection politely (GOAWAY), then closes.
     func finish() {
         if let session, state.phase != .closed {
@@ -147,6 +164,10 @@ final class ChannelConnection: TLSH2Socket {
 
     fileprivate func settingsReceived(maxConcurrentStreams: UInt32) {
         state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams)
+    }
+
+    fileprivate func pingAcknowledged() {
+        state.pingAcknowledged()
     }
 
     fileprivate func goawayReceived(lastStreamID: Int32) {
@@ -239,6 +260,8 @@ private let channelOnFrame: nghttp2_on_frame_recv_callback = { session, frame, u
     switch UInt32(frame.pointee.hd.type) {
     case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
         conn.settingsReceived(maxConcurrentStreams: nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+        conn.pingAcknowledged()
     case NGHTTP2_GOAWAY.rawValue:
         conn.goawayReceived(lastStreamID: frame.pointee.goaway.last_stream_id)
     default:
