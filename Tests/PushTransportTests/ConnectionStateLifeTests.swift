@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import APNsClient
 import Testing
 
 /// The connection machine beyond stream capacity: the transport phases, what answers do to the

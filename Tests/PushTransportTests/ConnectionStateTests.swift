@@ -1,4 +1,4 @@
-import PushTransport
+import APNsClient
 import Testing
 
 @Suite("ConnectionState")

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 
 /// Dispatch: pending notifications onto connections with free streams. On the I/O thread.
 extension PushClient {

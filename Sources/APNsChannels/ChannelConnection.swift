@@ -4,6 +4,8 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
+import APNsClient
 
 /// One connection to the channel management host (apns.md, "Broadcast push and channels"):
 /// TLS + an nghttp2 client session over `TLSH2Socket`, like `APNsConnection`, carrying one
@@ -86,7 +88,7 @@ final class ChannelConnection: TLSH2Socket {
     }
 
     override func didClose(_ error: TransportError?) {
-        closedError = error ?? (state.everEstablished ? nil : TransportError(.tls, APNsConnection.closedAfterHandshakeText))
+        closedError = error ?? (state.everEstablished ? nil : TransportError(.tls, Self.closedAfterHandshakeText))
         state.closed()
         if let e = exchange, !e.finished {
             e.finished = true

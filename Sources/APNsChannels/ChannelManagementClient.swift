@@ -3,6 +3,8 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import PushTransport
+import APNsClient
 import CPushSystem
 
 /// The channel management API (apns.md, "Broadcast push and channels"): create, read, delete

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 import CPushSystem
 
 /// What a connection reports to its owner (a `PushClient`), on the I/O thread, mostly from
@@ -181,9 +182,6 @@ final class APNsConnection: TLSH2Socket {
         state.closed()
         events.connectionClosed(self, error: error)
     }
-
-    /// What a connection closed between the TLS handshake and the server's SETTINGS reports.
-    static let closedAfterHandshakeText = "the server closed the connection right after the TLS handshake; with certificate authentication this usually means the certificate was refused"
 
     // MARK: - Requests
 

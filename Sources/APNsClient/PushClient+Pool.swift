@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 
 /// The pool: opening connections (with back-off), following them as they come and go,
 /// retiring them, and keeping idle ones healthy. All on the I/O thread.

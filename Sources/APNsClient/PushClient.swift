@@ -3,6 +3,7 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import PushTransport
 import CSwiftPushABI
 
 /// Everything a client needs to know, with the defaults users get.
