@@ -3,7 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import PushCore
-import APNsClient
+import PushClientCore
 import PushTransport
 
 /// The options that say how to reach APNs and who we are: credentials (token key or client

@@ -4,8 +4,8 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import APNsClient
-@testable import APNsChannels
+@testable import PushClientCore
+@testable import PushChannels
 
 /// Servers that are not a healthy APNs (issue #8, item 5): certificates that must not be
 /// trusted (self-signed, for another host, expired, not yet valid), a server that offers only

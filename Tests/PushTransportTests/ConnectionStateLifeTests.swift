@@ -1,5 +1,5 @@
 import PushCore
-import APNsClient
+import PushClientCore
 import Testing
 
 /// The connection machine beyond stream capacity: the transport phases, what answers do to the

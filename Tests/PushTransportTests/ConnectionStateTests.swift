@@ -1,4 +1,4 @@
-import APNsClient
+import PushClientCore
 import Testing
 
 @Suite("ConnectionState")

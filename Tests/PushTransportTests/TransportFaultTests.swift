@@ -3,7 +3,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import APNsClient
+@testable import PushClientCore
 
 /// What APNs does to clients, done by the mock, and what the client promises in return: every
 /// notification gets exactly one outcome, nothing processed twice, checked against the mock's

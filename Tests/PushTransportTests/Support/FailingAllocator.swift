@@ -3,7 +3,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import APNsClient
+@testable import PushClientCore
 
 /// nghttp2's allocator for a client's sessions in a test (`ClientConfiguration.sessionMemory`):
 /// the system's malloc, except that the next `failNext(_:)` allocations fail, so that nghttp2

@@ -4,7 +4,7 @@ import Glibc
 import COpenSSL
 import PushCore
 import PushTransport
-import APNsClient
+import PushClientCore
 import CPushSystem
 
 /// The channel management API (apns.md, "Broadcast push and channels"): create, read, delete

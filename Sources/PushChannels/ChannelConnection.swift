@@ -5,7 +5,7 @@ import COpenSSL
 import CNGHTTP2
 import PushCore
 import PushTransport
-import APNsClient
+import PushClientCore
 
 /// One connection to the channel management host (apns.md, "Broadcast push and channels"):
 /// TLS + an nghttp2 client session over `TLSH2Socket`, like `APNsConnection`, carrying one
