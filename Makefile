@@ -72,8 +72,11 @@ header: build
 pki:
 	@bash scripts/make-test-pki.sh $(PKI) >/dev/null
 
+# The test build also checks that every target imports only the targets it declares
+# (docs/architecture.md, "Modules"): an undeclared import would otherwise compile whenever the
+# other module happened to be built first.
 test: build pki
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-worker test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
 
 test-swift:

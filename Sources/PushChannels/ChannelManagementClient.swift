@@ -3,6 +3,8 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import PushTransport
+import PushClientCore
 import CPushSystem
 
 /// The channel management API (apns.md, "Broadcast push and channels"): create, read, delete
@@ -16,6 +18,9 @@ import CPushSystem
 /// processed (REFUSED_STREAM, above a GOAWAY's last-stream-id), and one refused with
 /// ExpiredProviderToken (after re-signing, on a new connection). Nothing else: a create whose
 /// answer was lost may have created a channel, and only the caller can decide to list and see.
+/// While a call waits, its connection is PINGed as a device connection is
+/// (`PUSH_OPT_IDLE_PING_MS`, `PUSH_OPT_PING_TIMEOUT_MS`), so that a call with no time limit
+/// still ends, with an error, when the server goes silent.
 public final class ChannelManagementClient: @unchecked Sendable {
     /// Apple's management host and port for an APNs host (nil for any other host: a mock, a
     /// test server, where the caller names the management host).
@@ -56,6 +61,8 @@ public final class ChannelManagementClient: @unchecked Sendable {
     private let token: ProviderToken?
     private let tunnelRequest: SecretBytes?
     private let loop: EventLoop
+    /// The health PINGs' times (and the connect timeout), from the configuration.
+    private let timers: ClientTimers
     private let lock = PThreadMutex()
     private var connection: ChannelConnection?
     private var backoff: ReconnectBackoff
@@ -109,6 +116,8 @@ public final class ChannelManagementClient: @unchecked Sendable {
             throw ClientError(error.kind == .tls ? .tls : .internalError, error.description)
         }
         configuration = c
+        timers = ClientTimers(idlePingMillis: c.timing.idlePingMillis, pingTimeoutMillis: c.timing.pingTimeoutMillis,
+                              connectTimeoutMillis: c.timing.connectTimeoutMillis)
         self.host = host
         self.port = port
         tunnelRequest = c.endpoint.proxy == nil ? nil : PushClient.connectRequest(host: host, port: port, credentials: c.endpoint.proxyCredentials)
@@ -184,7 +193,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             switch answer.reason.retryClass {
             case .refused:
                 // Credentials refused: later calls back off, as the device client's connections do.
-                _ = backoff.failed(now: MonotonicTime.nanos(), attemptStartedNanos: conn.startedNanos, unit: unit())
+                _ = backoff.failed(now: MonotonicTime.nanos(), attemptStartedNanos: conn.state.startedNanos, unit: unit())
                 lastConnectionError = TransportError(.closed, "APNs refused the credentials: \(answer.reasonText)")
                 drop(conn)
             case .token:
@@ -217,7 +226,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             // Between calls nothing runs the loop: take what arrived meanwhile (a GOAWAY, the
             // server closing an idle connection) so that no request goes out on a dead one.
             _ = loop.runOnce(timeoutMillis: 0)
-            if !c.isClosed, !c.goingAway, c.ready { return .success(c) }
+            if c.state.phase == .ready { return .success(c) }
             drop(c)
         }
         var now = MonotonicTime.nanos()
@@ -242,11 +251,11 @@ public final class ChannelManagementClient: @unchecked Sendable {
             return .failure(failedAttempt(error, started: started))
         }
         connection = conn
-        guard run(until: { conn.ready || conn.isClosed }, deadline: connectDeadline(deadline, started: started)) else {
+        guard run(until: { conn.state.everEstablished || conn.state.phase == .closed }, deadline: connectDeadline(deadline, started: started)) else {
             drop(conn)
             return .failure(failedAttempt(TransportError(.connect, "no connection within the connect timeout"), started: started))
         }
-        if !conn.ready {
+        if !conn.state.everEstablished {
             drop(conn)
             return .failure(failedAttempt(conn.closedError ?? TransportError(.connect, "the connection closed"), started: started))
         }
@@ -282,12 +291,16 @@ public final class ChannelManagementClient: @unchecked Sendable {
         return deadline.map { min($0, connectBound) } ?? connectBound
     }
 
-    /// Runs the event loop on this thread until `done` or `deadline` (nil: no limit).
+    /// Runs the event loop on this thread until `done` or `deadline` (nil: no limit), checking
+    /// the connection's health every scan interval as the device client's I/O thread does.
     private func run(until done: () -> Bool, deadline: UInt64?) -> Bool {
         while !done() {
             let now = MonotonicTime.nanos()
             if let deadline, now >= deadline { return false }
-            let wait = deadline.map { Int32(min(($0 - now) / 1_000_000 + 1, 1000)) } ?? 1000
+            connection?.checkHealth(now: now, timers: timers)
+            if done() { break } // an unanswered PING closed the connection
+            var wait = deadline.map { Int32(min(($0 - now) / 1_000_000 + 1, 1000)) } ?? 1000
+            if timers.idlePingNanos > 0 { wait = min(wait, Int32(ClientTimers.scanIntervalNanos / 1_000_000)) }
             _ = loop.runOnce(timeoutMillis: wait)
         }
         return true

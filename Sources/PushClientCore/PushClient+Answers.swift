@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 
 /// What connections report from inside nghttp2 callbacks: SETTINGS, GOAWAY, and each
 /// stream's end, turned into an outcome, a resend or a delayed retry. On the I/O thread.

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 
 /// Dispatch: pending notifications onto connections with free streams. On the I/O thread.
 extension PushClient {
@@ -59,9 +60,18 @@ extension PushClient {
             slot.pointee.answer.bodyLength = 0
             let streamID = conn.submit(slotIndex: index, slot: slot, authorization: authorization)
             if streamID < 0 {
-                // Stream ids exhausted or session unusable: retire it, keep the notification.
+                // Nothing was sent: the notification waits at the head of the queue.
                 queue.pending.prepend(index, in: slots)
-                retireByClient(conn)
+                if streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue {
+                    // This connection's stream ids ran out: a replacement takes over.
+                    retireByClient(conn)
+                } else {
+                    // nghttp2 could not take the request now (out of memory): the connection
+                    // is sound and another would fare no better, so it stays; the notification
+                    // is dispatched again next turn, or ends at its deadline (QueueTimeout).
+                    log(.error, .protocolError, "a stream could not be started on the connection to \(configuration.endpoint.host):\(configuration.endpoint.port) "
+                        + "(pool position \(conn.poolIndex)): \(String(cString: nghttp2_strerror(streamID))); the notification waits")
+                }
                 break
             }
             slot.pointee.transmission.streamID = streamID

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PushCore
+import PushTransport
 
 /// Performing what a connection's `ConnectionState` decided: the state says what becomes of the
 /// connection, the client does it here (pool moves, closes, PINGs, the log). On the I/O thread.

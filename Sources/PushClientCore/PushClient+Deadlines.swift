@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 
 /// Deadlines: queued and in-flight notifications past theirs, and connection attempts that
 /// take too long. On the I/O thread, every scan interval.

@@ -4,11 +4,18 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
+import PushClientCore
 
 /// One connection to the channel management host (apns.md, "Broadcast push and channels"):
 /// TLS + an nghttp2 client session over `TLSH2Socket`, like `APNsConnection`, carrying one
 /// administrative request at a time for a `ChannelManagementClient`. Used only on the thread
 /// of the call in progress (the client's lock serializes calls).
+///
+/// Its phase is a `ConnectionState`, as a device connection's: the transport's steps, the
+/// server's SETTINGS, GOAWAY and the end move it. With one request at a time, the client looks
+/// at the phase before each request instead of performing the state's actions, and decides
+/// about each exchange itself (what to resend, when to give up).
 final class ChannelConnection: TLSH2Socket {
     /// The request in flight and what its answer showed so far.
     final class Exchange {
@@ -37,19 +44,28 @@ final class ChannelConnection: TLSH2Socket {
         }
     }
 
-    /// The server's SETTINGS arrived: requests may go.
-    private(set) var ready = false
-    /// The server sent GOAWAY: no new requests on this connection.
-    private(set) var goingAway = false
+    /// Its phase (requests go only while `.ready`: after the server's SETTINGS, before a
+    /// GOAWAY) and when it was started (for the back-off).
+    private(set) var state: ConnectionState
     /// How the connection ended (nil while open, or after an orderly end).
     private(set) var closedError: TransportError?
-    private(set) var isClosed = false
     /// The request in flight.
     var exchange: Exchange?
     /// The provider token generation its requests carry (ExpiredProviderToken is per token).
     var tokenGeneration = 0
-    /// When the connection attempt started (monotonic ns), for the back-off.
-    let startedNanos = MonotonicTime.nanos()
+
+    override init(loop: EventLoop, fd: Int32, ssl: OpaquePointer, clock: any PushClock) {
+        state = ConnectionState(localMaxStreams: 1, startedNanos: clock.monotonicNanos())
+        super.init(loop: loop, fd: fd, ssl: ssl, clock: clock)
+    }
+
+    override func didConnectTCP(throughProxy: Bool) {
+        state.tcpConnected(throughProxy: throughProxy)
+    }
+
+    override func didOpenTunnel() {
+        state.tunnelOpened()
+    }
 
     override func didCompleteHandshake() throws(TransportError) {
         try requireNegotiatedH2()
@@ -68,11 +84,12 @@ final class ChannelConnection: TLSH2Socket {
         session = s
         var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)]
         nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        state.handshakeCompleted()
     }
 
     override func didClose(_ error: TransportError?) {
-        isClosed = true
-        closedError = error ?? (ready ? nil : TransportError(.tls, APNsConnection.closedAfterHandshakeText))
+        closedError = error ?? (state.everEstablished ? nil : TransportError(.tls, Self.closedAfterHandshakeText))
+        state.closed()
         if let e = exchange, !e.finished {
             e.finished = true
             e.resetCode = UInt32(NGHTTP2_INTERNAL_ERROR.rawValue)
@@ -95,7 +112,7 @@ final class ChannelConnection: TLSH2Socket {
     }
 
     func start(_ request: ChannelRequest, authority: String, authorization: [UInt8]?, answerLimit: Int) -> Result<Exchange, StartFailure> {
-        guard let session, ready, !goingAway else { return .failure(.unavailable) }
+        guard let session, state.phase == .ready else { return .failure(.unavailable) }
         let e = Exchange(body: request.body, bodyLimit: answerLimit)
         var fields: [(String, [UInt8])] = [(":method", Array(request.method.utf8)), (":scheme", Array("https".utf8)),
                                            (":authority", Array(authority.utf8)), (":path", Array(request.path.utf8))]
@@ -121,19 +138,43 @@ final class ChannelConnection: TLSH2Socket {
         return .success(e)
     }
 
+    /// Health, as a device connection's (`ConnectionState.checkHealth`): idle longer than the
+    /// idle time, it is PINGed; a PING unanswered for longer than the PING timeout closes it with
+    /// that error, which ends a request waiting on it (a server that went silent, a dead peer
+    /// behind a socket that never closes).
+    func checkHealth(now: UInt64, timers: ClientTimers) {
+        switch state.checkHealth(now: now, lastInputNanos: lastInputNanos, timers: timers) {
+        case .none, .replace, .close:
+            break
+        case .ping:
+            guard let session else { return }
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            flush()
+        case .fail:
+            close(TransportError(.closed, "no PING acknowledgement within \(timers.pingTimeoutNanos / 1_000_000) ms"))
+        }
+    }
+
     /// Asks the server to end the connection politely (GOAWAY), then closes.
     func finish() {
-        if let session, !isClosed {
+        if let session, state.phase != .closed {
             nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
             flush()
         }
-        if !isClosed { close(nil) }
+        if state.phase != .closed { close(nil) }
     }
 
-    fileprivate func settingsReceived() { ready = true }
+    fileprivate func settingsReceived(maxConcurrentStreams: UInt32) {
+        state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams)
+    }
+
+    fileprivate func pingAcknowledged() {
+        state.pingAcknowledged()
+    }
 
     fileprivate func goawayReceived(lastStreamID: Int32) {
-        goingAway = true
+        // The client looks at the phase before its next request (see the type's comment).
+        _ = state.goawayReceived(lastStreamID: lastStreamID, reason: nil)
         if let e = exchange, !e.finished, e.streamID > lastStreamID { e.unprocessed = true }
     }
 }
@@ -220,7 +261,9 @@ private let channelOnFrame: nghttp2_on_frame_recv_callback = { session, frame, u
     let conn = channelConnection(userData)
     switch UInt32(frame.pointee.hd.type) {
     case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
-        conn.settingsReceived()
+        conn.settingsReceived(maxConcurrentStreams: nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+        conn.pingAcknowledged()
     case NGHTTP2_GOAWAY.rawValue:
         conn.goawayReceived(lastStreamID: frame.pointee.goaway.last_stream_id)
     default:

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CSwiftPushABI
 import PushCore
+import PushTransport
 
 /// Severity of a log event (`PUSH_LOG_*`; Python logging's values).
 public enum LogLevel: Int32, Sendable, Comparable {

@@ -1,5 +1,6 @@
 import CSwiftPushABI
 import PushCore
+import PushTransport
 
 // What a `PushClient`'s I/O thread owns. None of these is ever touched by another thread (what
 // callers and the I/O thread share is `Handoff`, behind its lock); they are split by what they

@@ -127,8 +127,10 @@ public struct ConnectionState: Sendable, Equatable {
         public internal(set) var hadSuccess = false
         /// A credential refusal on it was counted as a failed attempt (once per connection).
         public internal(set) var refusalCounted = false
-        /// We retired it (timeouts, 5xx, a refusal, the pool shrinking): its end is not a
-        /// connection error.
+        /// We retired it while it could still take streams (timeouts, 5xx, a refusal, the pool
+        /// shrinking): its end is not a connection error. A connection already draining after
+        /// the server's GOAWAY is the server's to end: retiring it later does not set this, so
+        /// an abrupt loss of it is still reported (`endIsConnectionError`).
         public internal(set) var retiredByClient = false
     }
 
@@ -299,19 +301,18 @@ public struct ConnectionState: Sendable, Equatable {
     }
 
     /// A stream got no answer before its deadline and was reset. Enough of them in a row
-    /// retire the connection; a connection this closes ends by our decision.
+    /// retire a ready connection (by our decision); a draining one closes with its last stream,
+    /// and stays retired by whoever retired it (us, or the server's GOAWAY).
     public mutating func streamTimedOut() -> Action {
         inFlight = max(0, inFlight - 1)
         consecutiveTimeouts += 1
-        var action = Action.none
         if consecutiveTimeouts >= timeoutsBeforeRetirement, phase == .ready {
             phase = .draining(lastStreamID: nil)
-            action = inFlight == 0 ? .close : .replace
-        } else if case .draining = phase, inFlight == 0 {
-            action = .close
+            history.retiredByClient = true
+            return inFlight == 0 ? .close : .replace
         }
-        if action != .none { history.retiredByClient = true }
-        return action
+        if case .draining = phase, inFlight == 0 { return .close }
+        return .none
     }
 
     /// Whether a stream that was still open when the connection ended may be sent again: only
@@ -341,10 +342,12 @@ public struct ConnectionState: Sendable, Equatable {
     }
 
     /// We decided to stop using the connection (the pool shrinks, its stream ids ran out, an
-    /// answer retired it): its end is not a connection error.
+    /// answer retired it): its end is not a connection error. One that already drains (after a
+    /// GOAWAY, or retired before) or is closed is left as it is: the decision was made before,
+    /// and not by this call.
     public mutating func retire() -> Action {
-        history.retiredByClient = true
         guard isActive else { return .none }
+        history.retiredByClient = true
         phase = .draining(lastStreamID: nil)
         return inFlight == 0 ? .close : .replace
     }

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 
 /// The I/O thread's loop. Each turn takes what senders queued, keeps the pool filled,
 /// releases delayed retries that are due, dispatches, and (every scan interval) enforces

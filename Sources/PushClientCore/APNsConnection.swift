@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 import CPushSystem
 
 /// What a connection reports to its owner (a `PushClient`), on the I/O thread, mostly from
@@ -69,6 +70,8 @@ final class APNsConnection: TLSH2Socket {
     var headerSlotIndex: Int32 = -1
     /// Memory for this connection's nghttp2 session (see pool_alloc.c).
     private let sessionPool: OpaquePointer? = swiftpush_pool_new()
+    /// Another allocator for the session, instead of `sessionPool` (tests).
+    private let sessionMemory: SessionMemory?
     /// Scratch header array reused by every request (nghttp2 copies what it must at submit).
     let nv: UnsafeMutablePointer<nghttp2_nv>
     private static let maxHeaders = 12
@@ -81,8 +84,10 @@ final class APNsConnection: TLSH2Socket {
     static let refillFlushThreshold = 64
 
     init(events: any ConnectionEvents, slots: SlotTable, authority: UnsafeRawBufferPointer, loop: EventLoop, clock: any PushClock,
-         poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int, retireAfterServerErrors: Int) {
+         poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int, retireAfterServerErrors: Int,
+         sessionMemory: SessionMemory? = nil) {
         self.events = events
+        self.sessionMemory = sessionMemory
         self.slots = slots
         self.authority = authority
         self.poolIndex = poolIndex
@@ -131,9 +136,10 @@ final class APNsConnection: TLSH2Socket {
         var s: OpaquePointer?
         // nghttp2 allocates per stream (stream, header copies, frame items); a pool owned by
         // this connection recycles those blocks, so steady sending does not call malloc.
-        var mem = nghttp2_mem(mem_user_data: UnsafeMutableRawPointer(sessionPool),
-                              malloc: swiftpush_pool_malloc, free: swiftpush_pool_free,
-                              calloc: swiftpush_pool_calloc, realloc: swiftpush_pool_realloc)
+        var mem = sessionMemory?.mem
+            ?? nghttp2_mem(mem_user_data: UnsafeMutableRawPointer(sessionPool),
+                           malloc: swiftpush_pool_malloc, free: swiftpush_pool_free,
+                           calloc: swiftpush_pool_calloc, realloc: swiftpush_pool_realloc)
         let rv = nghttp2_session_client_new3(&s, callbacks, Unmanaged.passUnretained(self).toOpaque(), option, &mem)
         guard rv == 0, let s else {
             throw TransportError(.protocolError, "nghttp2_session_client_new2: " + String(cString: nghttp2_strerror(rv)))
@@ -177,13 +183,11 @@ final class APNsConnection: TLSH2Socket {
         events.connectionClosed(self, error: error)
     }
 
-    /// What a connection closed between the TLS handshake and the server's SETTINGS reports.
-    static let closedAfterHandshakeText = "the server closed the connection right after the TLS handshake; with certificate authentication this usually means the certificate was refused"
-
     // MARK: - Requests
 
     /// Submits the notification in `slotIndex` as a new stream. Returns the stream id, or a
-    /// negative nghttp2 error.
+    /// negative nghttp2 error: `NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE` when this connection's
+    /// stream ids ran out, another (`NGHTTP2_ERR_NOMEM`) when nghttp2 could not take it now.
     ///
     /// A device notification is `POST /3/device/<token>` with `apns-topic` and `apns-id`; a
     /// broadcast (the slot has a channel id; apns.md, "Broadcast push and channels") is

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 
 /// The pool: opening connections (with back-off), following them as they come and go,
 /// retiring them, and keeping idle ones healthy. All on the I/O thread.
@@ -126,7 +127,8 @@ extension PushClient {
                                   poolIndex: poolIndex, fd: fd, ssl: ssl,
                                   localMaxStreams: configuration.pool.maxStreamsPerConnection,
                                   retireAfterTimeouts: configuration.recovery.retireAfterTimeouts,
-                                  retireAfterServerErrors: configuration.recovery.retireAfterServerErrors)
+                                  retireAfterServerErrors: configuration.recovery.retireAfterServerErrors,
+                                  sessionMemory: configuration.sessionMemory)
         conn.tunnel.request = pool.tunnelRequest
         conn.record.fallbackAddresses = order
         return conn

@@ -117,7 +117,10 @@ extension PushClient {
         guard let pushType = PushType(rawValue: n.pointee.push_type) else {
             return .init(.badPushType, "push type \(n.pointee.push_type) is not a PUSH_TYPE_* value")
         }
-        guard let tokenPtr = n.pointee.device_token else { return .init(.badDeviceToken, "device token is NULL") }
+        guard let tokenPtr = n.pointee.device_token else {
+            // Reached with channel_id NULL too: say both, a broadcast's caller may have lost its channel id.
+            return .init(.badDeviceToken, "device_token and channel_id are both NULL: a device notification needs a device_token, a broadcast a channel_id")
+        }
         guard let token = bytes(tokenPtr, n.pointee.device_token_len) else { return .init(.badDeviceToken, notALength("device_token_len")) }
         if let v = NotificationRules.checkDeviceToken(token) { return v }
         let topic: UnsafeRawBufferPointer

@@ -8,7 +8,7 @@ extension PushClient {
     ///
     /// Built straight into `SecretBytes`: the request carries the credentials, and every
     /// connection of the client's life sends it again, so it is kept, and cleared when freed.
-    static func connectRequest(host: String, port: Int, credentials: SecretBytes?) -> SecretBytes {
+    package static func connectRequest(host: String, port: Int, credentials: SecretBytes?) -> SecretBytes {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" // IPv6 literals in brackets
         let head = Array("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n".utf8)
         let authPrefix = Array("Proxy-Authorization: Basic ".utf8)

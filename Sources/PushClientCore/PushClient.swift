@@ -3,6 +3,7 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import PushTransport
 import CSwiftPushABI
 
 /// Everything a client needs to know, with the defaults users get.
@@ -28,6 +29,9 @@ public struct ClientConfiguration: Sendable {
     public var recovery = Recovery()
     /// Where results and log events go.
     public var callbacks = Callbacks()
+    /// nghttp2's allocator for the connections' sessions instead of each connection's own pool:
+    /// tests set one that fails on demand. Not an option: no host sets it.
+    var sessionMemory: SessionMemory?
 
     /// The defaults: production APNs on 443, no credentials yet (`set` or the groups add them).
     public init() {}

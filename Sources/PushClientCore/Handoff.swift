@@ -1,4 +1,5 @@
 import PushCore
+import PushTransport
 
 /// Where a client's caller threads (`send`, `poll`, `waitUntilConnected`, `close`, `stats`)
 /// and its I/O thread meet: the only state of a `PushClient` that more than one thread touches.

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushTransport
 
 /// Shutdown at the end of close's drain. On the I/O thread.
 extension PushClient {

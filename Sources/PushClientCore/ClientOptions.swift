@@ -3,6 +3,7 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import PushTransport
 
 // Setting options on a `ClientConfiguration`: the checks push_config_set_int and
 // push_config_set_string make (the C ABI only reads the caller's memory and reports), the
