@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import Foundation
+import SwiftPushRedis
 import SwiftPushWorker
 
 /// `swiftpush enqueue`: JSON lines (one notification per line) to stream entries, XADDs

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SwiftPushRedis
 import SwiftPushWorker
 
 /// `swiftpush outcomes`: prints the outcomes stream (or the unregistered-token stream), and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushTransport
+import SwiftPushRedis
 import SwiftPushWorker
 
 /// `--redis HOST:PORT` and `--shard S`, shared by enqueue and outcomes (`@OptionGroup`).

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CHiredis
+import SwiftPushRedis
 
 /// The names a shard's keys go by. One stream per shard; the hash tag `{shard}` keeps every key
 /// of a shard in one cluster slot, so one Lua script may touch them all.
