@@ -5,8 +5,12 @@ extension RedisConnection {
     /// The first exchange on a new connection: `AUTH [username] password`, or `PING` when there
     /// are no credentials (a server that wants some answers NOAUTH, and the caller learns it
     /// now rather than at its first real command). Its failures are classified: refused
-    /// credentials are permanent (`.authentication`), so are bytes that are not RESP (a TLS port
-    /// spoken to in the clear), a server still loading is a lost connection (retry).
+    /// credentials are permanent (`.authentication`); so is a server that closes the connection
+    /// at the first command without a word, or answers bytes that are not RESP — a Redis does
+    /// neither, a TLS port spoken to in the clear does, and so does a TLS server that wants a
+    /// client certificate (TLS 1.3 checks it after the client's handshake has returned, and
+    /// refuses at the first exchange). A timeout, or a server still loading, is a lost
+    /// connection (retry).
     func greet(_ connector: RedisConnector, deadline: UInt64) throws(RedisError) {
         let reply: RedisReply
         do throws(RedisError) {
@@ -17,10 +21,11 @@ extension RedisConnection {
                 reply = try command("PING")
             }
         } catch {
-            if error.description.contains("protocol error") {
-                throw RedisError(.tls, "Redis at \(endpoint) did not answer in the Redis protocol: is it a TLS port (set tls)?")
+            guard error.kind == .connection && !error.timedOut else { throw error }
+            if connector.tls == nil {
+                throw RedisError(.tls, "Redis at \(endpoint) closed the connection without answering the first command (\(error.description)): is it a TLS port (set tls)?")
             }
-            throw error
+            throw RedisError(.tls, "TLS with Redis at \(endpoint): the server ended the session without answering the first command (\(error.description)): does it require a client certificate (tls.cert_file, tls.key_file)?")
         }
         guard case .error(let text) = reply else { return }
         close()
@@ -33,6 +38,8 @@ extension RedisConnection {
         switch code {
         case "LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN":
             return RedisError(.connection, "Redis at \(endpoint) is not ready: \(text)")
+        case "ERR" where text.contains("max number of clients"):
+            return RedisError(.connection, "Redis at \(endpoint) is full: \(text)")
         case "NOAUTH":
             return RedisError(.authentication, "Redis at \(endpoint) requires credentials (\(text)): set password, password_file or password_env")
         default:

@@ -64,6 +64,9 @@ public struct RedisError: Error, CustomStringConvertible, Sendable {
     public let connectionLost: Bool
     /// What kind of failure it is.
     public let kind: Kind
+    /// True for a `.connection` error that is a timeout (no answer in time) rather than a
+    /// refusal or a close: the one kind of failure a slow server explains.
+    public internal(set) var timedOut = false
 
     /// An error of kind `.connection` when `connectionLost`, `.reply` otherwise (the two kinds
     /// the worker's own code makes).

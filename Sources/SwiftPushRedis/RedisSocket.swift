@@ -77,8 +77,8 @@ final class RedisSocket {
             if rc == 1 { return }
             let error = SSL_get_error(ssl, rc)
             switch error {
-            case SSL_ERROR_WANT_READ: try wait(for: Int16(POLLIN), deadline: deadline, doing: "the TLS handshake")
-            case SSL_ERROR_WANT_WRITE: try wait(for: Int16(POLLOUT), deadline: deadline, doing: "the TLS handshake")
+            case SSL_ERROR_WANT_READ: try wait(for: Int16(POLLIN), deadline: deadline, doing: "in the TLS handshake")
+            case SSL_ERROR_WANT_WRITE: try wait(for: Int16(POLLOUT), deadline: deadline, doing: "in the TLS handshake")
             default: throw handshakeError(ssl, error, name: context.serverName ?? host)
             }
         }
@@ -167,7 +167,8 @@ final class RedisSocket {
         default:
             let eof = swiftpush_err_is_unexpected_eof() != 0
             let detail = OpenSSLError.drain()
-            throw RedisError(.connection, "Redis at \(endpoint): " + (eof ? "connection closed by the server" : "TLS error: \(detail)"))
+            if eof { throw RedisError(.connection, "Redis at \(endpoint): connection closed by the server") }
+            throw RedisError(.connection, "Redis at \(endpoint): TLS error: \(detail)")
         }
     }
 
@@ -175,7 +176,11 @@ final class RedisSocket {
     private func wait(for events: Int16, deadline: UInt64, doing: String) throws(RedisError) {
         while true {
             let now = MonotonicTime.nanos()
-            if now >= deadline { throw RedisError(.connection, "Redis at \(endpoint): timed out \(doing)") }
+            if now >= deadline {
+                var e = RedisError(.connection, "Redis at \(endpoint): timed out \(doing)\(doing == "in the TLS handshake" ? " (is this a plain, non-TLS port?)" : "")")
+                e.timedOut = true
+                throw e
+            }
             var p = pollfd(fd: fd, events: events, revents: 0)
             let ms = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
             let rc = poll(&p, 1, ms)
