@@ -8,6 +8,12 @@ public struct RedisPipelineResult: Sendable {
     /// WAIT); 0 when a connection was lost before a round's WAIT answered. Nil without WAIT.
     public var replicasAcknowledged: Int?
 
+    /// A result of `replies`, with `replicasAcknowledged` replicas confirming them.
+    public init(replies: [RedisReply], replicasAcknowledged: Int?) {
+        self.replies = replies
+        self.replicasAcknowledged = replicasAcknowledged
+    }
+
     /// True when no WAIT was asked for, or every round reached `wait.replicas`.
     public func isConfirmed(_ wait: RedisWait?) -> Bool {
         guard let wait else { return true }
