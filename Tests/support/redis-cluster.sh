@@ -11,8 +11,8 @@
 #       and PKI/ca.key, as scripts/make-test-pki.sh makes them; clients need no certificate)
 #       and talk TLS to each other. With --auth, the ACL user USER (all commands, all keys) is
 #       the only one (the default user is off) and replicas authenticate as it.
-#       With --owner, the nodes are SIGKILLed once process PID has gone (a test runner that
-#       crashed leaves no cluster behind).
+#       With --owner, the nodes are SIGKILLed and DIR removed once process PID has gone (a test
+#       runner leaves no cluster behind, even when it crashed).
 #       Writes in DIR: ports (one per line, in creation order), nodes (HOST:PORT,... for a seed
 #       list), pids, and cli (a redis-cli command line with the TLS/auth options, for `$(cat DIR/cli)`).
 #   redis-cluster.sh stop DIR            SIGKILLs every node it started (by the pids in DIR).
@@ -147,7 +147,7 @@ print("\n".join(str(s.getsockname()[1]) for s in socks))')
   if [ -n "$owner" ]; then
     # A watcher, detached from the caller's output: checks once a second that the owner lives.
     nohup bash -c 'while kill -0 "$1" 2>/dev/null && [ -f "$2/pids" ]; do sleep 1; done
-                   [ -f "$2/pids" ] && xargs kill -9 < "$2/pids" 2>/dev/null' _ "$owner" "$dir" >/dev/null 2>&1 &
+                   [ -f "$2/pids" ] && xargs kill -9 < "$2/pids" 2>/dev/null && sleep 1 && rm -rf "$2"' _ "$owner" "$dir" >/dev/null 2>&1 &
   fi
   # A node that exited (a bad option) fails the start at once, with its log.
   node_up() { cli "$1" PING | grep -q PONG || { kill -0 "$2" 2>/dev/null || { tail -5 "$dir/$1/redis.log" >&2; die "node $1 exited"; }; false; }; }

@@ -4,7 +4,7 @@ import SwiftPushRedis
 /// A 3-master, 3-replica Redis Cluster on loopback, TLS only with an ACL user, started and
 /// stopped by Tests/support/redis-cluster.sh (the helper the shell suites and the worker's
 /// cluster test use too).
-final class RedisTestCluster {
+final class RedisTestCluster: Sendable {
     /// The ACL user every node knows (the default user is off).
     static let user = "pusher"
     static let password = "cluster-secret"
