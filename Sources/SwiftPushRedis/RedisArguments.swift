@@ -34,12 +34,6 @@ public struct RedisArguments: Sendable {
         ends.append(bytes.count)
     }
 
-    /// Appends one argument: these bytes.
-    public mutating func append(_ raw: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: raw)
-        ends.append(bytes.count)
-    }
-
     /// Appends one argument: `value` in decimal (without building a String on the way).
     public mutating func append(integer value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
@@ -66,12 +60,6 @@ public struct RedisArguments: Sendable {
         ends.removeAll(keepingCapacity: true)
     }
 
-    /// Argument `index`'s bytes, valid during `body` only.
-    public func withArgument<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let start = index == 0 ? 0 : ends[index - 1]
-        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<ends[index]])) }
-    }
-
     /// The arguments as text (tests and messages).
     public var strings: [String] {
         var start = 0
@@ -79,11 +67,5 @@ public struct RedisArguments: Sendable {
             defer { start = end }
             return String(decoding: bytes[start..<end], as: UTF8.self)
         }
-    }
-
-    /// The command's name in upper case (its first argument), for messages and for telling the
-    /// commands that need a key from those that do not.
-    public var commandName: String {
-        count == 0 ? "" : withArgument(0) { String(decoding: $0, as: UTF8.self).uppercased() }
     }
 }

@@ -33,16 +33,6 @@ public final class RedisConnection {
     /// Commands sent (or appended) whose replies have not been received yet.
     public internal(set) var pendingReplies = 0
 
-    /// Connects in the clear to `host:port` within `timeoutMillis`, without credentials;
-    /// commands then time out after `commandTimeoutMillis` (which must exceed any BLOCK the
-    /// caller uses).
-    public convenience init(host: String, port: Int, timeoutMillis: Int = 5000, commandTimeoutMillis: Int = 10_000) throws(RedisError) {
-        var configuration = RedisConfiguration(node: RedisNode(host: host, port: port))
-        configuration.connectTimeoutMillis = timeoutMillis
-        configuration.commandTimeoutMillis = commandTimeoutMillis
-        try self.init(node: configuration.nodes[0], connector: try RedisConnector(configuration))
-    }
-
     /// Connects to `node` as `connector` says (TLS, credentials, timeouts): TCP, then the TLS
     /// handshake, then `AUTH` (or a `PING` without credentials, so that a server that wants a
     /// password says so now). Failures are classified (`RedisError.isPermanent`).
@@ -81,12 +71,7 @@ public final class RedisConnection {
         pendingReplies = 0
     }
 
-    /// Runs one command and returns its reply (an error reply is returned, not thrown).
-    public func command(_ args: [[UInt8]]) throws(RedisError) -> RedisReply {
-        try command(RedisArguments(args))
-    }
-
-    /// Runs one command given as strings.
+    /// Runs one command given as strings (an error reply is returned, not thrown).
     public func command(_ args: String...) throws(RedisError) -> RedisReply {
         try command(RedisArguments(args))
     }
@@ -95,11 +80,6 @@ public final class RedisConnection {
     public func command(_ args: RedisArguments) throws(RedisError) -> RedisReply {
         try send(args)
         return try receive()
-    }
-
-    /// Sends every command in one write and reads their replies in order (one round trip).
-    public func pipeline(_ commands: [[[UInt8]]]) throws(RedisError) -> [RedisReply] {
-        try pipeline(commands.map { RedisArguments($0) })
     }
 
     /// Sends every command in one write and reads their replies in order (one round trip).

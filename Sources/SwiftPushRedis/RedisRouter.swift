@@ -40,6 +40,10 @@ public final class RedisRouter {
     private var connections: [RedisNode: RedisConnection] = [:]
     /// How many times the slot map has been read (tests, logs).
     public private(set) var refreshes = 0
+    /// Nodes whose last connection attempt failed: asked last for the map, so that a dead
+    /// master (whose connect may take the whole connect timeout on a real network) does not
+    /// delay every refresh of a failover.
+    private var unreachable: Set<RedisNode> = []
 
     /// A router over `connector`'s configuration; connects on first use.
     public init(connector: RedisConnector) {
@@ -89,7 +93,14 @@ public final class RedisRouter {
     public func connection(to node: RedisNode) throws(RedisError) -> RedisConnection {
         if let c = connections[node], c.isConnected { return c }
         connections[node] = nil
-        let c = try connector.connect(to: node)
+        let c: RedisConnection
+        do throws(RedisError) {
+            c = try connector.connect(to: node)
+        } catch {
+            unreachable.insert(node)
+            throw error
+        }
+        unreachable.remove(node)
         connections[node] = c
         return c
     }
@@ -126,8 +137,12 @@ public final class RedisRouter {
     /// answers `CLUSTER SLOTS`. Nothing to do for a single server.
     public func refresh() throws(RedisError) {
         guard isCluster else { return }
+        // Nodes connected now first, then the others the map and the seeds name, those that
+        // failed last.
         var candidates: [RedisNode] = []
-        for n in slotMap.nodes + connector.configuration.nodes where !candidates.contains(n) { candidates.append(n) }
+        let known = slotMap.nodes + connector.configuration.nodes
+        let open = known.filter { connections[$0]?.isConnected == true }
+        for n in open + known.filter({ !unreachable.contains($0) }) + known where !candidates.contains(n) { candidates.append(n) }
         var lastError = RedisError(.connection, "Redis Cluster: no node to ask for the slot map")
         for node in candidates {
             do throws(RedisError) {

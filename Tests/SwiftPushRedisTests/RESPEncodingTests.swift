@@ -45,7 +45,5 @@ struct RESPEncodingTests {
         var args = RedisArguments()
         for v: Int64 in [0, 7, -42, Int64.max, Int64.min] { args.append(integer: v) }
         #expect(args.strings == ["0", "7", "-42", String(Int64.max), String(Int64.min)])
-        #expect(args.commandName == "0")
-        #expect(RedisArguments(["xadd", "k"]).commandName == "XADD")
     }
 }
