@@ -15,6 +15,8 @@ struct ClusterFailoverTests {
         let victim = try #require(cluster.master(of: key))
         var configuration = cluster.configuration()
         configuration.nodes = [victim]
+        // Room for a slow election on a loaded machine (measured: about 2 s when idle).
+        configuration.failoverTimeoutMillis = 20_000
         let router = try RedisRouter(configuration)
         defer { router.close() }
         let wait = RedisWait(replicas: 1, timeoutMillis: 300)
