@@ -26,6 +26,8 @@ extension RedisConfiguration: Decodable {
     ]
     private static let knownTLSKeys: Set<String> = ["ca_file", "server_name", "cert_file", "key_file"]
 
+    /// Decodes a `"redis"` object; unknown keys and two password sources are
+    /// `RedisConfigurationError`s (`check()` applies the other rules).
     public init(from decoder: Decoder) throws {
         self.init()
         let c = try decoder.container(keyedBy: Key.self)
