@@ -61,18 +61,24 @@ let package = Package(
                 exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
         // The mock APNs server (a library, used by the CLI and the tests).
         .target(name: "APNsMock", dependencies: ["PushCore", "PushTransport", "COpenSSL", "CNGHTTP2"]),
+        // Redis for the worker and the CLI: connections in the clear or over TLS (OpenSSL, with
+        // certificate and host-name verification), AUTH, Redis Cluster routing, WAIT; hiredis
+        // for its RESP reader only. Not part of libswiftpush.so.
+        .target(name: "SwiftPushRedis", dependencies: ["PushCore", "PushTransport", "CHiredis", "COpenSSL"]),
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
-        .target(name: "SwiftPushWorker", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "CHiredis", "COpenSSL"]),
+        .target(name: "SwiftPushWorker", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
         // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes.
-        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker",
+        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushRedis",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         // The tests of PushTransport, PushClientCore and PushChannels (one target: they share the
         // client test support and the mock).
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
-        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "PushCore", "CHiredis"]),
+        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis"]),
+        // SwiftPushRedis: unit tests, and real redis-servers (TLS, ACL users, a 6-node cluster).
+        .testTarget(name: "SwiftPushRedisTests", dependencies: ["SwiftPushRedis", "PushCore", "CHiredis"]),
         // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
         // so that a build of this one does not build them.
     ]
