@@ -4,7 +4,7 @@
 Outputs (never edit them by hand):
   Sources/CSwiftPushABI/include/swiftpush_tables.h   C enums (merged into Include/swiftpush.h)
   Sources/PushCore/Generated/Tables.swift            Swift enums
-  Sources/PushTransport/Generated/Options.swift      PushOption: the options' kinds, ranges, defaults
+  Sources/PushClientCore/Generated/Options.swift     PushOption: the options' kinds, ranges, defaults
   Sources/SwiftPushKit/Generated/Tables.swift        the Swift API's error codes, reasons, push types
   Sources/SwiftPushKit/Generated/Options.swift       the Swift API's configuration groups (pool,
                                                      timing, recovery) and where every option lives
@@ -400,7 +400,7 @@ def swift_api_tables():
 
 
 def swift_api_options():
-    o = [f"// {HEADER}", "", "// swiftlint:disable all", "", "import PushTransport", ""]
+    o = [f"// {HEADER}", "", "// swiftlint:disable all", "", "import PushClientCore", ""]
     o.append("extension APNsConfiguration {")
     for group, type_name, doc in SWIFT_GROUPS:
         rows = [(r, swift_api_option(r)) for r in OPTIONS]
@@ -445,7 +445,7 @@ def outputs():
     out = {
         "Sources/CSwiftPushABI/include/swiftpush_tables.h": c_tables(),
         "Sources/PushCore/Generated/Tables.swift": swift_tables(),
-        "Sources/PushTransport/Generated/Options.swift": swift_options(),
+        "Sources/PushClientCore/Generated/Options.swift": swift_options(),
         "Sources/SwiftPushKit/Generated/Tables.swift": swift_api_tables(),
         "Sources/SwiftPushKit/Generated/Options.swift": swift_api_options(),
     }

@@ -1,5 +1,6 @@
 import PushCore
-import PushTransport
+import PushChannels
+import PushClientCore
 
 /// Broadcast channels (iOS 18 Live Activities; apns.md "Broadcast push and channels"): create,
 /// read, delete and list an app's channels on APNs's channel management host (Apple's for the

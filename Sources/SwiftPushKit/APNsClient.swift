@@ -1,6 +1,7 @@
 import Logging
 import PushCore
-import PushTransport
+import PushChannels
+import PushClientCore
 
 /// An APNs client for Swift concurrency: `send` a notification and `await` its result, send a
 /// batch and iterate its results as they come, broadcast to channels and manage them, and shut

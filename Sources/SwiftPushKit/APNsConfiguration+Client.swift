@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 extension APNsConfiguration {
     /// The client's configuration, every value set through the C ABI's setters

@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// How the client authenticates to APNs: a token key (`.p8`, with its key id and team id: one
 /// JWT signed for all notifications, renewed before it expires) or a client certificate (PEM

@@ -1,6 +1,6 @@
 import Logging
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// The client for hosts that own a thread and need the library's full rate (a queue worker, a
 /// benchmark, a sender loop): non-blocking submission of tagged batches with back-pressure, and

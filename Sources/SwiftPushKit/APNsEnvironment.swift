@@ -1,4 +1,4 @@
-import PushTransport
+import PushClientCore
 
 /// Where the client connects: Apple's production or sandbox host (port 443), or any host and
 /// port (port 2197, a mock, a test server). The host is also the TLS server name that is

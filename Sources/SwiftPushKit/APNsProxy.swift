@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// An HTTP CONNECT proxy that connections tunnel through (to APNs and to the channel
 /// management host), optionally with Basic credentials.

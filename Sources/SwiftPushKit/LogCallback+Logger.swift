@@ -1,5 +1,5 @@
 import Logging
-import PushTransport
+import PushClientCore
 
 extension LogCallback {
     /// The library's log events (connections, the pool, reconnects, tokens, TLS and protocol

@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 // The Swift API's side of the send path: notification values read through the
 // `NotificationView` that `PushClientGroup.send` fills slots from (the C ABI's records take the

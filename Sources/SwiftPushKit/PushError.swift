@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// The one error of the Swift API: a code (the C ABI's `PUSH_E_*` status, `Tables/status.tsv`)
 /// and a message naming what was wrong. Messages never quote key material, device tokens or

@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 extension PushResult {
     /// The result a client's slot holds (`ResultView`): the Swift form of the outbox that the

@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// What lets `APNsClient`'s async calls wait without blocking a cooperative thread: it submits
 /// their notifications to the engine without waiting, and threads of the library's own do the

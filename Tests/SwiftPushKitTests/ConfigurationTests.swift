@@ -1,5 +1,5 @@
 import Testing
-@testable import PushTransport
+@testable import PushClientCore
 @testable import SwiftPushKit
 
 /// The configuration values: their defaults and ranges are the option table's, every option of

@@ -2,7 +2,7 @@
 
 // swiftlint:disable all
 
-import PushTransport
+import PushClientCore
 
 extension APNsConfiguration {
     /// Connections, I/O threads, streams and slots: how much the client carries at once. Defaults and ranges from `Tables/options.tsv`, as the C ABI's.
