@@ -3,7 +3,7 @@
 #                   through libswiftpush.so from C, print throughput and outcomes
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests,
 #                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker)
-#   make bench      the library against h2load on the same mock server (see README);
+#   make bench      the library against h2load on the same mock server, and the Swift API's rows (see README);
 #                   BENCH_BASELINE=<release dir of another build> adds that build, interleaved (A/B)
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
 #                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run),
@@ -137,6 +137,7 @@ demo: release pki
 	bash scripts/demo.sh $(RELEASE_DIR) $(PKI)
 
 bench: release pki
+	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpushkit-bench
 	bash scripts/bench.sh $(RELEASE_DIR) $(PKI)
 
 bench-scaling: release pki

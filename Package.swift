@@ -24,10 +24,19 @@ let package = Package(
         // The modules under the C ABI, for the fuzz harnesses' own package (FuzzTesting/, which
         // depends on this one by path). Not an API: linked statically into the harnesses.
         .library(name: "SwiftPushFuzzable", targets: ["PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPush", "CSwiftPushABI"]),
+        // The Swift API (async/await, swift-log, swift-metrics, ServiceLifecycle): what a Swift
+        // program imports. Not the C ABI (product swiftpush, target SwiftPush).
+        .library(name: "SwiftPushKit", targets: ["SwiftPushKit"]),
+        // The Swift API's row in `make bench` (scripts/bench.sh).
+        .executable(name: "swiftpushkit-bench", targets: ["SwiftPushKitBench"]),
     ],
     dependencies: [
         // Argument parsing for the command-line tool only: libswiftpush.so links none of it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The Swift API's conventions (SwiftPushKit only: libswiftpush.so links none of them).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries; each umbrella header has a unique name (see docs/toolchain.md).
@@ -59,6 +68,16 @@ let package = Package(
         // The @c exports: the whole public C ABI of libswiftpush.so.
         .target(name: "SwiftPush", dependencies: ["PushChannels", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI"],
                 exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
+        // The Swift API: values, async/await, a host-thread engine, Logger, metrics, Service.
+        .target(name: "SwiftPushKit", dependencies: [
+                    "PushChannels", "PushClientCore", "PushCore", "CSwiftPushABI",
+                    .product(name: "Logging", package: "swift-log"),
+                    .product(name: "CoreMetrics", package: "swift-metrics"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                ],
+                swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(name: "SwiftPushKitBench", dependencies: ["SwiftPushKit", .product(name: "Logging", package: "swift-log")],
+                          swiftSettings: [.swiftLanguageMode(.v6)]),
         // The mock APNs server (a library, used by the CLI and the tests).
         .target(name: "APNsMock", dependencies: ["PushCore", "PushTransport", "COpenSSL", "CNGHTTP2"]),
         // Redis for the worker and the CLI: connections in the clear or over TLS (OpenSSL, with
@@ -79,6 +98,14 @@ let package = Package(
         .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis"]),
         // SwiftPushRedis: unit tests, and real redis-servers (TLS, ACL users, a 6-node cluster).
         .testTarget(name: "SwiftPushRedisTests", dependencies: ["SwiftPushRedis", "PushCore", "CHiredis"]),
+        .testTarget(name: "SwiftPushKitTests", dependencies: [
+                        "SwiftPushKit", "APNsMock", "PushCore", "PushClientCore",
+                        .product(name: "Logging", package: "swift-log"),
+                        .product(name: "InMemoryLogging", package: "swift-log"),
+                        .product(name: "MetricsTestKit", package: "swift-metrics"),
+                        .product(name: "CoreMetrics", package: "swift-metrics"),
+                        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    ]),
         // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
         // so that a build of this one does not build them.
     ]

@@ -1,4 +1,5 @@
 import CSwiftPushABI
+import PushCore
 
 /// The versions of the caller's `push_notification` record (docs/abi.md: records grow at
 /// their end, and `struct_size` says which version the caller has).
@@ -54,5 +55,42 @@ public enum NotificationRecord {
         var copy = push_notification()
         withUnsafeMutableBytes(of: &copy) { $0.baseAddress!.copyMemory(from: record, byteCount: firstVersionSize) }
         return withUnsafePointer(to: &copy) { body($0) }
+    }
+}
+
+/// A caller's array of `push_notification` records as a `NotificationBatch`: the C ABI's side
+/// of the send path. Each record is read in place (an older, smaller one through a zeroed copy,
+/// `NotificationRecord.readable`) into a `NotificationView` of pointers to the caller's bytes,
+/// so `push_client_send_batch` still copies them once, into the slots.
+package struct CNotificationRecords: NotificationBatch {
+    private let base: UnsafePointer<push_notification>
+    /// The byte distance between records (`NotificationRecord.stride(of:)`).
+    private let stride: Int
+    package let count: Int
+
+    package init(_ base: UnsafePointer<push_notification>, count: Int, stride: Int) {
+        self.base = base
+        self.count = count
+        self.stride = stride
+    }
+
+    @inline(__always)
+    package func withNotification(at index: Int, _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
+        NotificationRecord.readable(NotificationRecord.at(base, index, stride: stride), stride: stride,
+                                    refused: { NotificationRules.Violation(.invalidArgument, $0) }) { n in
+            var view = NotificationView()
+            view.tag = n.pointee.tag
+            view.pushType = n.pointee.push_type
+            view.priority = n.pointee.priority
+            view.hasExpiration = n.pointee.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) != 0
+            view.expiration = n.pointee.expiration
+            view.deviceToken = BorrowedBytes(cString: n.pointee.device_token, length: n.pointee.device_token_len)
+            view.topic = BorrowedBytes(cString: n.pointee.topic, length: n.pointee.topic_len)
+            view.payload = BorrowedBytes(cString: n.pointee.payload, length: n.pointee.payload_len)
+            view.collapseID = BorrowedBytes(cString: n.pointee.collapse_id, length: n.pointee.collapse_id_len)
+            view.apnsID = BorrowedBytes(cString: n.pointee.apns_id, length: n.pointee.apns_id_len)
+            view.channelID = BorrowedBytes(cString: n.pointee.channel_id, length: n.pointee.channel_id_len)
+            return body(view)
+        }
     }
 }

@@ -11,45 +11,40 @@ import PushCore
 extension PushClient {
     /// `fill` for a broadcast: checks the rules Apple states for it and lays the slot out as
     /// path `/4/broadcasts/apps/<bundle id>`, then payload, channel id and expiration digits.
-    func fillBroadcast(slot: UnsafeMutablePointer<Slot>, from n: UnsafePointer<push_notification>,
-                       channel channelPtr: UnsafePointer<CChar>, now: UInt64) -> NotificationRules.Violation? {
-        guard let channel = bytes(channelPtr, n.pointee.channel_id_len) else { return .init(.badChannelId, notALength("channel_id_len")) }
+    func fillBroadcast(slot: UnsafeMutablePointer<Slot>, from n: borrowing NotificationView, now: UInt64) -> NotificationRules.Violation? {
+        guard let channel = n.channelID.resolved() else { return .init(.badChannelId, notALength("channel_id_len")) }
         if let v = BroadcastRules.checkChannelId(channel) { return v }
-        if n.pointee.device_token != nil {
+        if n.deviceToken.isPresent {
             return .init(.badDeviceToken, "a broadcast (channel_id set) has no device token: set device_token to NULL")
         }
-        if n.pointee.collapse_id != nil {
+        if n.collapseID.isPresent {
             return .init(.badCollapseId, "a broadcast (channel_id set) has no collapse id: set collapse_id to NULL")
         }
-        guard n.pointee.push_type == BroadcastRules.pushType.rawValue else {
-            return .init(.badPushType, "a broadcast must have push type PUSH_TYPE_LIVEACTIVITY (got \(n.pointee.push_type))")
+        guard n.pushType == BroadcastRules.pushType.rawValue else {
+            return .init(.badPushType, "a broadcast must have push type PUSH_TYPE_LIVEACTIVITY (got \(n.pushType))")
         }
         let bundle: UnsafeRawBufferPointer
-        if let t = n.pointee.topic {
-            guard let b = bytes(t, n.pointee.topic_len) else { return .init(.badTopic, notALength("topic_len")) }
+        if n.topic.isPresent {
+            guard let b = n.topic.resolved() else { return .init(.badTopic, notALength("topic_len")) }
             bundle = b
         } else {
             bundle = constants.defaultTopic
         }
         if let v = BroadcastRules.checkBundleId(bundle) { return v }
         let priority: Int32
-        switch BroadcastRules.resolvePriority(n.pointee.priority) {
+        switch BroadcastRules.resolvePriority(n.priority) {
         case .success(let p): priority = p
         case .failure(let v): return v
         }
-        guard n.pointee.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) != 0 else {
+        guard n.hasExpiration else {
             return .init(.badExpiration, "a broadcast needs apns-expiration: set PUSH_NOTIFICATION_HAS_EXPIRATION (expiration 0 for a channel that stores no message)")
         }
-        if let v = NotificationRules.checkExpiration(n.pointee.expiration) { return v }
-        guard let payloadPtr = n.pointee.payload else { return .init(.badPayload, "payload is NULL") }
-        guard let payload = bytes(payloadPtr, n.pointee.payload_len) else { return .init(.payloadTooLarge, notALength("payload_len")) }
+        if let v = NotificationRules.checkExpiration(n.expiration) { return v }
+        guard n.payload.isPresent else { return .init(.badPayload, "payload is NULL") }
+        guard let payload = n.payload.resolved() else { return .init(.payloadTooLarge, notALength("payload_len")) }
         if let v = BroadcastRules.checkPayload(payload) { return v }
-        var apnsId = UnsafeRawBufferPointer(start: nil, count: 0)
-        if let a = n.pointee.apns_id {
-            guard let b = bytes(a, n.pointee.apns_id_len) else { return .init(.badApnsId, notALength("apns_id_len")) }
-            apnsId = b
-            if let v = NotificationRules.checkApnsId(apnsId) { return v }
-        }
+        guard let apnsId = n.apnsID.resolved() else { return .init(.badApnsId, notALength("apns_id_len")) }
+        if n.apnsID.isPresent, let v = NotificationRules.checkApnsId(apnsId) { return v }
 
         let prefix = SlotLayout.broadcastPathPrefix
         let needed = SlotLayout.request + prefix.utf8CodeUnitCount + bundle.count + payload.count + channel.count + 24
@@ -63,11 +58,11 @@ extension PushClient {
         slot.pointee.request.payload = w.put(payload)
         slot.pointee.request.channelID = w.put(channel)
         slot.pointee.request.collapseID = w.empty
-        slot.pointee.request.expiration = w.putDecimal(n.pointee.expiration)
+        slot.pointee.request.expiration = w.putDecimal(n.expiration)
         storeApnsId(apnsId, in: slot)
         slot.pointee.request.pushType = BroadcastRules.pushType.rawValue
         slot.pointee.request.priority = priority
-        startFresh(slot, tag: n.pointee.tag, now: now)
+        startFresh(slot, tag: n.tag, now: now, deadlineNanos: n.deadlineNanos)
         return nil
     }
 }

@@ -12,20 +12,38 @@ public enum LogLevel: Int32, Sendable, Comparable {
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// A C function that receives log events, with the caller's pointer and the lowest level wanted.
-public struct LogCallback: @unchecked Sendable {
-    /// The function (`push_log_callback`).
-    public let function: push_log_callback
-    /// Passed back as the first argument; the caller keeps what it points to alive.
-    public let userData: UnsafeMutableRawPointer?
-    /// Events below this level are not built or reported.
+/// Where a client's log events go, with the lowest level wanted: a Swift closure, called on
+/// the I/O thread (with several I/O threads, from any of them, possibly at once) with the
+/// level, the event's stable name and the message. The Swift API feeds its `Logger` from it;
+/// the C ABI's `push_log_callback` is mapped onto it (`init(function:userData:minLevel:)`).
+public struct LogCallback: Sendable {
+    /// Receives (level, event name, message).
+    public let emit: @Sendable (LogLevel, String, String) -> Void
+    /// Events below this level (a `LogLevel` raw value) are not built or reported.
     public let minLevel: Int32
 
-    public init(function: push_log_callback, userData: UnsafeMutableRawPointer?, minLevel: Int32) {
-        self.function = function
-        self.userData = userData
-        self.minLevel = minLevel
+    /// Events of `minLevel` and above go to `emit`.
+    public init(minLevel: LogLevel, emit: @escaping @Sendable (LogLevel, String, String) -> Void) {
+        self.emit = emit
+        self.minLevel = minLevel.rawValue
     }
+
+    /// Events of `minLevel` and above go to a C function (`push_log_callback`) with the
+    /// caller's pointer, as NUL-terminated strings valid during the call.
+    public init(function: push_log_callback, userData: UnsafeMutableRawPointer?, minLevel: Int32) {
+        let target = CLogTarget(function: function, userData: userData)
+        self.minLevel = minLevel
+        emit = { level, event, message in
+            event.withCString { e in message.withCString { m in target.function(target.userData, level.rawValue, e, m) } }
+        }
+    }
+}
+
+/// A C log function and its user data (the caller keeps what it points to alive and usable
+/// from the I/O threads: the C ABI's contract).
+private struct CLogTarget: @unchecked Sendable {
+    let function: push_log_callback
+    let userData: UnsafeMutableRawPointer?
 }
 
 /// Log events: what the I/O thread tells a log callback (silent without one). Messages never
@@ -52,10 +70,7 @@ extension PushClient {
     /// Reports an event; `message` is built only when someone listens at `level`.
     func log(_ level: LogLevel, _ event: LogEvent, _ message: @autoclosure () -> String) {
         guard let sink = configuration.callbacks.log, level.rawValue >= sink.minLevel else { return }
-        let text = message()
-        event.rawValue.withCString { e in
-            text.withCString { m in sink.function(sink.userData, level.rawValue, e, m) }
-        }
+        sink.emit(level, event.rawValue, message())
     }
 
     /// Logs a failed connection attempt: the error (as a TLS failure or protocol error when it

@@ -23,8 +23,18 @@ extension PushClient {
     /// As `send(_:count:timeoutMillis:)` for an array whose records are `stride` bytes apart
     /// (`NotificationRecord.stride`: a caller's older, smaller records).
     public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32, stride: Int) -> SendResult {
+        send(CNotificationRecords(notifications, count: count, stride: stride), from: 0, timeoutMillis: timeoutMillis)
+    }
+
+    /// The send path of every caller (the C records, the Swift API's values): validates and
+    /// queues the notifications of `batch` from index `start` on. Stops at the first invalid
+    /// one (everything before it is queued; `accepted` counts from `start`). When no slot is
+    /// free, waits up to `timeoutMillis` (0: not at all, negative: without limit) and then
+    /// reports `.queueFull` with the prefix that fit.
+    package func send<Batch: NotificationBatch>(_ batch: Batch, from start: Int, timeoutMillis: Int32) -> SendResult {
         // From a result callback (the I/O thread) waiting for room would wait for ourselves.
         let timeoutMillis = isIOThread ? 0 : timeoutMillis
+        let count = batch.count - start
         var done = 0
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         while done < count {
@@ -53,8 +63,8 @@ extension PushClient {
             let now = configuration.timing.clock.monotonicNanos() // the deadline counts from here
             while !taken.isEmpty {
                 let index = taken.head
-                if let violation = fill(slot: slots[index], from: NotificationRecord.at(notifications, done, stride: stride),
-                                        stride: stride, now: now) {
+                let slot = slots[index]
+                if let violation = batch.withNotification(at: start + done, { fill(slot: slot, from: $0, now: now) }) {
                     failure = ClientError(violation.status, violation.message)
                     break
                 }
@@ -104,55 +114,43 @@ extension PushClient {
     }
 
     /// Copies one notification into a slot after checking it; returns the broken rule if any.
-    private func fill(slot: UnsafeMutablePointer<Slot>, from record: UnsafePointer<push_notification>, stride: Int,
-                      now: UInt64) -> NotificationRules.Violation? {
-        NotificationRecord.readable(record, stride: stride, refused: { .init(.invalidArgument, $0) }) { n in
-            if let channel = n.pointee.channel_id { return fillBroadcast(slot: slot, from: n, channel: channel, now: now) }
-            return fillDevice(slot: slot, from: n, now: now)
-        }
+    @inline(__always)
+    private func fill(slot: UnsafeMutablePointer<Slot>, from n: borrowing NotificationView, now: UInt64) -> NotificationRules.Violation? {
+        n.channelID.isPresent ? fillBroadcast(slot: slot, from: n, now: now) : fillDevice(slot: slot, from: n, now: now)
     }
 
     /// `fill` for a device notification (`POST /3/device/<token>`).
-    private func fillDevice(slot: UnsafeMutablePointer<Slot>, from n: UnsafePointer<push_notification>, now: UInt64) -> NotificationRules.Violation? {
-        guard let pushType = PushType(rawValue: n.pointee.push_type) else {
-            return .init(.badPushType, "push type \(n.pointee.push_type) is not a PUSH_TYPE_* value")
+    private func fillDevice(slot: UnsafeMutablePointer<Slot>, from n: borrowing NotificationView, now: UInt64) -> NotificationRules.Violation? {
+        guard let pushType = PushType(rawValue: n.pushType) else {
+            return .init(.badPushType, "push type \(n.pushType) is not a PUSH_TYPE_* value")
         }
-        guard let tokenPtr = n.pointee.device_token else {
+        guard n.deviceToken.isPresent else {
             // Reached with channel_id NULL too: say both, a broadcast's caller may have lost its channel id.
             return .init(.badDeviceToken, "device_token and channel_id are both NULL: a device notification needs a device_token, a broadcast a channel_id")
         }
-        guard let token = bytes(tokenPtr, n.pointee.device_token_len) else { return .init(.badDeviceToken, notALength("device_token_len")) }
+        guard let token = n.deviceToken.resolved() else { return .init(.badDeviceToken, notALength("device_token_len")) }
         if let v = NotificationRules.checkDeviceToken(token) { return v }
         let topic: UnsafeRawBufferPointer
-        if let t = n.pointee.topic {
-            guard let b = bytes(t, n.pointee.topic_len) else { return .init(.badTopic, notALength("topic_len")) }
+        if n.topic.isPresent {
+            guard let b = n.topic.resolved() else { return .init(.badTopic, notALength("topic_len")) }
             topic = b
         } else {
             topic = constants.defaultTopic
         }
         if let v = NotificationRules.checkTopic(topic, pushType: pushType) { return v }
         let priority: Int32
-        switch NotificationRules.resolvePriority(n.pointee.priority, pushType: pushType) {
+        switch NotificationRules.resolvePriority(n.priority, pushType: pushType) {
         case .success(let p): priority = p
         case .failure(let v): return v
         }
-        guard let payloadPtr = n.pointee.payload else { return .init(.badPayload, "payload is NULL") }
-        guard let payload = bytes(payloadPtr, n.pointee.payload_len) else { return .init(.payloadTooLarge, notALength("payload_len")) }
+        guard n.payload.isPresent else { return .init(.badPayload, "payload is NULL") }
+        guard let payload = n.payload.resolved() else { return .init(.payloadTooLarge, notALength("payload_len")) }
         if let v = NotificationRules.checkPayload(payload, pushType: pushType) { return v }
-        var collapse = UnsafeRawBufferPointer(start: nil, count: 0)
-        if let c = n.pointee.collapse_id {
-            guard let b = bytes(c, n.pointee.collapse_id_len) else { return .init(.badCollapseId, notALength("collapse_id_len")) }
-            collapse = b
-            if let v = NotificationRules.checkCollapseId(collapse) { return v }
-        }
-        var apnsId = UnsafeRawBufferPointer(start: nil, count: 0)
-        if let a = n.pointee.apns_id {
-            guard let b = bytes(a, n.pointee.apns_id_len) else { return .init(.badApnsId, notALength("apns_id_len")) }
-            apnsId = b
-            if let v = NotificationRules.checkApnsId(apnsId) { return v }
-        }
-        let hasExpiration = n.pointee.flags & UInt32(PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue) != 0
-        if hasExpiration, let v = NotificationRules.checkExpiration(n.pointee.expiration) { return v }
+        guard let collapse = n.collapseID.resolved() else { return .init(.badCollapseId, notALength("collapse_id_len")) }
+        if n.collapseID.isPresent, let v = NotificationRules.checkCollapseId(collapse) { return v }
+        guard let apnsId = n.apnsID.resolved() else { return .init(.badApnsId, notALength("apns_id_len")) }
+        if n.apnsID.isPresent, let v = NotificationRules.checkApnsId(apnsId) { return v }
+        if n.hasExpiration, let v = NotificationRules.checkExpiration(n.expiration) { return v }
 
         let prefix = SlotLayout.pathPrefix
         let needed = SlotLayout.request + prefix.utf8CodeUnitCount + token.count + topic.count + payload.count + collapse.count + 24
@@ -166,12 +164,12 @@ extension PushClient {
         slot.pointee.request.topic = w.put(topic)
         slot.pointee.request.payload = w.put(payload)
         slot.pointee.request.collapseID = w.put(collapse)
-        slot.pointee.request.expiration = hasExpiration ? w.putDecimal(n.pointee.expiration) : w.empty
+        slot.pointee.request.expiration = n.hasExpiration ? w.putDecimal(n.expiration) : w.empty
         slot.pointee.request.channelID = w.empty
         storeApnsId(apnsId, in: slot)
         slot.pointee.request.pushType = pushType.rawValue
         slot.pointee.request.priority = priority
-        startFresh(slot, tag: n.pointee.tag, now: now)
+        startFresh(slot, tag: n.tag, now: now, deadlineNanos: n.deadlineNanos)
         return nil
     }
 
@@ -190,26 +188,19 @@ extension PushClient {
         slot.pointee.request.hasCallerApnsId = true
     }
 
-    /// A freshly filled slot: no attempts, no result yet; its deadline runs from `now`.
+    /// A freshly filled slot: no attempts, no result yet; its deadline runs from `now`, for
+    /// `deadlineNanos` (0: the client's deadline).
     @inline(__always)
-    func startFresh(_ slot: UnsafeMutablePointer<Slot>, tag: UInt64, now: UInt64) {
+    func startFresh(_ slot: UnsafeMutablePointer<Slot>, tag: UInt64, now: UInt64, deadlineNanos: UInt64) {
         slot.pointee.request.tag = tag
         slot.pointee.request.submitNanos = now
-        slot.pointee.request.deadlineNanos = now + constants.deadlineNanos
+        slot.pointee.request.deadlineNanos = now &+ (deadlineNanos == 0 ? constants.deadlineNanos : deadlineNanos)
         // Whole groups, so that a field added to either starts clean too (constant stores).
         slot.pointee.transmission = Slot.Transmission()
         slot.pointee.answer = Slot.Answer()
     }
 
-    /// A (pointer, length) pair of the C ABI; length 0 reads a NUL-terminated string. Nothing
-    /// is read here: the rules check a field's length before its bytes, so an oversized length
-    /// is refused without touching the memory it claims. A size_t of 2^63 or more (a negative
-    /// ptrdiff_t cast to size_t, or garbage) arrives as a negative Int and gives nil.
-    @inline(__always)
-    func bytes(_ p: UnsafePointer<CChar>, _ length: Int) -> UnsafeRawBufferPointer? {
-        length < 0 ? nil : UnsafeRawBufferPointer(start: p, count: length == 0 ? strlen(p) : length)
-    }
-
+    /// The message for a C field whose length is no length (`BorrowedBytes.resolved` gave nil).
     func notALength(_ field: String) -> String {
         "push_notification.\(field) is not a length (2^63 or more: a negative value cast to size_t?)"
     }
@@ -221,7 +212,17 @@ extension PushClient {
     /// negative: no limit). Returns how many were written. After `close`, results of cancelled
     /// notifications are still returned; 0 with `allDelivered` true means nothing more will come.
     public func poll(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
-        let r = pollLocked(into: out, max: max, recordSize: recordSize, timeoutMillis: timeoutMillis)
+        var records = CResultRecords(out, recordSize: recordSize)
+        return poll(max: max, timeoutMillis: timeoutMillis, into: &records)
+    }
+
+    /// The poll of every caller (the C records, the Swift API's values): hands up to `max`
+    /// results to `reader`, one at a time, waiting up to `timeoutMillis` for the first one (0:
+    /// don't wait, negative: no limit), then frees their slots. The reader runs under the
+    /// hand-off lock (it copies what it keeps; it must not call the client). Returns how many
+    /// were read; 0 with `allDelivered` true means nothing more will come.
+    package func poll<Reader: ResultReader>(max: Int, timeoutMillis: Int32, into reader: inout Reader) -> (count: Int, allDelivered: Bool) {
+        let r = pollLocked(max: max, timeoutMillis: timeoutMillis, into: &reader)
         // A group settles its shared descriptor itself, once every thread was polled.
         if resultSignal == nil { settleReadiness() }
         return r
@@ -249,7 +250,7 @@ extension PushClient {
         if hasWaitingResults { readiness.signal() }
     }
 
-    private func pollLocked(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
+    private func pollLocked<Reader: ResultReader>(max: Int, timeoutMillis: Int32, into reader: inout Reader) -> (count: Int, allDelivered: Bool) {
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         return handoff.withLock(waitingUntil: waitUntil) { h, waiters -> (count: Int, allDelivered: Bool)? in
             if h.completions.isEmpty {
@@ -259,20 +260,10 @@ extension PushClient {
             }
             var n = 0
             var released = SlotList()
-            let copySize = Swift.min(recordSize, MemoryLayout<push_result>.size)
             while n < max {
                 let index = h.completions.popFirst(in: slots)
                 if index < 0 { break }
-                let target = out + n * recordSize
-                if recordSize >= MemoryLayout<push_result>.size && Int(bitPattern: target) % MemoryLayout<push_result>.alignment == 0 {
-                    fillResult(target.assumingMemoryBound(to: push_result.self), from: slots[index])
-                } else {
-                    // A smaller (older) or unaligned record: build it aside, copy what fits.
-                    var record = push_result()
-                    fillResult(&record, from: slots[index])
-                    withUnsafeBytes(of: &record) { target.copyMemory(from: $0.baseAddress!, byteCount: copySize) }
-                }
-                target.storeBytes(of: UInt32(copySize), as: UInt32.self)
+                reader.read(ResultView(slots[index]))
                 released.append(index, in: slots)
                 n += 1
             }
@@ -282,13 +273,29 @@ extension PushClient {
         }
     }
 
+    /// Writes one result into the caller's record of `recordSize` bytes at `target` (its
+    /// sizeof(push_result): a smaller, older record gets what fits).
+    @inline(__always)
+    static func write(_ result: ResultView, to target: UnsafeMutableRawPointer, recordSize: Int) {
+        let copySize = Swift.min(recordSize, MemoryLayout<push_result>.size)
+        if recordSize >= MemoryLayout<push_result>.size && Int(bitPattern: target) % MemoryLayout<push_result>.alignment == 0 {
+            fillResult(target.assumingMemoryBound(to: push_result.self), from: result)
+        } else {
+            // A smaller (older) or unaligned record: build it aside, copy what fits.
+            var record = push_result()
+            fillResult(&record, from: result)
+            withUnsafeBytes(of: &record) { target.copyMemory(from: $0.baseAddress!, byteCount: copySize) }
+        }
+        target.storeBytes(of: UInt32(copySize), as: UInt32.self)
+    }
+
     /// Calls the result callback with the results in `list` (in batches), then frees their
     /// slots. Called without the lock; the slots belong to the calling thread until freed.
     func deliver(_ list: inout SlotList, to callback: ResultCallback, buffer: UnsafeMutablePointer<push_result>) {
         var index = list.head
         var n = 0
         while index >= 0 {
-            fillResult(buffer + n, from: slots[index])
+            PushClient.fillResult(buffer + n, from: ResultView(slots[index]))
             n += 1
             index = slots[index].pointee.links.next
             if n == PushClient.callbackBatch || index < 0 {
@@ -307,34 +314,29 @@ extension PushClient {
         }
     }
 
-    /// Writes slot's result into `r` (whole: zeroed first), straight from the slot: no copy of
-    /// the slot or of the record on the way (results are copied per notification, it shows).
-    private func fillResult(_ r: UnsafeMutablePointer<push_result>, from slot: UnsafeMutablePointer<Slot>) {
+    /// Writes a result into `r` (whole: zeroed first), straight from its slot: no copy of the
+    /// slot or of the record on the way (results are copied per notification, it shows).
+    @inline(__always)
+    private static func fillResult(_ r: UnsafeMutablePointer<push_result>, from result: ResultView) {
         r.initialize(to: push_result())
         r.pointee.struct_size = UInt32(MemoryLayout<push_result>.size)
-        r.pointee.outcome = slot.pointee.answer.outcome
-        r.pointee.status = slot.pointee.answer.status
-        r.pointee.reason = slot.pointee.answer.reason
-        r.pointee.tag = slot.pointee.request.tag
-        r.pointee.timestamp_ms = slot.pointee.answer.timestampMs
-        r.pointee.latency_us = slot.pointee.answer.latencyUs
-        // Writes the server said it never processed are not attempts that may have reached APNs.
-        let attempts = slot.pointee.transmission.attempts
-        r.pointee.attempts = attempts - min(slot.pointee.transmission.unprocessedWrites, attempts)
-        guard let buffer = slot.pointee.storage.buffer else { return }
-        let uniqueLength = Int(slot.pointee.answer.uniqueIdLength), textLength = Int(slot.pointee.answer.reasonTextLength)
-        withUnsafeMutableBytes(of: &r.pointee.apns_id) { d in
-            d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.apnsId, count: 36))
+        r.pointee.outcome = result.outcome
+        r.pointee.status = result.status
+        r.pointee.reason = result.reason
+        r.pointee.tag = result.tag
+        r.pointee.timestamp_ms = result.timestampMs
+        r.pointee.latency_us = result.latencyMicros
+        r.pointee.attempts = result.attempts
+        let apnsID = result.apnsID, uniqueID = result.uniqueID, text = result.reasonText
+        if let id = apnsID.baseAddress {
+            // Always 36 bytes: a constant count lets the copy be two moves instead of a memcpy.
+            withUnsafeMutableBytes(of: &r.pointee.apns_id) { $0.baseAddress!.copyMemory(from: id, byteCount: 36) }
         }
-        if uniqueLength > 0 {
-            withUnsafeMutableBytes(of: &r.pointee.unique_id) { d in
-                d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.uniqueId, count: uniqueLength))
-            }
+        if !uniqueID.isEmpty {
+            withUnsafeMutableBytes(of: &r.pointee.unique_id) { $0.copyMemory(from: uniqueID) }
         }
-        if textLength > 0 {
-            withUnsafeMutableBytes(of: &r.pointee.reason_text) { d in
-                d.copyMemory(from: UnsafeRawBufferPointer(start: buffer + SlotLayout.reasonText, count: textLength))
-            }
+        if !text.isEmpty {
+            withUnsafeMutableBytes(of: &r.pointee.reason_text) { $0.copyMemory(from: text) }
         }
     }
 

@@ -91,10 +91,19 @@ public final class PushClientGroup: @unchecked Sendable {
 
     /// As `send(_:count:timeoutMillis:)` for records `stride` bytes apart.
     public func send(_ notifications: UnsafePointer<push_notification>, count: Int, timeoutMillis: Int32, stride: Int) -> PushClient.SendResult {
-        if shards.count == 1 { return shards[0].send(notifications, count: count, timeoutMillis: timeoutMillis, stride: stride) }
+        send(CNotificationRecords(notifications, count: count, stride: stride), from: 0, timeoutMillis: timeoutMillis)
+    }
+
+    /// As `PushClient.send(_:from:timeoutMillis:)`, the send path of every caller: queues a
+    /// prefix of `batch` from index `start` on and says why the rest was not. A full shard
+    /// hands the rest to the next; when all are full, waits (in short turns on each, up to
+    /// `timeoutMillis`). From a result callback it never waits.
+    package func send<Batch: NotificationBatch>(_ batch: Batch, from start: Int, timeoutMillis: Int32) -> PushClient.SendResult {
+        if shards.count == 1 { return shards[0].send(batch, from: start, timeoutMillis: timeoutMillis) }
         let timeoutMillis = isIOThread ? 0 : timeoutMillis
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         var next = nextSend.wrappingAdd(1, ordering: .relaxed).oldValue % shards.count
+        let count = batch.count - start
         var done = 0
         var fullInARow = 0
         while done < count {
@@ -109,8 +118,7 @@ public final class PushClientGroup: @unchecked Sendable {
                 }
                 turn = Int32(min(waitUntil.map { ($0 - now) / 1_000_000 + 1 } ?? 5, 5))
             }
-            let r = shards[next].send(NotificationRecord.at(notifications, done, stride: stride), count: count - done,
-                                      timeoutMillis: turn, stride: stride)
+            let r = shards[next].send(batch, from: start + done, timeoutMillis: turn)
             done += r.accepted
             guard let error = r.error else { break }
             guard error.status == .queueFull else { return .init(accepted: done, error: error) }
@@ -126,7 +134,14 @@ public final class PushClientGroup: @unchecked Sendable {
     /// `timeoutMillis` for the first; `allDelivered` once every shard has finished and been
     /// drained.
     public func poll(into out: UnsafeMutableRawPointer, max: Int, recordSize: Int, timeoutMillis: Int32) -> (count: Int, allDelivered: Bool) {
-        guard let signal else { return shards[0].poll(into: out, max: max, recordSize: recordSize, timeoutMillis: timeoutMillis) }
+        var records = CResultRecords(out, recordSize: recordSize)
+        return poll(max: max, timeoutMillis: timeoutMillis, into: &records)
+    }
+
+    /// As `PushClient.poll(max:timeoutMillis:_:)`, over every shard: the poll of every caller
+    /// (the C records, the Swift API's values).
+    package func poll<Reader: ResultReader>(max: Int, timeoutMillis: Int32, into reader: inout Reader) -> (count: Int, allDelivered: Bool) {
+        guard let signal else { return shards[0].poll(max: max, timeoutMillis: timeoutMillis, into: &reader) }
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         while true {
             // Read the signal's count first: a result published after a shard was looked at
@@ -136,8 +151,7 @@ public final class PushClientGroup: @unchecked Sendable {
             var allDelivered = true
             let start = nextPoll.wrappingAdd(1, ordering: .relaxed).oldValue
             for k in 0..<shards.count where n < max {
-                let r = shards[(start + k) % shards.count].poll(into: out + n * recordSize, max: max - n,
-                                                                recordSize: recordSize, timeoutMillis: 0)
+                let r = shards[(start + k) % shards.count].poll(max: max - n, timeoutMillis: 0, into: &reader)
                 n += r.count
                 if !r.allDelivered { allDelivered = false }
             }
