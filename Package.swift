@@ -91,9 +91,9 @@ let package = Package(
         .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushRedis",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
-        // PushClientCore's pure parts, in memory: no sockets, no threads, no mock (its dependencies
-        // say so: a test here that needed the network would not compile).
-        .testTarget(name: "PushClientCoreTests", dependencies: ["PushClientCore", "PushCore"]),
+        // PushClientCore's pure parts in memory: no sockets, no threads, no mock (PushTransport only
+        // for its values, such as TransportError).
+        .testTarget(name: "PushClientCoreTests", dependencies: ["PushClientCore", "PushTransport", "PushCore"]),
         // The client against the mock over real TLS and HTTP/2: PushTransport, PushClientCore and
         // PushChannels together (one target: they share the client test support and the mock).
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore"]),

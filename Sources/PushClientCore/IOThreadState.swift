@@ -7,27 +7,14 @@ import PushTransport
 // are about so that each stays small. All are structs held by the client, so reaching a field
 // costs what a property of the client did.
 
-/// The notifications the I/O thread holds between taking them from `Handoff.submissions` and
-/// ending them (`ResultOutbox`), and what dispatching them needs. I/O thread only.
-struct IOQueue {
-    /// Waiting for a stream, in order (resends at the front).
-    var pending = SlotList()
-    /// Waiting out a retry delay (429/5xx), by due time.
-    var delayed = RetryTimers()
-    /// Streams open on all connections (pool and retiring).
-    var inFlightTotal = 0
-    /// When deadlines, health and the pool's size are next looked at.
-    var nextScanNanos: UInt64 = 0
-    /// apns-id generator for notifications that bring none.
-    var uuid = UUIDGenerator()
-    /// The reason of the last GOAWAY (for the stats).
-    var lastGoawayReason = ""
-    /// Set while APNs refuses freshly signed tokens as expired (`ProviderToken.ExpiryVerdict`).
-    var clockSuspectText: String?
-    /// The current `authorization` header value (cleared when replaced and when the client goes).
-    var authorizationBuffer: UnsafeMutableRawBufferPointer?
-    /// The token generation `authorizationBuffer` belongs to.
-    var authorizationGeneration = 0
+/// The `authorization` header the I/O thread sends (token authentication): a buffer the client
+/// owns, copied again only when the token is re-signed (`PushClient.currentAuthorization`).
+/// I/O thread only.
+struct AuthorizationHeader {
+    /// The current value (cleared when replaced and when the client goes).
+    var buffer: UnsafeMutableRawBufferPointer?
+    /// The token generation `buffer` belongs to.
+    var generation = 0
 }
 
 /// The connections and what opening them needs: one position per connection of
@@ -60,40 +47,5 @@ struct ConnectionPool {
         self.sizing = sizing
         self.resolverThread = resolverThread
         self.tunnelRequest = tunnelRequest
-    }
-}
-
-/// Outcomes ended on the I/O thread since the last publish, and what publishing them needs
-/// (`PushClient.publish` moves them into `Handoff` in one lock). I/O thread only.
-struct ResultOutbox {
-    /// Notifications with their outcome, not yet published.
-    var finished = SlotList()
-    /// This thread's counters since the last publish.
-    var counters = ClientCounters()
-    /// This thread's outcome counts since the last publish.
-    var outcomeCounts = OutcomeCounts()
-    /// This thread's answer latencies since the last publish.
-    var latencies = LatencyHistogram()
-    /// Results handed to the result callback are assembled here. Allocated at the end of the
-    /// client's `init`, after its last early `throw` (so that a throwing `init` leaks nothing).
-    let callbackBuffer: UnsafeMutablePointer<push_result>
-}
-
-/// What every request of the client's life uses unchanged, set once by `init` (read by any
-/// thread: the send path copies the default topic and starts the deadline).
-struct RequestConstants {
-    /// `:authority` bytes, stable for the client's life (nghttp2 references them unchanged).
-    let authority: UnsafeRawBufferPointer
-    /// The default topic's bytes, stable for the client's life.
-    let defaultTopic: UnsafeRawBufferPointer
-    /// How long a notification may take, from its send.
-    let deadlineNanos: UInt64
-    /// What becomes of error answers (pure; from maxAttempts and retryDelayMillis).
-    let retryPolicy: RetryPolicy
-
-    /// Frees the byte buffers (the client's deinit).
-    func deallocate() {
-        authority.deallocate()
-        UnsafeMutableRawPointer(mutating: defaultTopic.baseAddress!).deallocate()
     }
 }

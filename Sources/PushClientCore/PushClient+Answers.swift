@@ -22,8 +22,8 @@ extension PushClient {
     /// GOAWAY: the connection takes no new streams and is replaced; what it did not process
     /// is resent when it closes (connectionClosed).
     func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
-        outbox.counters.goaways += 1
-        queue.lastGoawayReason = reason ?? String(cString: nghttp2_http2_strerror(errorCode))
+        core.outbox.counters.goaways += 1
+        core.lastGoawayReason = reason ?? String(cString: nghttp2_http2_strerror(errorCode))
         perform(conn.state.goawayReceived(lastStreamID: lastStreamID, reason: reason), on: conn)
     }
 
@@ -33,12 +33,12 @@ extension PushClient {
     func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32) {
         let slot = slots[index]
         conn.inFlightSlots.unlink(index, slot, in: slots)
-        queue.inFlightTotal -= 1
+        core.queue.inFlightTotal -= 1
         let status = slot.pointee.answer.status
         // Answers end streams while their bytes are read: the read's time is the answer's.
         let now = conn.lastInputNanos
         if status != 0 {
-            outbox.latencies.record(micros: Int64((now &- slot.pointee.request.submitNanos) / 1000))
+            core.outbox.latencies.record(micros: Int64((now &- slot.pointee.request.submitNanos) / 1000))
         }
         let action: ConnectionState.Action
         if status == 200 {
@@ -51,18 +51,18 @@ extension PushClient {
                 reconnect.succeeded()
                 token?.accepted(generation: conn.record.tokenGeneration)
             }
-            settle(index, slot, after: .accepted, status: 200, reason: .none, text: nil, now: now)
+            core.settle(index, slot, after: .accepted, status: 200, reason: .none, text: nil, now: now)
         } else if status != 0 {
             action = finishRejected(index, slot, status: status, on: conn, now: now)
         } else {
             action = conn.state.streamEnded(.unanswered)
             if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
                 // Refused streams were not processed (RFC 9113 §8.7): safe to send again.
-                settle(index, slot, after: .unprocessed, status: 0, reason: .protocolError,
+                core.settle(index, slot, after: .unprocessed, status: 0, reason: .protocolError,
                        text: "stream refused by the server \(slot.pointee.transmission.attempts) times" + (conn.state.goawayReason.map { " (GOAWAY: \($0))" } ?? ""),
                        now: now)
             } else {
-                settle(index, slot, after: .unanswered, status: 0, reason: .protocolError,
+                core.settle(index, slot, after: .unanswered, status: 0, reason: .protocolError,
                        text: "stream reset by the server: " + String(cString: nghttp2_http2_strerror(errorCode)), now: now)
             }
         }
@@ -92,39 +92,9 @@ extension PushClient {
         slot.pointee.transmission.answeredAttempts += 1
         let action = conn.state.streamEnded(.rejected(reason))
         answerAffectsClient(reason, text: text, on: conn, now: now)
-        settle(index, slot, after: .rejected(reason), status: status, reason: reason,
-               text: (reason == .expiredProviderToken ? queue.clockSuspectText : nil) ?? text, now: now)
+        core.settle(index, slot, after: .rejected(reason), status: status, reason: reason,
+               text: (reason == .expiredProviderToken ? core.clockSuspectText : nil) ?? text, now: now)
         return action
-    }
-
-    /// Ends one attempt of the notification in `index`: `RetryPolicy` decides what becomes of it
-    /// (the one rule for every answer path: accepted, an error answer, refused, reset, timed
-    /// out, its connection lost), and this carries the decision out in one place: the outcome,
-    /// or the list it waits in to be sent again. `status`, `reason` and `text` are the outcome's
-    /// when the decision is final (an error answer's, or why it FAILED); `text` is built only then.
-    func settle(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, after end: RetryPolicy.AttemptEnd, status: Int32,
-                reason: APNsReason, text: @autoclosure () -> String?, now: UInt64) {
-        let decision = constants.retryPolicy.decide(end, answered: slot.pointee.transmission.answeredAttempts, writes: slot.pointee.transmission.attempts,
-                                                    now: now, deadline: slot.pointee.request.deadlineNanos, unit: Double.random(in: 0..<1))
-        switch decision {
-        case .accept:
-            complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)
-        case .reject:
-            complete(index, outcome: .rejected, status: status, reason: reason, text: text(), now: now)
-        case .fail:
-            complete(index, outcome: .failed, status: 0, reason: reason, text: text(), now: now)
-        case .retryAfter(let delay):
-            outbox.counters.resent += 1
-            slot.pointee.answer.reason = reason.rawValue
-            queue.delayed.insert(index, at: now + delay)
-        case .resendOnNewConnection:
-            // Waits in the queue (status and reason kept: at its deadline it ends REJECTED with
-            // this answer, see expireQueued).
-            slot.pointee.answer.reason = reason.rawValue
-            requeue(index, slot, processed: true)
-        case .resend:
-            requeue(index, slot, processed: false)
-        }
     }
 
     /// What an error answer means for the client's credentials, whatever becomes of the
@@ -139,11 +109,11 @@ extension PushClient {
             // stop re-signing. Either way the client backs off before the next connection.
             let verdict = token?.expiredRejection(generation: conn.record.tokenGeneration) ?? .alreadyReplaced
             switch verdict {
-            case .clockSuspect(let iat, let localTime): queue.clockSuspectText = ProviderToken.clockSuspectText(iat: iat, localTime: localTime)
-            case .resigned: queue.clockSuspectText = nil
+            case .clockSuspect(let iat, let localTime): core.clockSuspectText = ProviderToken.clockSuspectText(iat: iat, localTime: localTime)
+            case .resigned: core.clockSuspectText = nil
             case .alreadyReplaced: break
             }
-            connectionRefused(conn, text: queue.clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
+            connectionRefused(conn, text: core.clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
         case .connection:
             // TooManyProviderTokenUpdates (a refusal of the credentials too) / IdleTimeout.
             if reason.isConnectionRefusal { connectionRefused(conn, text: "APNs refused the connection: \(text)", now: now) }
@@ -153,18 +123,6 @@ extension PushClient {
         case .backoff, .later, .never, .unknown, .local:
             break
         }
-    }
-
-    /// Moves delayed retries whose time has come to the front of the queue (the list is kept
-    /// in due order, so this stops at the first one not due).
-    func releaseDelayed(now: UInt64) {
-        var ready = SlotList()
-        while let first = queue.delayed.firstDue, first <= now {
-            ready.append(queue.delayed.popFirst(), in: slots)
-        }
-        if ready.isEmpty { return }
-        ready.splice(&queue.pending, in: slots)
-        queue.pending = ready
     }
 }
 

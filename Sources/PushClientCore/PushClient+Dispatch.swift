@@ -10,10 +10,10 @@ import PushTransport
 extension PushClient {
     /// Starts streams for pending notifications on connections with room, spreading them.
     func dispatch(now: UInt64) {
-        guard !queue.pending.isEmpty else { return }
+        guard !core.queue.pending.isEmpty else { return }
         let authorization = currentAuthorization()
         for conn in pool.connections {
-            guard let conn, !queue.pending.isEmpty else { continue }
+            guard let conn, !core.queue.pending.isEmpty else { continue }
             dispatch(onto: conn, now: now, authorization: authorization)
         }
     }
@@ -27,7 +27,7 @@ extension PushClient {
     /// so answers that arrive one per TLS record, as from a distant APNs, cost one write per
     /// read rather than one per answer.
     func refill(_ conn: APNsConnection) {
-        guard !queue.pending.isEmpty, conn.state.availableStreams > 0, pool.connections[conn.poolIndex] === conn else { return }
+        guard !core.queue.pending.isEmpty, conn.state.availableStreams > 0, pool.connections[conn.poolIndex] === conn else { return }
         // The read that freed these streams has just read the clock: its time serves here.
         let now = conn.lastInputNanos
         conn.refilledSinceFlush += dispatch(onto: conn, now: now, authorization: currentAuthorization(), flush: false)
@@ -46,22 +46,22 @@ extension PushClient {
         var started = 0
         var submitted = false
         while room > 0 {
-            let index = queue.pending.popFirst(in: slots)
+            let index = core.queue.pending.popFirst(in: slots)
             if index < 0 { break }
             let slot = slots[index]
             if now >= slot.pointee.request.deadlineNanos {
-                expireQueued(index)
+                core.expireQueued(index, now: now)
                 continue
             }
             if !slot.pointee.request.hasCallerApnsId && slot.pointee.transmission.attempts == 0 {
-                queue.uuid.write(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
+                core.uuid.write(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
             }
             slot.pointee.answer.status = 0
             slot.pointee.answer.bodyLength = 0
             let streamID = conn.submit(slotIndex: index, slot: slot, authorization: authorization)
             if streamID < 0 {
                 // Nothing was sent: the notification waits at the head of the queue.
-                queue.pending.prepend(index, in: slots)
+                core.queue.pending.prepend(index, in: slots)
                 if streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue {
                     // This connection's stream ids ran out: a replacement takes over.
                     retireByClient(conn)
@@ -76,16 +76,16 @@ extension PushClient {
             }
             slot.pointee.transmission.streamID = streamID
             slot.pointee.transmission.attempts += 1
-            outbox.counters.sent += 1
+            core.outbox.counters.sent += 1
             conn.inFlightSlots.link(index, slot, in: slots)
             conn.state.streamOpened()
-            queue.inFlightTotal += 1
+            core.queue.inFlightTotal += 1
             room -= 1
             started += 1
             submitted = true
         }
         if submitted {
-            conn.record.tokenGeneration = queue.authorizationGeneration
+            conn.record.tokenGeneration = self.authorization.generation
             if flush { conn.flush() }
         }
         return started
@@ -96,19 +96,19 @@ extension PushClient {
     func currentAuthorization() -> UnsafeRawBufferPointer? {
         guard let token else { return nil }
         let (value, generation) = token.currentWithGeneration()
-        if generation != queue.authorizationGeneration || queue.authorizationBuffer == nil {
-            if let old = queue.authorizationBuffer {
+        if generation != authorization.generation || authorization.buffer == nil {
+            if let old = authorization.buffer {
                 OPENSSL_cleanse(old.baseAddress, old.count)
                 old.deallocate()
             }
             let b = UnsafeMutableRawBufferPointer.allocate(byteCount: value.count, alignment: 1)
             b.copyBytes(from: value)
-            queue.authorizationBuffer = b
-            if queue.authorizationGeneration != 0 {
+            authorization.buffer = b
+            if authorization.generation != 0 {
                 log(.info, .tokenSigned, "provider token re-signed (generation \(generation), iat \(token.issuedAt))")
             }
-            queue.authorizationGeneration = generation
+            authorization.generation = generation
         }
-        return UnsafeRawBufferPointer(queue.authorizationBuffer!)
+        return UnsafeRawBufferPointer(authorization.buffer!)
     }
 }

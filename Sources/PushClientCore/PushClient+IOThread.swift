@@ -10,8 +10,8 @@ import PushTransport
 /// releases delayed retries that are due, dispatches, and (every scan interval) enforces
 /// deadlines and checks health; then publishes outcomes and sleeps in epoll until there is work. The parts:
 /// PushClient+Pool, +Dispatch, +Answers (what connections report), +Outcomes, +Deadlines,
-/// +Shutdown. Everything they touch outside `handoff` (`queue`, `pool`, `outbox`, the
-/// connections) belongs to this thread alone.
+/// +Shutdown; what becomes of notifications is `core`'s (ClientCore). Everything they touch
+/// outside `handoff` (`core`, `pool`, the connections) belongs to this thread alone.
 extension PushClient {
     /// The thread's body, until close's drain ends (then `shutDown`).
     func runIOThread() {
@@ -25,22 +25,22 @@ extension PushClient {
                 return (taken, h.lifecycle)
             }
             var taken = submitted
-            queue.pending.splice(&taken, in: slots)
+            core.queue.pending.splice(&taken, in: slots)
 
             let now = configuration.timing.clock.monotonicNanos()
             let closingNow = !lifecycle.isOpen
             if case .closing(let drain) = lifecycle, drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
-            if !closingNow || !queue.pending.isEmpty || !queue.delayed.isEmpty || queue.inFlightTotal > 0 { maintainPool(now: now) }
-            releaseDelayed(now: now)
+            if !closingNow || !core.queue.isIdle { maintainPool(now: now) }
+            core.releaseDelayed(now: now)
             dispatch(now: now)
-            if ClientTimers.isDue(queue.nextScanNanos, now: now) {
+            if ClientTimers.isDue(core.nextScanNanos, now: now) {
                 scanDeadlines(now: now)
                 checkHealth(now: now)
                 resizePool(now: now)
                 refreshPublishedState()
-                queue.nextScanNanos = now + ClientTimers.scanIntervalNanos
+                core.nextScanNanos = now + ClientTimers.scanIntervalNanos
             }
-            if let deadline = drainDeadline, (queue.pending.isEmpty && queue.delayed.isEmpty && queue.inFlightTotal == 0) || ClientTimers.isDue(deadline, now: now) {
+            if let deadline = drainDeadline, core.queue.isIdle || ClientTimers.isDue(deadline, now: now) {
                 shutDown()
                 return
             }
@@ -57,7 +57,7 @@ extension PushClient {
     /// How long epoll may sleep (`ClientTimers.sleepMillis`): until the next scan, the next
     /// delayed retry or the next reconnect attempt.
     private func nextTimeoutMillis(now: UInt64) -> Int32 {
-        ClientTimers.sleepMillis(now: now, nextScanNanos: queue.nextScanNanos, nextRetryNanos: queue.delayed.firstDue,
+        ClientTimers.sleepMillis(now: now, nextScanNanos: core.nextScanNanos, nextRetryNanos: core.queue.delayed.firstDue,
                                  nextReconnectNanos: hasEmptyPosition ? reconnect.nextAttemptNanos : nil)
     }
 

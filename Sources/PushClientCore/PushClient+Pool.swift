@@ -35,7 +35,7 @@ extension PushClient {
         }
         // One answer serves every position opened in this round; the next round resolves anew.
         pool.resolvedAddresses = nil
-        let hasUse = !queue.pending.isEmpty || !queue.delayed.isEmpty || handoff.withLock { $0.waiters > 0 }
+        let hasUse = core.queue.hasWaiting || handoff.withLock { $0.waiters > 0 }
         for i in 0..<poolTarget where pool.connections[i] == nil {
             let attempt = reconnect.beginAttempt(now: now, mayProbe: hasUse)
             if attempt == .denied {
@@ -74,14 +74,14 @@ extension PushClient {
             }
         }
         let seen = PoolSizing.Observation(ready: ready, opening: opening, freeStreams: free, streamsPerConnection: perConnection,
-                                          queued: queue.pending.count, inFlight: queue.inFlightTotal)
+                                          queued: core.queue.pending.count, inFlight: core.queue.inFlightTotal)
         let decision = sizing.observe(seen, now: now)
         pool.sizing = sizing
         switch decision {
         case .keep:
             break
         case .grow:
-            log(.info, .poolResized, "every stream is in use and \(queue.pending.count) notification(s) wait: opening connection \(sizing.target) of at most \(sizing.maximum)")
+            log(.info, .poolResized, "every stream is in use and \(core.queue.pending.count) notification(s) wait: opening connection \(sizing.target) of at most \(sizing.maximum)")
         case .shrink:
             log(.info, .poolResized, "demand stayed below half of what \(sizing.target) connection(s) carry for \(configuration.pool.shrinkWindowMillis) ms: closing connection \(sizing.target + 1)")
             if let conn = pool.connections[sizing.target] { retireByClient(conn) }
@@ -119,7 +119,7 @@ extension PushClient {
         }
         let fd = try SocketConnect.startFirst(of: &order)
         let ssl = try tls.clientSSL(fd: fd, host: host)
-        outbox.counters.connectionsOpened += 1
+        core.outbox.counters.connectionsOpened += 1
         log(.debug, .connecting, "connecting to \(configuration.endpoint.host):\(configuration.endpoint.port)"
             + (configuration.endpoint.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? "")
             + " (pool position \(poolIndex), \(order.count) other address(es) to fall back on)")
@@ -141,6 +141,7 @@ extension PushClient {
         let delay = reconnect.failed(now: now, startedNanos: startedNanos)
         pool.mayBeBackingOff = true
         logAttemptFailed(error, delayNanos: delay)
+        core.lastConnectionError = error
         handoff.withLockNotifying { h, waiters in
             h.lastConnectionError = error
             if h.waiters > 0 { waiters.broadcast() }
@@ -148,7 +149,7 @@ extension PushClient {
         if error.kind == .tls && openConnectionCount() == 0 {
             // Certificate, host-name or ALPN failures don't heal by retrying: fail what waits,
             // with the reason, instead of letting it sit until its deadline.
-            failPending(reason: .tlsFailed, text: error.description)
+            core.failPending(reason: .tlsFailed, text: error.description, now: now)
         }
     }
 
@@ -159,6 +160,7 @@ extension PushClient {
         let delay = reconnect.failed(now: now, startedNanos: conn.state.startedNanos)
         pool.mayBeBackingOff = true
         logAttemptFailed(TransportError(.closed, text), delayNanos: delay)
+        core.lastConnectionError = TransportError(.closed, text)
         handoff.withLockNotifying { h, waiters in
             h.lastConnectionError = TransportError(.closed, text)
             if h.waiters > 0 { waiters.broadcast() }
@@ -172,7 +174,7 @@ extension PushClient {
 
     /// A connection finished its handshake: wakes callers of waitUntilConnected.
     func connectionEstablished(_ conn: APNsConnection) {
-        if conn.record.isProbe && queue.pending.isEmpty && queue.delayed.isEmpty {
+        if conn.record.isProbe && !core.queue.hasWaiting {
             // A probe with nothing to send would hold the back-off's one attempt indefinitely
             // (only an answer ends it): let a thread with work probe instead.
             conn.record.isProbe = false
@@ -198,9 +200,9 @@ extension PushClient {
             let next = slot.pointee.links.next
             slot.pointee.links.next = -1
             slot.pointee.links.prev = -1
-            queue.inFlightTotal -= 1
+            core.queue.inFlightTotal -= 1
             // Streams above a GOAWAY's last-stream-id were never processed; the others may have been.
-            settle(index, slot, after: conn.state.wasUnprocessed(streamID: slot.pointee.transmission.streamID) ? .unprocessed : .unanswered,
+            core.settle(index, slot, after: conn.state.wasUnprocessed(streamID: slot.pointee.transmission.streamID) ? .unprocessed : .unanswered,
                    status: 0, reason: .connectionLost,
                    text: (conn.state.goawayReason.map { "after GOAWAY (\($0)): " } ?? "")
                        + (error?.description ?? "the connection closed before the answer arrived"),
@@ -240,6 +242,7 @@ extension PushClient {
             // abrupt loss is, with the GOAWAY's reason when one came first.
             var reported = error
             if let e = error, let goaway = conn.state.goawayReason { reported = TransportError(e.kind, "after GOAWAY (\(goaway)): " + e.description) }
+            if let reported, conn.state.endIsConnectionError { core.lastConnectionError = reported }
             handoff.withLock { h in
                 h.openConnections -= 1
                 if let reported, conn.state.endIsConnectionError { h.lastConnectionError = reported }

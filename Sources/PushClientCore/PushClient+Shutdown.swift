@@ -11,11 +11,12 @@ extension PushClient {
     /// Ends everything still held with a FAILED outcome, closes connections, publishes.
     func shutDown() {
         pool.resolverThread.stop()
-        for index in queue.delayed.removeAll() { queue.pending.append(index, in: slots) }
+        let now = configuration.timing.clock.monotonicNanos()
+        for index in core.queue.delayed.removeAll() { core.queue.pending.append(index, in: slots) }
         while true {
-            let index = queue.pending.popFirst(in: slots)
+            let index = core.queue.pending.popFirst(in: slots)
             if index < 0 { break }
-            complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
+            core.complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent", now: now)
         }
         for conn in pool.connections.compactMap({ $0 }) + pool.retiring {
             var index = conn.inFlightSlots.head
@@ -23,9 +24,9 @@ extension PushClient {
                 let slot = slots[index]
                 let next = slot.pointee.links.next
                 conn.inFlightSlots.unlink(index, slot, in: slots)
-                queue.inFlightTotal -= 1
-                complete(index, outcome: .failed, status: 0, reason: .cancelledInFlight,
-                         text: "the client was closed while it was in flight")
+                core.queue.inFlightTotal -= 1
+                core.complete(index, outcome: .failed, status: 0, reason: .cancelledInFlight,
+                              text: "the client was closed while it was in flight", now: now)
                 index = next
             }
             conn.sendGoaway()
@@ -34,28 +35,33 @@ extension PushClient {
         }
         pool.connections = pool.connections.map { _ in nil }
         pool.retiring = []
-        if let callback = configuration.callbacks.result { deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer) }
+        var finished = core.outbox.finished
+        core.outbox.finished = SlotList()
+        if let callback = configuration.callbacks.result { deliver(&finished, to: callback, buffer: callbackBuffer) }
         var late = handoff.withLock { h in
-            h.completions.splice(&outbox.finished, in: slots)
-            h.counters.add(outbox.counters)
-            h.outcomeCounts.drain(&outbox.outcomeCounts)
+            h.completions.splice(&finished, in: slots)
+            h.counters.add(core.outbox.counters)
+            h.outcomeCounts.drain(&core.outbox.outcomeCounts)
             // Nothing else will ever be queued: anything a racing sender slipped in is cancelled too.
             let late = h.submissions
             h.submissions = SlotList()
             h.lifecycle = .cancelling
             return late
         }
-        outbox.counters = ClientCounters()
+        core.outbox.counters = ClientCounters()
+        let lateNow = configuration.timing.clock.monotonicNanos() // (sent after `now`, maybe)
         while true {
             let index = late.popFirst(in: slots)
             if index < 0 { break }
-            complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent")
+            core.complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent", now: lateNow)
         }
-        if let callback = configuration.callbacks.result { deliver(&outbox.finished, to: callback, buffer: outbox.callbackBuffer) }
+        finished = core.outbox.finished
+        core.outbox.finished = SlotList()
+        if let callback = configuration.callbacks.result { deliver(&finished, to: callback, buffer: callbackBuffer) }
         handoff.withLockNotifying { h, waiters in
-            h.completions.splice(&outbox.finished, in: slots)
-            h.counters.add(outbox.counters)
-            h.outcomeCounts.drain(&outbox.outcomeCounts)
+            h.completions.splice(&finished, in: slots)
+            h.counters.add(core.outbox.counters)
+            h.outcomeCounts.drain(&core.outbox.outcomeCounts)
             h.lifecycle = .finished
             waiters.broadcast()
         }

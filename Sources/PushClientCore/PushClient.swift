@@ -202,13 +202,19 @@ public final class PushClient: @unchecked Sendable {
     /// The only state caller threads and the I/O thread share, reachable only under its lock.
     let handoff = LockedHandoff()
 
-    // MARK: I/O thread only (IOThreadState.swift)
-    /// Notifications held by the I/O thread, and dispatching them.
-    var queue = IOQueue()
-    /// The connections and opening them.
+    // MARK: I/O thread only
+    /// The I/O thread's decisions about notifications (queue, retries, outcomes; ClientCore.swift),
+    /// fed events by this client. Touched by the I/O thread alone and never across a call out
+    /// of it, so without runtime exclusivity checks (a `swift_beginAccess` per use otherwise,
+    /// several per notification).
+    @exclusivity(unchecked) var core: ClientCore
+    /// The connections and opening them (IOThreadState.swift).
     var pool: ConnectionPool
-    /// Outcomes waiting to be published.
-    var outbox: ResultOutbox
+    /// The `authorization` header sent (IOThreadState.swift).
+    var authorization = AuthorizationHeader()
+    /// Results handed to the result callback are assembled here. Allocated at the end of `init`,
+    /// after its last early `throw` (so that a throwing `init` leaks nothing).
+    let callbackBuffer: UnsafeMutablePointer<push_result>
     /// Results per call of the result callback.
     static let callbackBatch = 256
 
@@ -293,7 +299,8 @@ public final class PushClient: @unchecked Sendable {
         slots = SlotTable(capacity: c.pool.queueCapacity)
         reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.recovery.reconnectFirstDelayMillis,
                                                         maxDelayMillis: c.recovery.reconnectMaxDelayMillis)
-        outbox = ResultOutbox(callbackBuffer: .allocate(capacity: Self.callbackBatch))
+        core = ClientCore(slots: slots, retryPolicy: constants.retryPolicy)
+        callbackBuffer = .allocate(capacity: Self.callbackBatch)
 
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, nil, { arg in
@@ -309,12 +316,12 @@ public final class PushClient: @unchecked Sendable {
 
     deinit {
         constants.deallocate()
-        if let b = queue.authorizationBuffer {
+        if let b = authorization.buffer {
             // The provider token is a bearer credential for up to an hour: clear it.
             OPENSSL_cleanse(b.baseAddress, b.count)
             b.deallocate()
         }
-        outbox.callbackBuffer.deallocate()
+        callbackBuffer.deallocate()
     }
 }
 
