@@ -7,24 +7,20 @@ import PushCore
 import PushTransport
 import CPushSystem
 
-/// What a connection reports to its owner (a `PushClient`), on the I/O thread, mostly from
-/// inside nghttp2's callbacks while it reads: the whole interface from a connection to the
-/// client. The owner answers by calling the connection (`submit`, `cancel`, `requestClose`,
-/// `state`'s transitions); the connection never reaches into the client otherwise (the slots it
-/// reads and writes are the shared `SlotTable`, handed over at init).
+/// What a connection reports to its owner (a `PushClient`), on the I/O thread, never from
+/// inside nghttp2's callbacks: the whole interface from a connection to the client. Inside
+/// nghttp2's callbacks a connection only writes answers into their slots and records facts
+/// (`input`: streams closed, SETTINGS, GOAWAY, a PING's ACK); the owner takes them when told
+/// of a read and decides what they mean. The owner answers by calling the connection
+/// (`submit`, `cancel`, `requestClose`, `state`'s transitions); the connection never reaches
+/// into the client otherwise (the slots it reads and writes are the shared `SlotTable`,
+/// handed over at init).
 protocol ConnectionEvents: AnyObject {
-    /// The server's SETTINGS arrived (the first one makes the connection ready).
-    func settingsReceived(on conn: APNsConnection, maxConcurrentStreams: UInt32)
-    /// The connection became ready for streams (after the server's first SETTINGS).
-    func connectionEstablished(_ conn: APNsConnection)
-    /// Answers just read freed streams: the owner may start new ones before the read goes on.
-    func refill(_ conn: APNsConnection)
-    /// GOAWAY: the connection takes no new streams.
-    func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?)
-    /// A stream ended (answered, refused or reset); its answer is in slot `slotIndex`.
-    func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32)
+    /// A chunk of input was fed to nghttp2 (the read may go on): the facts it recorded wait in
+    /// `conn.input`, and streams it freed may be refilled before the next chunk.
+    func connectionRead(_ conn: APNsConnection)
     /// The connection is gone (`error` nil: an orderly end); its in-flight streams are still
-    /// linked for the owner to account for.
+    /// linked, and the facts of its last read wait in `conn.input`, for the owner to account for.
     func connectionClosed(_ conn: APNsConnection, error: TransportError?)
 }
 
@@ -76,9 +72,14 @@ final class APNsConnection: TLSH2Socket {
     let nv: UnsafeMutablePointer<nghttp2_nv>
     private static let maxHeaders = 12
 
+    /// What nghttp2 reported since the owner last took it (streams closed, SETTINGS, GOAWAY,
+    /// PING ACKs), in order: recorded inside nghttp2's callbacks, decided on after them. Touched
+    /// only on the I/O thread, in callbacks and by the owner between them: no runtime
+    /// exclusivity checks (one per answer otherwise).
+    @exclusivity(unchecked) var input = ConnectionInput()
     /// The owner's notes on it.
     var record = ConnectionRecord()
-    /// Streams refilled between reads and not yet written (see `PushClient.refill`).
+    /// Streams refilled between reads and not yet written (see `PushClient.connectionRead`).
     var refilledSinceFlush = 0
     /// Refilled streams that are written at once, without waiting for the end of the read.
     static let refillFlushThreshold = 64
@@ -100,6 +101,7 @@ final class APNsConnection: TLSH2Socket {
 
     deinit {
         nv.deallocate()
+        input.deallocate()
         // The session is the pool's only user: it must go first (normally close() did that).
         if let session {
             nghttp2_session_del(session)
@@ -154,16 +156,11 @@ final class APNsConnection: TLSH2Socket {
         state.handshakeCompleted()
     }
 
-    /// The server's first SETTINGS frame: the connection is ready (wakes waitUntilConnected).
-    func becameReady() {
-        events.connectionEstablished(self)
-    }
-
-    /// Answers just read freed streams: refill them now rather than after the whole read, so
-    /// the server gets new requests while we are still reading (both sides stay busy instead
-    /// of taking turns).
+    /// A chunk was fed to nghttp2: the owner takes the facts it recorded, and refills the
+    /// streams its answers freed now rather than after the whole read, so the server gets new
+    /// requests while we are still reading (both sides stay busy instead of taking turns).
     override func didReceiveChunk() {
-        events.refill(self)
+        events.connectionRead(self)
     }
 
     /// The read is over: the write that follows (`handleEvents`) takes what refill deferred.
@@ -172,14 +169,6 @@ final class APNsConnection: TLSH2Socket {
     }
 
     override func didClose(_ error: TransportError?) {
-        var error = error
-        if state.phase == .awaitingSettings, error == nil || error?.kind == .closed {
-            // TLS came up but the server hung up before its SETTINGS, without an alert: with
-            // TLS 1.3 this is how a server that refuses the client certificate looks.
-            let detail = error.map { " (\($0.description))" } ?? ""
-            error = TransportError(.tls, Self.closedAfterHandshakeText + detail)
-        }
-        state.closed()
         events.connectionClosed(self, error: error)
     }
 
@@ -378,7 +367,7 @@ private let onStreamClose: nghttp2_on_stream_close_callback = { session, streamI
         let index = streamID == conn.headerStreamID ? conn.headerSlotIndex : slotIndex(session, streamID)
         if streamID == conn.headerStreamID { conn.headerStreamID = 0 }
         guard index >= 0 else { return }
-        conn.events.streamClosed(on: conn, slotIndex: index, errorCode: errorCode)
+        conn.input.append(.streamClosed(slot: index, streamID: streamID, errorCode: errorCode))
     }
     return 0
 }
@@ -389,16 +378,16 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { session, frame, 
     switch UInt32(frame.pointee.hd.type) {
     case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
         let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
-        withConnection(userData) { $0.events.settingsReceived(on: $0, maxConcurrentStreams: limit) }
+        withConnection(userData) { $0.input.append(.settings(maxConcurrentStreams: limit)) }
     case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
-        withConnection(userData) { $0.state.pingAcknowledged() }
+        withConnection(userData) { $0.input.append(.pingAcknowledged) }
     case NGHTTP2_GOAWAY.rawValue:
         let g = frame.pointee.goaway
         var reason: String?
         if g.opaque_data_len > 0, let data = g.opaque_data {
             reason = APNsResponse.reasonText(in: UnsafeRawBufferPointer(start: data, count: g.opaque_data_len))
         }
-        withConnection(userData) { $0.events.goawayReceived(on: $0, lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason) }
+        withConnection(userData) { $0.input.appendGoaway(lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason) }
     default:
         break
     }

@@ -6,14 +6,33 @@ import CNGHTTP2
 import PushCore
 import PushTransport
 
-/// What connections report from inside nghttp2 callbacks: SETTINGS, GOAWAY, and each
-/// stream's end, turned into an outcome, a resend or a delayed retry. On the I/O thread.
+/// What connections report: the facts nghttp2 gave them (SETTINGS, GOAWAY, each stream's end),
+/// taken after nghttp2 has returned and turned into an outcome, a resend or a delayed retry.
+/// On the I/O thread.
 extension PushClient {
+    /// Takes what `conn` recorded since the last time (`ConnectionInput`) and decides on each
+    /// fact, in order. The read's time is every answer's.
+    func absorbInput(of conn: APNsConnection) {
+        let now = conn.lastInputNanos
+        while let fact = conn.input.next() {
+            switch fact.kind {
+            case .streamClosed:
+                streamClosed(on: conn, slotIndex: fact.slot, streamID: fact.streamID, errorCode: fact.code, now: now)
+            case .settings:
+                settingsReceived(on: conn, maxConcurrentStreams: fact.code)
+            case .goaway:
+                goawayReceived(on: conn, lastStreamID: fact.streamID, errorCode: fact.code, reason: conn.input.takeGoawayReason())
+            case .pingAcknowledged:
+                conn.state.pingAcknowledged()
+            }
+        }
+    }
+
     /// The server's SETTINGS: follow its MAX_CONCURRENT_STREAMS.
     func settingsReceived(on conn: APNsConnection, maxConcurrentStreams: UInt32) {
         let before = conn.state.streamLimit
         if conn.state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams) {
-            conn.becameReady()
+            connectionEstablished(conn)
         } else if conn.state.streamLimit != before {
             refreshPublishedState() // rare (APNs raises the limit once): the stats show it at once
         }
@@ -30,13 +49,15 @@ extension PushClient {
     /// A stream ended: accepted, an error answer (finishRejected), refused (resent), or reset.
     /// The notification's fate is `RetryPolicy`'s (`settle`), the connection's is its state's
     /// (the action performed last); the side effects on the client are made here.
-    func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32) {
+    func streamClosed(on conn: APNsConnection, slotIndex index: Int32, streamID: Int32, errorCode: UInt32, now: UInt64) {
         let slot = slots[index]
+        // A stream whose notification was ended otherwise meanwhile (its deadline) is not its
+        // slot's current stream any more: nothing to decide.
+        guard slot.pointee.transmission.streamID == streamID else { return }
         conn.inFlightSlots.unlink(index, slot, in: slots)
+        slot.pointee.transmission.streamID = 0
         core.queue.inFlightTotal -= 1
         let status = slot.pointee.answer.status
-        // Answers end streams while their bytes are read: the read's time is the answer's.
-        let now = conn.lastInputNanos
         if status != 0 {
             core.outbox.latencies.record(micros: Int64((now &- slot.pointee.request.submitNanos) / 1000))
         }
@@ -126,6 +147,6 @@ extension PushClient {
     }
 }
 
-/// A client hears what its connections report (`ConnectionEvents`: SETTINGS, GOAWAY, stream
-/// ends here; ready, refill and closed in PushClient+Pool and +Dispatch).
+/// A client hears what its connections report (`ConnectionEvents`: reads in PushClient+Dispatch,
+/// closes in PushClient+Pool).
 extension PushClient: ConnectionEvents {}

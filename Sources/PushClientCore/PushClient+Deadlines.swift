@@ -28,6 +28,7 @@ extension PushClient {
                     conn.inFlightSlots.unlink(index, slot, in: slots)
                     core.queue.inFlightTotal -= 1
                     conn.cancel(streamID: slot.pointee.transmission.streamID)
+                    slot.pointee.transmission.streamID = 0 // a close recorded before the cancel is not its any more
                     core.settle(index, slot, after: .unanswered, status: 0, reason: .timeout, text: "no answer within the deadline", now: now)
                     perform(conn.state.streamTimedOut(), on: conn)
                     expired = true

@@ -18,15 +18,17 @@ extension PushClient {
         }
     }
 
-    /// Between two reads of `conn`: refills the streams its answers just freed (see
-    /// APNsConnection.didReceiveChunk). Only a connection of the pool takes new streams.
+    /// Between two reads of `conn`: takes what the chunk reported, then refills the streams its
+    /// answers just freed (see APNsConnection.didReceiveChunk). Only a connection of the pool
+    /// takes new streams.
     ///
     /// The frames are written at once only when many streams were refilled since the last
     /// write (a burst of answers, as on loopback: the server gets work while we read on);
     /// otherwise they wait for the write at the end of this read (`TLSH2Socket.handleEvents`),
     /// so answers that arrive one per TLS record, as from a distant APNs, cost one write per
     /// read rather than one per answer.
-    func refill(_ conn: APNsConnection) {
+    func connectionRead(_ conn: APNsConnection) {
+        absorbInput(of: conn)
         guard !core.queue.pending.isEmpty, conn.state.availableStreams > 0, pool.connections[conn.poolIndex] === conn else { return }
         // The read that freed these streams has just read the clock: its time serves here.
         let now = conn.lastInputNanos

@@ -26,6 +26,8 @@ extension PushClient {
             }
             var taken = submitted
             core.queue.pending.splice(&taken, in: slots)
+            // What connections recorded outside their reads (closes reported while writing).
+            absorbAllInput()
 
             let now = configuration.timing.clock.monotonicNanos()
             let closingNow = !lifecycle.isOpen
@@ -49,9 +51,21 @@ extension PushClient {
             let sleep = handoff.withLock { h in
                 if h.submissions.isEmpty && h.lifecycle.isOpen { h.ioIdle = true }
                 return h.submissions.isEmpty && h.lifecycle.isOpen != closingNow
-            }
+            } && !hasUntakenInput
             if sleep { loop.runOnce(timeoutMillis: nextTimeoutMillis(now: now)) }
         }
+    }
+
+    /// Takes what every connection recorded and was not taken yet: facts nghttp2 reported
+    /// while the client wrote (a stream refused as its HEADERS went out), not during a read.
+    func absorbAllInput() {
+        for case let conn? in pool.connections where !conn.input.isEmpty { absorbInput(of: conn) }
+        for conn in pool.retiring where !conn.input.isEmpty { absorbInput(of: conn) }
+    }
+
+    /// Some connection recorded facts not taken yet: the loop must not sleep on them.
+    private var hasUntakenInput: Bool {
+        pool.connections.contains { $0.map { !$0.input.isEmpty } ?? false } || pool.retiring.contains { !$0.input.isEmpty }
     }
 
     /// How long epoll may sleep (`ClientTimers.sleepMillis`): until the next scan, the next

@@ -192,6 +192,16 @@ extension PushClient {
     /// A connection is gone: every stream still on it is resent (if the server never
     /// processed it) or ends FAILED as connection lost; its pool position reconnects.
     func connectionClosed(_ conn: APNsConnection, error: TransportError?) {
+        // What its last read reported first (answers, SETTINGS, a GOAWAY), as it happened.
+        absorbInput(of: conn)
+        var error = error
+        if conn.state.phase == .awaitingSettings, error == nil || error?.kind == .closed {
+            // TLS came up but the server hung up before its SETTINGS, without an alert: with
+            // TLS 1.3 this is how a server that refuses the client certificate looks.
+            let detail = error.map { " (\($0.description))" } ?? ""
+            error = TransportError(.tls, APNsConnection.closedAfterHandshakeText + detail)
+        }
+        conn.state.closed()
         // Account for every stream still open on it.
         let now = configuration.timing.clock.monotonicNanos()
         var index = conn.inFlightSlots.head
@@ -207,6 +217,7 @@ extension PushClient {
                    text: (conn.state.goawayReason.map { "after GOAWAY (\($0)): " } ?? "")
                        + (error?.description ?? "the connection closed before the answer arrived"),
                    now: now)
+            slot.pointee.transmission.streamID = 0
             index = next
         }
         conn.inFlightSlots = InFlightList()

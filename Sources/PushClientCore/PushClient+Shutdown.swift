@@ -11,6 +11,7 @@ extension PushClient {
     /// Ends everything still held with a FAILED outcome, closes connections, publishes.
     func shutDown() {
         pool.resolverThread.stop()
+        absorbAllInput()
         let now = configuration.timing.clock.monotonicNanos()
         for index in core.queue.delayed.removeAll() { core.queue.pending.append(index, in: slots) }
         while true {
@@ -24,6 +25,7 @@ extension PushClient {
                 let slot = slots[index]
                 let next = slot.pointee.links.next
                 conn.inFlightSlots.unlink(index, slot, in: slots)
+                slot.pointee.transmission.streamID = 0
                 core.queue.inFlightTotal -= 1
                 core.complete(index, outcome: .failed, status: 0, reason: .cancelledInFlight,
                               text: "the client was closed while it was in flight", now: now)
