@@ -11,39 +11,29 @@ import CPushSystem
 /// inside nghttp2's callbacks: the whole interface from a connection to the client. Inside
 /// nghttp2's callbacks a connection only writes answers into their slots and records facts
 /// (`input`: streams closed, SETTINGS, GOAWAY, a PING's ACK); the owner takes them when told
-/// of a read and decides what they mean. The owner answers by calling the connection
-/// (`submit`, `cancel`, `requestClose`, `state`'s transitions); the connection never reaches
-/// into the client otherwise (the slots it reads and writes are the shared `SlotTable`,
-/// handed over at init).
+/// of a read and has its `ClientCore` decide what they mean. The owner answers by calling the
+/// connection (`submit`, `cancel`, `sendPing`, `requestClose`); the connection never reaches into
+/// the client otherwise (the slots it reads and writes are the shared `SlotTable`, handed over at
+/// init).
 protocol ConnectionEvents: AnyObject {
+    /// A step of the transport (TCP, the proxy's tunnel, TLS with the session made).
+    func connectionProgressed(_ conn: APNsConnection, _ step: ConnectionProgress)
     /// A chunk of input was fed to nghttp2 (the read may go on): the facts it recorded wait in
     /// `conn.input`, and streams it freed may be refilled before the next chunk.
     func connectionRead(_ conn: APNsConnection)
-    /// The connection is gone (`error` nil: an orderly end); its in-flight streams are still
-    /// linked, and the facts of its last read wait in `conn.input`, for the owner to account for.
+    /// The connection is gone (`error` nil: an orderly end); the facts of its last read wait in
+    /// `conn.input`, for the owner to take before accounting for what was in flight.
     func connectionClosed(_ conn: APNsConnection, error: TransportError?)
-}
-
-/// What the owner of a connection keeps beside its `ConnectionState` for its own bookkeeping:
-/// nothing here decides a transition (that is the state's), these are the back-off's ticket,
-/// the addresses still to try and the token its requests carried.
-struct ConnectionRecord {
-    /// It was started as the back-off's probe (`ReconnectSchedule.beginAttempt`): its end
-    /// without failure lets the next attempt go.
-    var isProbe = false
-    /// Addresses of the same resolution still to try if this one's TCP connect fails.
-    var fallbackAddresses: [SocketConnect.Address] = []
-    /// The provider token generation of the last request submitted on it.
-    var tokenGeneration = 0
 }
 
 /// One client connection to APNs: TLS + an nghttp2 client session, carrying many notifications
 /// as concurrent streams. Owned by a `PushClient` (which hears its `ConnectionEvents`) and used
-/// only on its I/O thread.
+/// only on its I/O thread. It is the I/O half of a connection: what the connection is in the
+/// pool (its `ConnectionState`, its streams in flight) is its entry in the client's `ClientCore`,
+/// under the same `id`.
 ///
 /// Each stream's nghttp2 user data is its slot index + 1, so callbacks find the notification
-/// without any lookup table; the connection's in-flight streams are also linked through their
-/// slots, so a dying connection can account for every one of them.
+/// without any lookup table.
 final class APNsConnection: TLSH2Socket {
     /// Where events go (the owning client, which outlives its connections).
     unowned(unsafe) let events: any ConnectionEvents
@@ -51,13 +41,8 @@ final class APNsConnection: TLSH2Socket {
     let slots: SlotTable
     /// `:authority` bytes, stable for the owner's life (nghttp2 references them unchanged).
     let authority: UnsafeRawBufferPointer
-    /// Position in the client's pool.
-    let poolIndex: Int
-    /// Its phase and every decision about its fate (stream limits, GOAWAY, retirement, PINGs,
-    /// timeouts, how its end counts); the owner performs the actions it returns.
-    var state: ConnectionState
-    /// Its streams in flight, linked through their slots.
-    var inFlightSlots = InFlightList()
+    /// Its name in the client's core (its entry there: state, streams in flight, pool position).
+    let id: ConnectionID
     /// The stream whose response headers are being read, and its slot: an answer's 2–3
     /// header callbacks look the stream up in nghttp2's map once instead of each (a cache miss
     /// each with a thousand streams open). Stream ids are never reused within a session; a
@@ -77,23 +62,18 @@ final class APNsConnection: TLSH2Socket {
     /// only on the I/O thread, in callbacks and by the owner between them: no runtime
     /// exclusivity checks (one per answer otherwise).
     @exclusivity(unchecked) var input = ConnectionInput()
-    /// The owner's notes on it.
-    var record = ConnectionRecord()
     /// Streams refilled between reads and not yet written (see `PushClient.connectionRead`).
     var refilledSinceFlush = 0
     /// Refilled streams that are written at once, without waiting for the end of the read.
     static let refillFlushThreshold = 64
 
-    init(events: any ConnectionEvents, slots: SlotTable, authority: UnsafeRawBufferPointer, loop: EventLoop, clock: any PushClock,
-         poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int, retireAfterServerErrors: Int,
-         sessionMemory: SessionMemory? = nil) {
+    init(id: ConnectionID, events: any ConnectionEvents, slots: SlotTable, authority: UnsafeRawBufferPointer, loop: EventLoop,
+         clock: any PushClock, fd: Int32, ssl: OpaquePointer, sessionMemory: SessionMemory? = nil) {
+        self.id = id
         self.events = events
         self.sessionMemory = sessionMemory
         self.slots = slots
         self.authority = authority
-        self.poolIndex = poolIndex
-        self.state = ConnectionState(localMaxStreams: localMaxStreams, timeoutsBeforeRetirement: retireAfterTimeouts,
-                                     serverErrorsBeforeRetirement: retireAfterServerErrors, startedNanos: clock.monotonicNanos())
         nv = .allocate(capacity: Self.maxHeaders)
         nv.initialize(repeating: nghttp2_nv(), count: Self.maxHeaders)
         super.init(loop: loop, fd: fd, ssl: ssl, clock: clock)
@@ -111,11 +91,11 @@ final class APNsConnection: TLSH2Socket {
     }
 
     override func didConnectTCP(throughProxy: Bool) {
-        state.tcpConnected(throughProxy: throughProxy)
+        events.connectionProgressed(self, .tcpConnected(throughProxy: throughProxy))
     }
 
     override func didOpenTunnel() {
-        state.tunnelOpened()
+        events.connectionProgressed(self, .tunnelOpened)
     }
 
     override func didCompleteHandshake() throws(TransportError) {
@@ -152,8 +132,9 @@ final class APNsConnection: TLSH2Socket {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        // Not ready yet: the server accepts us by sending its SETTINGS (settingsReceived).
-        state.handshakeCompleted()
+        // Not ready yet: the server accepts us by sending its SETTINGS (a fact, then
+        // ClientCore.settingsReceived).
+        events.connectionProgressed(self, .handshakeCompleted)
     }
 
     /// A chunk was fed to nghttp2: the owner takes the facts it recorded, and refills the

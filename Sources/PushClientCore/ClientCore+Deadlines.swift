@@ -1,7 +1,41 @@
 import PushCore
 
-/// Deadlines of notifications that wait: queued ones past theirs end here.
+/// Deadlines: queued and in-flight notifications past theirs, and connection attempts that take
+/// too long. Looked at every scan interval (`turn`).
 extension ClientCore {
+    /// Ends what is past its deadline: queued (QueueTimeout), waiting to retry (REJECTED with
+    /// the last answer), in flight (reset, Timeout); gives up on connection attempts that take
+    /// too long.
+    mutating func scanDeadlines(now: UInt64) {
+        expirePending(now: now)
+        // In-flight streams with no answer in time: reset them; the result is unknown.
+        for e in pool.liveEntries {
+            let id = pool.id(e)
+            var index = ClientTimers.isDue(pool.entries[e].inFlight.earliestDeadline, now: now) ? pool.entries[e].inFlight.head : -1
+            if index >= 0 { pool.entries[e].inFlight.earliestDeadline = .max }
+            var expired = false
+            while index >= 0 {
+                let slot = slots[index]
+                let next = slot.pointee.links.next
+                if !ClientTimers.isDue(slot.pointee.request.deadlineNanos, now: now) {
+                    pool.entries[e].inFlight.earliestDeadline = min(pool.entries[e].inFlight.earliestDeadline, slot.pointee.request.deadlineNanos)
+                } else {
+                    pool.entries[e].inFlight.unlink(index, slot, in: slots)
+                    queue.inFlightTotal -= 1
+                    act(.cancelStream(id, streamID: slot.pointee.transmission.streamID))
+                    slot.pointee.transmission.streamID = 0 // its close, if recorded meanwhile, is not its any more
+                    settle(index, slot, after: .unanswered, status: 0, reason: .timeout, text: "no answer within the deadline", now: now)
+                    perform(pool.entries[e].state.streamTimedOut(), on: e)
+                    expired = true
+                }
+                index = next
+            }
+            if expired { act(.flush(id)) }
+            // Connection attempts that take too long.
+            perform(pool.entries[e].state.checkConnectTimeout(now: now, timers: timers), on: e)
+        }
+    }
+
     /// Ends a queued notification whose deadline has passed. One that was answered before and
     /// waits to be resent (a 429/5xx retry, an expired token waiting for a new connection) ends
     /// REJECTED with that answer; one never answered ends FAILED QueueTimeout, naming the last

@@ -54,3 +54,27 @@ extension ClientCore {
         }
     }
 }
+
+/// What the stats show of the I/O thread's state.
+extension ClientCore {
+    /// The queue, the in-flight count, the last GOAWAY's reason and each connection's state,
+    /// stream limit and streams in flight (pool positions first, then draining connections).
+    func publishedState() -> PublishedState {
+        var p = PublishedState()
+        p.queued = queue.pending.count + queue.delayed.count
+        p.inFlight = queue.inFlightTotal
+        p.lastGoawayReason = lastGoawayReason
+        for e in pool.liveEntries {
+            let state = pool.entries[e].state
+            let code: Int32
+            switch state.phase {
+            case .connecting, .tunneling, .handshaking, .awaitingSettings: code = 1; p.connectionsOpening += 1
+            case .ready: code = 2; p.connectionsOpen += 1
+            case .draining: code = 3
+            case .closed: continue
+            }
+            p.connections.append((code, Int32(min(state.streamLimit, Int(Int32.max))), Int32(state.inFlight)))
+        }
+        return p
+    }
+}

@@ -25,52 +25,50 @@ extension PushClient {
         }
     }
 
-    /// Copies what the stats show of the I/O thread's state (every scan interval, so stats
-    /// cost nothing per notification).
-    func refreshPublishedState() {
-        var p = PublishedState()
-        p.queued = core.queue.pending.count + core.queue.delayed.count
-        p.inFlight = core.queue.inFlightTotal
-        p.lastGoawayReason = core.lastGoawayReason
-        for conn in pool.connections.compactMap({ $0 }) + pool.retiring {
-            let state: Int32
-            switch conn.state.phase {
-            case .connecting, .tunneling, .handshaking, .awaitingSettings: state = 1; p.connectionsOpening += 1
-            case .ready: state = 2; p.connectionsOpen += 1
-            case .draining: state = 3
-            case .closed: continue
-            }
-            p.connections.append((state, Int32(min(conn.state.streamLimit, Int(Int32.max))), Int32(conn.state.inFlight)))
-        }
-        handoff.withLock { $0.published = p }
-    }
-
-    /// Hands finished notifications to pollers (one lock for the whole batch).
+    /// Hands what the core has for the callers (`ClientCore.outbox`) over: finished notifications
+    /// to the result callback or to pollers, counters, latencies and the connections' news, in
+    /// one lock; wakes whoever waits.
     func publish() {
         if core.outbox.isEmpty { return }
-        var finished = core.outbox.finished
-        core.outbox.finished = SlotList()
+        var finished = core.outbox.takeFinished()
         if let callback = configuration.callbacks.result {
             deliver(&finished, to: callback, buffer: callbackBuffer)
         }
         let newResults = !finished.isEmpty // (empty after a callback took them)
+        // The per-connection list is rebuilt at each scan and when connections come and go;
+        // otherwise the queue gauges ride along (no allocation).
+        let state = core.outbox.stateChanged ? core.publishedState() : nil
         let queued = core.queue.pending.count + core.queue.delayed.count, inFlight = core.queue.inFlightTotal
         handoff.withLockNotifying { h, waiters in
             h.completions.splice(&finished, in: slots)
-            h.counters.add(core.outbox.counters)
-            h.outcomeCounts.drain(&core.outbox.outcomeCounts)
-            // The queue gauges ride along (no allocation); the per-connection list is refreshed at
-            // each scan and when connections come and go.
+            moveOutbox(into: &h)
+            if let state { h.published = state }
             h.published.queued = queued
             h.published.inFlight = inFlight
-            if core.outbox.latencies.total > 0 { h.latencies.merge(core.outbox.latencies) }
             if h.waiters > 0 { waiters.broadcast() }
         }
         if newResults {
             resultSignal?.notify()
             readiness.signal()
         }
+    }
+
+    /// Moves the outbox's counters, outcome counts, latencies and connection news into the
+    /// hand-off (under its lock), leaving the outbox with nothing to publish but its finished list.
+    func moveOutbox(into h: inout Handoff) {
+        h.counters.add(core.outbox.counters)
         core.outbox.counters = ClientCounters()
-        if core.outbox.latencies.total > 0 { core.outbox.latencies = LatencyHistogram() }
+        h.outcomeCounts.drain(&core.outbox.outcomeCounts)
+        if core.outbox.latencies.total > 0 {
+            h.latencies.merge(core.outbox.latencies)
+            core.outbox.latencies = LatencyHistogram()
+        }
+        if let error = core.outbox.connectionError {
+            h.lastConnectionError = error
+            core.outbox.connectionError = nil
+        }
+        h.openConnections += core.outbox.openConnectionsChange
+        core.outbox.openConnectionsChange = 0
+        core.outbox.stateChanged = false
     }
 }

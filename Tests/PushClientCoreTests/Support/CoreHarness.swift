@@ -7,15 +7,33 @@ import PushCore
 struct CoreHarness {
     static let ms: UInt64 = 1_000_000
 
-    let slots = SlotTable(capacity: 64)
+    let slots: SlotTable
     var core: ClientCore
     /// The time events carry (monotonic ns).
     var now: UInt64 = 1_000 * CoreHarness.ms
+    /// The next stream id of each connection (the harness plays nghttp2).
+    var nextStreamID: [ConnectionID: Int32] = [:]
+    /// Notifications the harness took out of the outbox (`publish`), in order.
+    var published: [Int32] = []
 
     /// A core retrying answered notifications up to `maxAttempts` times, the first after
     /// `retryDelayMillis` (jitter drawn as `unit`: the delay is d/2 + unit·d/2).
     init(maxAttempts: Int = 3, retryDelayMillis: Int = 100, unit: Double = 0) {
-        core = ClientCore(slots: slots, retryPolicy: RetryPolicy(maxAnsweredAttempts: maxAttempts, baseDelayMillis: retryDelayMillis))
+        var configuration = ClientConfiguration()
+        configuration.recovery.maxAttempts = maxAttempts
+        configuration.recovery.retryDelayMillis = retryDelayMillis
+        self.init(configuration: configuration, unit: unit)
+    }
+
+    /// A core with `configuration` (its pool, timing and recovery settings), no provider token
+    /// and no log callback.
+    init(configuration: ClientConfiguration, unit: Double = 0, capacity: Int = 64) {
+        slots = SlotTable(capacity: capacity)
+        let r = configuration.recovery
+        core = ClientCore(configuration: configuration, slots: slots,
+                          retryPolicy: RetryPolicy(maxAnsweredAttempts: r.maxAttempts, baseDelayMillis: r.retryDelayMillis),
+                          reconnect: ReconnectSchedule(firstDelayMillis: r.reconnectFirstDelayMillis, maxDelayMillis: r.reconnectMaxDelayMillis),
+                          token: nil, log: ClientLog(callback: nil))
         core.unitRandom = { unit }
     }
 
