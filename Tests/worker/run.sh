@@ -2,6 +2,7 @@
 # End-to-end tests of `swiftpush worker` (issue 15): a real redis-server on a free loopback port
 # (AOF on), the project's mock APNs server (TLS + HTTP/2), the CLI's enqueue and outcomes.
 # usage: Tests/worker/run.sh BUILD_DIR [COUNT]   (COUNT: entries of the end-to-end test, 100000)
+#        WORKER_TESTS="name ..." runs only those tests (the names are at the end of this file)
 # Prints one line per test and "worker: N passed, N failed"; exits non-zero if any failed.
 # Every wait is on a condition (with a time limit), never a bare sleep.
 set -euo pipefail
@@ -39,10 +40,19 @@ rcli() { redis-cli -p "$redis_port" "$@"; }
 # A Redis of our own: loopback only, AOF with fsync on every write (nothing acknowledged is lost).
 redis_port=$(free_port)
 mkdir -p "$out/redis"
-redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$out/redis" --appendonly yes --appendfsync always \
-  --save "" --protected-mode yes > "$out/redis.log" 2>&1 &
-REDIS_PID=$!
-wait_until 20 sh -c "redis-cli -p $redis_port ping 2>/dev/null | grep -q PONG" || { cat "$out/redis.log"; echo "redis did not start"; exit 1; }
+# start_redis: (re)starts it on the same port and directory (a restart loads the AOF); true once it answers.
+start_redis() {
+  redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$out/redis" --appendonly yes --appendfsync always \
+    --save "" --protected-mode yes >> "$out/redis.log" 2>&1 &
+  REDIS_PID=$!
+  wait_until 30 sh -c "redis-cli -p $redis_port ping 2>/dev/null | grep -q PONG"
+}
+# restart_redis: SIGKILL, then a restart from the AOF.
+restart_redis() {
+  kill -9 "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true
+  start_redis
+}
+start_redis || { cat "$out/redis.log"; echo "redis did not start"; exit 1; }
 
 # The mock: three tokens are unregistered (410), every request is recorded (duplicate check).
 gone1=00000000000000000000000000000000000000000000000000000000000000a1
@@ -111,6 +121,7 @@ check() {
 }
 
 # ---------------------------------------------------------------------------------------------
+test_end_to_end() {
 name="end to end: $count entries, 2 workers: every id exactly one outcome, nothing pending, the 410 stream exact"
 shard=e2e
 notifications $shard "$count" > "$out/$shard.jsonl"
@@ -130,8 +141,10 @@ if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$s
     else bad "$name (exit statuses $sa $sb, pending $(pending_count $shard))"; fi
   else bad "$name (only $(outcome_count $shard) outcomes)"; fi
 else bad "$name (enqueue)"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_outcome_format_2() {
 name="outcome format 2: 20000 entries, 2 workers: one outcomes entry per batch, every id exactly one outcome in them, the 410 stream exact"
 shard=f2
 notifications $shard 20000 > "$out/$shard.jsonl"
@@ -167,8 +180,10 @@ PY
     else bad "$name (exit statuses $sa $sb, batches: ${batches:-unreadable})"; fi
   else bad "$name (not drained: pending $(pending_count $shard))"; fi
 else bad "$name (enqueue failed)"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_failed_settle_write() {
 # A settle script whose write fails midway (Redis keeps a script's earlier writes): the 410
 # stream's key holds a string, so recording a 410 fails with WRONGTYPE until it is deleted.
 # Nothing settled before the failure may lose its outcome, nothing may be recorded twice.
@@ -190,8 +205,10 @@ for format in 1 2; do
     else bad "$name (the settle never failed)"; fi
   else bad "$name (enqueue failed)"; fi
 done
+}
 
 # ---------------------------------------------------------------------------------------------
+test_crash() {
 name="crash: one of 2 workers killed with SIGKILL 3 times mid-run: every id exactly one outcome, its entries reclaimed"
 shard=crash
 n=$((count / 2))
@@ -227,8 +244,10 @@ print(sum(c - 1 for c in ids.values() if c > 1))' "$out/record.json")
     ok "$name (3 kills, $b_pending pending with the dead worker at the last, $reclaimed reclaimed by the survivor, $dups duplicate sends at the mock)"
   else bad "$name (reclaimed ${reclaimed:-0}, the dead worker held $b_pending)"; fi
 else bad "$name (kills $kills, outcomes $(outcome_count $shard), pending $(pending_count $shard))"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_sigterm() {
 name="SIGTERM: stops reading, drains what is in flight, exits 0 with nothing pending; a restart finishes the rest exactly once"
 shard=term
 n=5000
@@ -247,8 +266,10 @@ if wait_until 60 has_outcomes $shard 1; then
     ok "$name ($drained in flight at SIGTERM, $after_stop outcomes when it exited)"
   else bad "$name (exit $st, pending $pending, in flight at stop ${drained:-?}, outcomes $after_stop)"; fi
 else bad "$name (no outcome)"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_short_drain() {
 name="SIGTERM with a drain too short for what is in flight: exit 1, the rest left pending (not acknowledged), a restart under the same name finishes it exactly once"
 shard=short
 n=3000
@@ -266,8 +287,10 @@ if wait_until 60 has_outcomes $shard 1; then
     ok "$name ($left left pending, re-read at restart)"
   else bad "$name (exit $st, left ${left:-?}, pending $pending)"; fi
 else bad "$name (no outcome)"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_dead_letter() {
 name="an entry delivered more than max_deliveries times is dead-lettered, whether reclaimed or re-read as our own"
 shard=dead
 config "$out/$shard.json" $shard "$mock_port" ', "deadline_ms": 1000, "max_sends": 1, "min_idle_ms": 2000, "max_deliveries": 5'
@@ -292,8 +315,10 @@ assert rows["fine"]["outcome"] == "ACCEPTED", rows["fine"]
 PY
   then ok "$name"; else bad "$name"; fi
 else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard))"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_bad_entries() {
 name="bad entries each get a REJECTED outcome with the reason, are acknowledged, and the worker keeps sending"
 shard=bad
 config "$out/$shard.json" $shard "$mock_port" ', "metrics_port": 0'
@@ -373,8 +398,10 @@ PY
   then ok "$name (15 entries: 13 kinds of bad entry incl. unknown app and a refused key, a duplicate, a good one; /metrics counts them, /healthz ok)"
   else bad "$name"; fi
 else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard), metrics $metrics_ok)"; cat "$out/metrics.txt" 2>/dev/null | grep -v "^#" | head -40; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_delayed_retry() {
 name="a 429 goes to the delayed set and comes back when due: one ACCEPTED outcome once the device calms down"
 shard=delay
 busy=00000000000000000000000000000000000000000000000000000000000000b1
@@ -394,8 +421,10 @@ if wait_until 60 sh -c "[ \$(redis-cli -p $redis_port XLEN 'push:{$shard}') -ge 
    && grep -q "delayed=[1-9]" "$out/delay-a.err" && grep -q "promoted=[1-9]" "$out/delay-a.err"
 then ok "$name ($(rcli XLEN "push:{$shard}") stream entries for 2 notifications)"
 else bad "$name (outcomes $(outcome_count $shard), stream $(rcli XLEN "push:{$shard}"))"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_unknown_results() {
 name="unknown results (the mock never answers every 10th request): resent by default, or recorded FAILED maybe_delivered"
 mock_start stall "$cli" "$pki" --stall-every 10 --lenient-initial-limit
 stall_port=$MOCK_PORT
@@ -427,8 +456,10 @@ PY
   else unknown_ok=no; fi
 done
 if [ "$unknown_ok" = yes ]; then ok "$name"; else bad "$name"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_redis_restart() {
 name="Redis killed mid-run and restarted from its AOF: the worker reconnects by itself; every id exactly one outcome"
 shard=restart
 n=$((count / 5))
@@ -437,29 +468,29 @@ config "$out/$shard.json" $shard "$mock_port"
 "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker restart-a "$out/$shard.json"; a=$WORKER_PID
 if wait_until 60 has_outcomes $shard $((n / 5)); then
-  kill -9 "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true
-  redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$out/redis" --appendonly yes --appendfsync always \
-    --save "" --protected-mode yes >> "$out/redis.log" 2>&1 &
-  REDIS_PID=$!
-  if wait_until 30 sh -c "redis-cli -p $redis_port ping 2>/dev/null | grep -q PONG" \
-     && wait_until 120 has_outcomes $shard "$n" && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ] && check $shard \
+  if restart_redis && wait_until 120 has_outcomes $shard "$n" && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ] && check $shard \
      && grep -q "redis_reconnects=[1-9]" "$out/restart-a.err"
   then ok "$name ($(sed -n 's/.* redis_reconnects=\([0-9]*\).*/\1/p' "$out/restart-a.err" | tail -n 1) reconnect(s))"
   else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard))"; fi
 else bad "$name (no progress before the kill)"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_redis_unreachable() {
 name="SIGTERM while Redis is unreachable: the worker stops retrying and exits within the drain time"
 nowhere=$(free_port)
-sed "s/\"port\": $redis_port}/\"port\": $nowhere}/" "$out/e2e.json" | sed 's/"reclaim_interval_ms": 500/"reclaim_interval_ms": 500, "drain_ms": 1000/' > "$out/nowhere.json"
+config "$out/somewhere.json" nowhere "$mock_port"
+sed "s/\"port\": $redis_port}/\"port\": $nowhere}/" "$out/somewhere.json" | sed 's/"reclaim_interval_ms": 500/"reclaim_interval_ms": 500, "drain_ms": 1000/' > "$out/nowhere.json"
 start_worker nowhere "$out/nowhere.json"; a=$WORKER_PID
 if wait_until 20 grep -q "cannot reach Redis" "$out/nowhere.err"; then
   t0=$SECONDS
   st=0; stop_worker "$a" || st=$?
   if [ "$st" -eq 0 ] && [ $((SECONDS - t0)) -le 10 ]; then ok "$name ($((SECONDS - t0)) s)"; else bad "$name (exit $st after $((SECONDS - t0)) s)"; fi
 else bad "$name (no retry logged)"; fi
+}
 
 # ---------------------------------------------------------------------------------------------
+test_configuration_errors() {
 name="configuration errors exit 2 with the reason (unreadable key, min-idle not above the longest delivery)"
 config "$out/cfg.json" cfg "$mock_port"
 sed "s|AuthKey_TESTKEY001.p8|missing.p8|" "$out/cfg.json" > "$out/cfg-missing.json"
@@ -469,7 +500,9 @@ s2=0; "$cli" worker --config "$out/cfg-idle.json" > /dev/null 2> "$out/cfg2.txt"
 if [ "$s1" -eq 2 ] && grep -q 'app "demo": cannot read key_file' "$out/cfg1.txt" \
    && [ "$s2" -eq 2 ] && grep -q "min_idle_ms (5000) must exceed the longest delivery" "$out/cfg2.txt"
 then ok "$name"; else bad "$name (exit $s1, $s2)"; cat "$out/cfg1.txt" "$out/cfg2.txt"; fi
+}
 
+test_outcomes_cli() {
 name="outcomes prints text lines and --count stops; a format-2 entry it cannot read is an error, not an outcome; worker --help names the config"
 rcli XADD "outcomes:{unreadable}" '*' v 2 worker w count 1 outcomes '[{"id":' > /dev/null
 unreadable=0; "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard unreadable > "$out/unreadable.out" 2> "$out/unreadable.err" || unreadable=$?
@@ -478,7 +511,9 @@ if "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard bad --count 3 > "$out
    && [ "$unreadable" -eq 1 ] && [ ! -s "$out/unreadable.out" ] && grep -q "not a JSON array of objects" "$out/unreadable.err" \
    && grep -q -- "--config <FILE>" <<< "$("$cli" worker --help)"
 then ok "$name"; else bad "$name"; cat "$out/text.out" "$out/unreadable.out" "$out/unreadable.err"; fi
+}
 
+test_library_links() {
 name="libswiftpush.so links neither hiredis nor anything of the worker's (only the CLI does)"
 # Outputs are taken whole before grep reads them: with pipefail, `ldd ... | grep -q` fails
 # whenever grep's early exit cuts ldd's write short (SIGPIPE), which made this test flaky.
@@ -491,6 +526,17 @@ then ok "$name"; else bad "$name"; fi
 name="libswiftpush.so holds nothing of swift-argument-parser (only the CLI does)"
 if ! grep -q 14ArgumentParser <<< "$(nm "$build/libswiftpush.so")" && grep -q 14ArgumentParser <<< "$(nm "$cli")"
 then ok "$name"; else bad "$name"; fi
+}
+
+# Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
+# what bad_entries recorded).
+all_tests="end_to_end outcome_format_2 failed_settle_write crash sigterm short_drain dead_letter bad_entries
+  delayed_retry unknown_results redis_restart redis_unreachable configuration_errors outcomes_cli
+  library_links"
+for t in ${WORKER_TESTS:-$all_tests}; do
+  declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
+  "test_$t"
+done
 
 echo "worker: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
