@@ -342,6 +342,10 @@ public final class RedisStreamQueue: WorkQueue {
         return Int(reply.integer ?? 0)
     }
 
+    /// The group's pending count, and its lag: 0 when the group has delivered up to the stream's
+    /// last entry, whatever XINFO GROUPS's `lag` says (Redis 7.0's entries-read counter behind
+    /// it can stay stale after a restart: issue 23); Redis's figure otherwise (nil when it
+    /// cannot tell).
     public func backlog() throws(QueueError) -> (pending: Int, lag: Int?) {
         // XINFO GROUPS: one flat field/value array per group (RESP2); "lag" exists since 7.0.
         for group in try run(Self.packed(["XINFO", "GROUPS", options.keys.stream])).elements {
@@ -350,7 +354,13 @@ public final class RedisStreamQueue: WorkQueue {
             var i = 0
             while i + 1 < flat.count { fields[flat[i].text ?? ""] = flat[i + 1]; i += 2 }
             guard fields["name"]?.text == options.group else { continue }
-            return (Int(fields["pending"]?.integer ?? 0), fields["lag"]?.integer.map { Int($0) })
+            let pending = Int(fields["pending"]?.integer ?? 0)
+            let last = try run(Self.packed(["XREVRANGE", options.keys.stream, "+", "-", "COUNT", "1"])).elements.first?.elements.first?.text
+            if let delivered = fields["last-delivered-id"]?.text.flatMap(StreamID.init),
+               last.flatMap(StreamID.init).map({ delivered >= $0 }) ?? true {
+                return (pending, 0)
+            }
+            return (pending, fields["lag"]?.integer.map { Int($0) })
         }
         return (0, nil)
     }

@@ -100,6 +100,8 @@ stop_worker() {
 outcome_count() { rcli XLEN "outcomes:{$1}"; }
 drained() { stream_drained "$redis_port" "$1"; }
 pending_count() { rcli XPENDING "push:{$1}" senders | head -1; }
+# metrics_url WORKER: where that worker serves /metrics (from its log).
+metrics_url() { sed -n 's|.*metrics on \(http://[0-9.:]*\)/metrics.*|\1|p' "$out/$1.err" | tail -n 1; }
 has_outcomes() { [ "$(outcome_count "$1")" -ge "$2" ]; }
 # notifications SHARD N: N JSON lines (ids SHARD-0...), 1000 tokens of which three are gone.
 notifications() {
@@ -528,11 +530,36 @@ if ! grep -q 14ArgumentParser <<< "$(nm "$build/libswiftpush.so")" && grep -q 14
 then ok "$name"; else bad "$name"; fi
 }
 
+# ---------------------------------------------------------------------------------------------
+# Issue 23: after a Redis restart XINFO GROUPS's lag stayed at thousands with everything
+# delivered and nothing pending (Redis 7.0's entries-read counter). XGROUP SETID ... ENTRIESREAD
+# puts the counter in that state on purpose; completion must not depend on it.
+test_completion_stale_lag() {
+name="completion (pending 0, everything delivered, nothing delayed) holds whatever Redis's entries-read counter says: with the group's lag made stale, stream_drained and the worker's lag gauge say done"
+shard=stale
+notifications $shard 2000 > "$out/$shard.jsonl"
+head -n 1000 "$out/$shard.jsonl" > "$out/$shard-1.jsonl"; tail -n 1000 "$out/$shard.jsonl" > "$out/$shard-2.jsonl"
+config "$out/$shard.json" $shard "$mock_port" ', "metrics_port": 0'
+"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard-1.jsonl" > /dev/null
+start_worker stale-a "$out/$shard.json"; a=$WORKER_PID
+if wait_until 60 drained $shard && rcli XGROUP SETID "push:{$shard}" senders '$' ENTRIESREAD 0 > /dev/null \
+   && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard-2.jsonl" > /dev/null \
+   && wait_until 60 drained $shard; then
+  lag=$(rcli XINFO GROUPS "push:{$shard}" | sed -n '/^lag$/{n;p}')
+  gauge=no
+  wait_until 10 sh -c "curl -sf $(metrics_url stale-a)/metrics | grep -q '^swiftpush_worker_lag 0$'" && gauge=yes
+  sa=0; stop_worker "$a" || sa=$?
+  if [ "$sa" -eq 0 ] && [ "${lag:-0}" -gt 0 ] && [ "$gauge" = yes ] && check $shard
+  then ok "$name (Redis's lag $lag)"
+  else bad "$name (exit $sa, Redis's lag ${lag:-none}, the worker's lag gauge 0: $gauge)"; fi
+else bad "$name (not drained: pending $(pending_count $shard))"; fi
+}
+
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 failed_settle_write crash sigterm short_drain dead_letter bad_entries
-  delayed_retry unknown_results redis_restart redis_unreachable configuration_errors outcomes_cli
-  library_links"
+  delayed_retry unknown_results redis_restart completion_stale_lag redis_unreachable
+  configuration_errors outcomes_cli library_links"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   "test_$t"
