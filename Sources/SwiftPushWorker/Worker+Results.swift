@@ -17,6 +17,7 @@ extension Worker {
             default: kind = .failed
             }
             let reason = APNsReason(rawValue: r.reason) ?? .unknown
+            if suspects.outstandingCount > 0 { suspects.answered(tag: r.tag, app: h.note.app) }
             let decision = policy.decide(outcome: kind, reason: reason, sends: h.sends, retries: h.note.retries,
                                          notAfter: h.note.notAfter, nowMillis: nowMillis, stopping: stopping)
             switch decision {
