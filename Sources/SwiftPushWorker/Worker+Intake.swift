@@ -116,6 +116,7 @@ extension Worker {
     /// Sends the held notifications `tags` through `app`'s client in one batch: their bytes are
     /// packed into one buffer, so a batch costs one crossing into the client.
     func send(app: String, tags: [UInt64]) {
+        let tags = refusals.isEmpty ? tags : sendingPastRefusals(app: app, tags: tags)
         guard let client = clients.clients[app], !tags.isEmpty else { return }
         var arena: [UInt8] = []
         var spans: [(token: Range<Int>, topic: Range<Int>, payload: Range<Int>, collapse: Range<Int>?, apnsID: Range<Int>)] = []

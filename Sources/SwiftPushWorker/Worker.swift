@@ -65,6 +65,10 @@ public final class Worker {
     var ownPendingPass: OwnPendingPass? = OwnPendingPass(suspects: true)
     /// Re-delivered entries held until their turn to be sent (docs/worker.md, "Dead letters").
     var suspects: SuspectPacer
+    /// Apps, and their topics, whose credentials APNs refuses: per topic, as one of the reasons
+    /// (UnrelatedKeyIdInToken) is. Looked up by app first, so that other apps' results pay one
+    /// lookup while one app is refused.
+    var refusals: [String: [[UInt8]: CredentialRefusal]] = [:]
     var stopping = false
     var drainDeadline: UInt64 = 0
     var nextReclaimNanos: UInt64 = 0
