@@ -1,7 +1,9 @@
+import CSwiftPushABI
 import PushCore
+import PushTransport
 
-/// What the worker does about refused credentials: one probe at a time, the rest rejected
-/// unsent (`CredentialRefusal`).
+/// What the worker does about trouble on APNs's side: refused credentials (one probe at a
+/// time, the rest rejected unsent) and the events it logs as they happen (`APNsEventLog`).
 extension Worker {
     /// `tags` of `app` less those whose app and topic APNs refuses the credentials of, which are
     /// recorded REJECTED unsent; one of them (the probe) still goes, whenever none is held, to
@@ -45,9 +47,22 @@ extension Worker {
             // A refusal of one sent before it started leaves the probe in flight the probe.
             let probe = refusals[h.note.app]?[topic]?.probe
             refusals[h.note.app, default: [:]][topic] = CredentialRefusal(status: status, reason: reason.text, probe: probe)
+            events.note(.credentialsRefused, app: h.note.app, detail: "\(status) \(reason.text)")
         } else if status != 0, refusals[h.note.app]?.removeValue(forKey: [UInt8](h.note.topic)) != nil {
             if refusals[h.note.app]?.isEmpty == true { refusals[h.note.app] = nil }
             log.info("APNs accepts the credentials again", ["app": h.note.app, "topic": String(decoding: h.note.topic, as: UTF8.self)])
         }
+    }
+
+    /// GOAWAYs, counted by the client: the ones since the last look become events.
+    func noteClientEvents(app: String, _ stats: push_stats) {
+        let seen = goawaysSeen[app] ?? 0
+        guard stats.goaways > seen else { return }
+        goawaysSeen[app] = stats.goaways
+        var s = stats
+        let reason = withUnsafeBytes(of: &s.last_goaway_reason) { raw in
+            String(decoding: raw.prefix(raw.firstIndex(of: 0) ?? raw.count), as: UTF8.self)
+        }
+        events.note(.goaway, app: app, count: Int(stats.goaways - seen), detail: reason.isEmpty ? "" : "last reason: \(reason)")
     }
 }

@@ -69,6 +69,10 @@ public final class Worker {
     /// (UnrelatedKeyIdInToken) is. Looked up by app first, so that other apps' results pay one
     /// lookup while one app is refused.
     var refusals: [String: [[UInt8]: CredentialRefusal]] = [:]
+    /// Trouble with APNs, logged as it happens and counted for /metrics.
+    let events: APNsEventLog
+    /// Each app's client's GOAWAY count when last looked at (`noteClientEvents`).
+    var goawaysSeen: [String: UInt64] = [:]
     var stopping = false
     var drainDeadline: UInt64 = 0
     var nextReclaimNanos: UInt64 = 0
@@ -87,9 +91,11 @@ public final class Worker {
         self.configuration = configuration
         self.queue = queue
         self.log = log
+        events = APNsEventLog(log: log)
         suspects = SuspectPacer(maxGroup: configuration.batch)
-        clients = try AppClients(configuration: configuration, inbox: inbox)
+        clients = try AppClients(configuration: configuration, inbox: inbox, events: events)
         metrics.showClients(clients.clients)
+        metrics.showEvents(events)
         parser = EntryParser(apps: clients.policies)
         policy.unknownResults = ResultPolicy.UnknownResults(rawValue: configuration.unknownResults) ?? .resend
         policy.maxSends = configuration.maxSends
@@ -335,6 +341,7 @@ public final class Worker {
         while MonotonicTime.nanos() < until {
             let before = MonotonicTime.nanos()
             handle(inbox.take(waitMillis: min(50, ms)))
+            events.flush()
             // take returns at once on a stop request the loop has not acted on yet: don't spin.
             if MonotonicTime.nanos() - before < 1_000_000 { usleep(10_000) }
         }
@@ -347,7 +354,12 @@ public final class Worker {
         nextPublishNanos = now + 200_000_000
         let c = counters
         var open = 0
-        for (_, client) in clients.clients { open += Int(client.stats().connections_open) }
+        for (app, client) in clients.clients {
+            let stats = client.stats()
+            open += Int(stats.connections_open)
+            noteClientEvents(app: app, stats)
+        }
+        events.flush()
         var gauges: [String: Double] = ["in_flight": Double(held.count), "held_entries": Double(heldEntries.count),
                                         "unsettled": Double(unsettled.count), "connections_open": Double(open),
                                         "pending": Double(backlog.pending), "stopping": stopping ? 1 : 0]

@@ -658,6 +658,56 @@ else bad "$name (not drained: pending $(pending_count $shard))"; fi
 }
 
 # ---------------------------------------------------------------------------------------------
+# Issue 23: an APNs connection killed, GOAWAYs, ~2,000 resends, and nothing in the worker's log
+# until the final `stopped ... resent=N` line, which a SIGKILLed worker never writes.
+test_apns_events() {
+name="APNs trouble (GOAWAYs, connections killed, connections refused: back-off) is logged as it happens, one line per app and kind per interval with counts, and counted at /metrics; the log of a worker SIGKILLed afterwards has it"
+local fctl t0 kind lines sums problems="" n=20000
+mock_start flaky "$cli" "$pki" --delay-ms 5 --control-port-file "$out/flaky.port" --lenient-initial-limit
+wait_until 10 test -s "$out/flaky.port"
+fctl=http://127.0.0.1:$(cat "$out/flaky.port")
+shard=events
+notifications $shard $n | grep -v '"token": "0000' > "$out/$shard.jsonl"
+config "$out/$shard.json" $shard "$MOCK_PORT" ', "metrics_port": 0, "max_in_flight": 1000'
+"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+start_worker events-a "$out/$shard.json"; a=$WORKER_PID
+t0=$SECONDS
+# One fault at a time (each POST replaces the mock's faults); each must show in the log within
+# seconds, while the worker runs; the GOAWAYs go on until a line has counted several together.
+if wait_until 60 has_outcomes $shard 1000 \
+   && curl -sf -d '{"goaway_after_requests": 300}' "$fctl/faults" > /dev/null \
+   && wait_until 10 grep -q 'msg="APNs sent GOAWAY" app=demo' "$out/events-a.err" \
+   && wait_until 15 sh -c "grep 'msg=\"APNs sent GOAWAY\" app=demo' '$out/events-a.err' | grep -qv ' count=1 '" \
+   && curl -sf -d '{"kill_connection_after_requests": 200, "refuse_connections_ms": 1500}' "$fctl/faults" > /dev/null \
+   && wait_until 10 grep -q 'msg="APNs connection lost" app=demo' "$out/events-a.err" \
+   && wait_until 10 grep -q 'msg="backing off before the next APNs connection" app=demo' "$out/events-a.err" \
+   && curl -sf -d '{}' "$fctl/faults" > /dev/null \
+   && wait_until 10 sh -c "curl -sf $(metrics_url events-a)/metrics > '$out/$shard.metrics' && grep -q 'event=\"back_off\"} [1-9]' '$out/$shard.metrics'"; then
+  # SIGKILLed: what it logged stays; a worker under the same name finishes the rest.
+  kill -9 "$a"; wait "$a" 2>/dev/null || true
+  for kind in goaway connection_lost back_off; do
+    # Rate-limited: at most one line per interval (5 s) since the first, and the lines' counts add
+    # up to the last line's total and to /metrics's count at most.
+    lines=$(grep -c "event=$kind " "$out/events-a.err" || true)
+    sums=$(grep "event=$kind " "$out/events-a.err" | sed -n 's/.* count=\([0-9]*\).* total=\([0-9]*\).*/\1 \2/p' | awk '{ s += $1; t = $2 } END { print s, t }')
+    metric=$(sed -n "s/^swiftpush_worker_apns_events_total{app=\"demo\",event=\"$kind\"} \([0-9]*\)$/\1/p" "$out/$shard.metrics")
+    read -r sum total <<< "$sums"
+    [ "$lines" -ge 1 ] && [ "$lines" -le $(( (SECONDS - t0) / 5 + 2 )) ] && [ "$sum" -eq "$total" ] && [ "${metric:-0}" -ge 1 ] \
+      || problems="$problems $kind: $lines lines, counts $sum, total $total, metric ${metric:-none};"
+    summary="${summary:-} $kind=$total"
+  done
+  start_worker events-a "$out/$shard.json"; b=$WORKER_PID
+  if [ -z "$problems" ] && wait_until 120 drained $shard && stop_worker "$b" && check $shard none
+  then ok "$name (events:$summary)"
+  else bad "$name ($problems pending $(pending_count $shard))"; fi
+else
+  bad "$name (an event never showed; log: $(grep -c level=warning "$out/events-a.err" || true) warning lines)"
+  kill -9 "$a" 2>/dev/null || true
+fi
+curl -sf -d '{}' "$fctl/faults" > /dev/null || true
+}
+
+# ---------------------------------------------------------------------------------------------
 # Two apps in one worker, one whose key APNs refuses (403 InvalidProviderToken: its connection
 # never leaves APNs's one stream of a token connection that has had no success). Each app has one
 # connection and the mock allows 5 streams on it, answering 20 ms late: the healthy app's rate
@@ -733,7 +783,7 @@ else bad "$name ($verdict; better of two: alone $rate_alone/s, beside $rate_besi
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 failed_settle_write crash sigterm short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop completion_stale_lag
-  redis_unreachable tenant_isolation configuration_errors outcomes_cli library_links"
+  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli library_links"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   "test_$t"
