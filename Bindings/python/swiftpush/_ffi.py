@@ -8,13 +8,18 @@ Everything that crosses the boundary is declared here, once:
   adding a C function to the binding is one line there.
 
 The library is opened with ctypes.CDLL, which releases the GIL around every call (PyDLL would
-hold it, and deadlock the moment the library waits for another Python thread).
+hold it, and deadlock the moment the library waits for another Python thread). Which file
+(`_candidates`): `$SWIFTPUSH_LIBRARY` when set; else the libswiftpush.so beside this file, which
+a wheel from scripts/build-wheel.sh carries, and then only that one: it was built with this very
+code, and its RPATH ($ORIGIN/../swiftpush.libs, set by auditwheel) makes it load the wheel's own
+copies of OpenSSL and nghttp2, whatever the system has; else the system's library path.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import struct
 from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int32, c_int64, c_size_t, c_ssize_t, c_uint32, c_uint64, c_void_p
@@ -258,7 +263,11 @@ def _candidates() -> List[str]:
     if explicit:
         return [explicit]  # an explicit choice is never second-guessed
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY_NAME)
-    out = [here] if os.path.exists(here) else []
+    if os.path.exists(here):
+        # A wheel's own library: if it cannot load, its error is the one to see, not a fallback
+        # to some other copy (of another version) on the system.
+        return [here]
+    out = []
     found = ctypes.util.find_library("swiftpush")
     if found:
         out.append(found)
@@ -297,6 +306,50 @@ def declare(lib: ctypes.CDLL, table: Dict[str, Tuple[Any, Sequence[Any], Optiona
 
 
 lib = _load()
+
+#: Where distributions keep the system's trust store as one PEM file (the list Go's crypto/x509
+#: reads), first found first used.
+SYSTEM_CA_BUNDLES = (
+    "/etc/ssl/certs/ca-certificates.crt",  # Debian, Ubuntu, Arch, Gentoo
+    "/etc/pki/tls/certs/ca-bundle.crt",  # Fedora, RHEL
+    "/etc/ssl/ca-bundle.pem",  # openSUSE
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",  # CentOS, RHEL 7
+    "/etc/ssl/cert.pem",  # Alpine
+)
+
+
+@functools.lru_cache(maxsize=None)
+def _vendored_openssl_paths() -> Tuple[str, ...]:
+    """The trust store paths compiled into the wheel's own libcrypto (its default CA file and
+    directory), or () when the library loaded has no swiftpush.libs/ beside its package."""
+    libs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(lib._name))), "swiftpush.libs")
+    try:
+        crypto = next(f for f in sorted(os.listdir(libs)) if f.startswith("libcrypto-"))
+    except (OSError, StopIteration):
+        return ()
+    libcrypto = ctypes.CDLL(os.path.join(libs, crypto))  # already loaded: the same handle
+    paths = []
+    for name in ("X509_get_default_cert_file", "X509_get_default_cert_dir"):
+        function = getattr(libcrypto, name)
+        function.restype, function.argtypes = c_char_p, []
+        paths.append(os.fsdecode(function()))
+    return tuple(paths)
+
+
+def system_ca_file() -> Optional[str]:
+    """The CA file a Client given none uses, or None to leave the trust store to OpenSSL.
+
+    Only a wheel needs one: its OpenSSL (Debian's build, vendored) looks for the system's trust
+    store where Debian keeps it (OPENSSLDIR /usr/lib/ssl), which other distributions have not, so
+    there the first of SYSTEM_CA_BUNDLES that exists is named instead. OpenSSL's own overrides,
+    SSL_CERT_FILE and SSL_CERT_DIR, and a system that has those paths are left to OpenSSL.
+    """
+    if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"):
+        return None
+    defaults = _vendored_openssl_paths()
+    if not defaults or any(os.path.exists(path) for path in defaults):
+        return None
+    return next((path for path in SYSTEM_CA_BUNDLES if os.path.isfile(path)), None)
 
 
 def timeout_ms(seconds: Optional[float]) -> int:

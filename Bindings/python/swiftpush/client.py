@@ -478,7 +478,8 @@ class Client(ChannelMethods):
     Keyword arguments are configuration options (see `Option`; each is accepted by its name in
     lower case, plus key_file, key_pem and topic for TOKEN_KEY_FILE, TOKEN_KEY_PEM and
     DEFAULT_TOPIC); None leaves the library's default. Token authentication needs key_file (or
-    key_pem), key_id and team_id.
+    key_pem), key_id and team_id. ca_file None trusts the system's trust store (from a wheel on a
+    system whose store is not where the wheel's OpenSSL looks, the file `_ffi.system_ca_file` finds).
 
     Every method is thread-safe. Every notification queued by send/send_many gets exactly one
     Result through poll()/results(), also after close(). Results not yet polled count against
@@ -520,6 +521,8 @@ class Client(ChannelMethods):
         if on_result is not None and not hasattr(lib, "push_config_set_result_callback"):
             raise NotImplementedError("on_result needs push_config_set_result_callback, which this "
                                       "libswiftpush.so lacks (too old)")
+        if ca_file is None:
+            ca_file = _ffi.system_ca_file()
         named = dict(host=host, port=port, ca_file=ca_file, key_file=key_file, key_id=key_id, team_id=team_id,
                      topic=topic, connections=connections, queue_capacity=queue_capacity, deadline_ms=deadline_ms)
         named.update(options)

@@ -14,7 +14,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
-from typing import Callable, Iterator, List, Sequence
+from typing import Callable, Dict, Iterator, List, Sequence
 
 import pytest
 
@@ -24,6 +24,14 @@ ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0"
 TOPIC = "com.example.app"
 PAYLOAD = '{"aps":{"alert":{"title":"Hi","body":"café ☃"}}}'
+
+
+def child_env(**variables: str) -> Dict[str, str]:
+    """The environment for a Python child process that must import the swiftpush under test, the
+    source tree's or an installed wheel's: PYTHONPATH leads with the directory it was imported from."""
+    origin = str(Path(swiftpush.__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in [origin, os.environ.get("PYTHONPATH")] if p)
+    return dict(os.environ, PYTHONPATH=path, **variables)
 
 
 class Mock:

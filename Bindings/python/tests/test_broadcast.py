@@ -3,7 +3,6 @@ against the mock's management listener, broadcasts against its APNs listener."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 import swiftpush
 from swiftpush import ChannelRejected, InvalidNotification, Notification, Outcome, Reason, StoragePolicy
 
-from conftest import ROOT, TOPIC, Mock
+from conftest import ROOT, TOPIC, Mock, child_env
 
 UPDATE = {"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"score": "1-0"}}}
 
@@ -136,9 +135,8 @@ def test_the_readme_broadcast_example_runs(broadcast_mock: Tuple[Mock, int], pki
     example = subprocess.run([sys.executable, str(ROOT / "scripts" / "readme-block.py"), str(ROOT / "README.md"),
                               "Broadcast push", "python"], check=True, capture_output=True, text=True).stdout
     shutil.copy(pki / "AuthKey_TESTKEY001.p8", tmp_path / "AuthKey_TESTKEY001.p8")
-    env = dict(os.environ, APNS_HOST="localhost", APNS_PORT=str(server.port), APNS_CA_FILE=str(pki / "ca.pem"),
-               APNS_CHANNEL_HOST="localhost", APNS_CHANNEL_PORT=str(channel_port),
-               PYTHONPATH=os.pathsep.join(p for p in [str(ROOT / "Bindings" / "python"), os.environ.get("PYTHONPATH")] if p))
+    env = child_env(APNS_HOST="localhost", APNS_PORT=str(server.port), APNS_CA_FILE=str(pki / "ca.pem"),
+                    APNS_CHANNEL_HOST="localhost", APNS_CHANNEL_PORT=str(channel_port))
     run = subprocess.run([sys.executable, "-c", example], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["1", "ACCEPTED", "200"], run.stdout

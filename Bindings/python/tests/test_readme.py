@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, child_env
 
 README = ROOT / "Bindings" / "python" / "README.md"
 
@@ -23,8 +22,7 @@ def readme_example() -> str:
 def test_the_readme_example_runs(mock, pki, tmp_path: Path) -> None:
     # The example reads its key from the working directory and the server from APNS_* variables.
     shutil.copy(pki / "AuthKey_TESTKEY001.p8", tmp_path / "AuthKey_TESTKEY001.p8")
-    env = dict(os.environ, APNS_HOST="localhost", APNS_PORT=str(mock.port), APNS_CA_FILE=str(pki / "ca.pem"),
-               PYTHONPATH=os.pathsep.join(p for p in [str(ROOT / "Bindings" / "python"), os.environ.get("PYTHONPATH")] if p))
+    env = child_env(APNS_HOST="localhost", APNS_PORT=str(mock.port), APNS_CA_FILE=str(pki / "ca.pem"))
     run = subprocess.run([sys.executable, "-c", readme_example()], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 0, run.stderr
