@@ -663,7 +663,9 @@ else bad "$name (not drained: pending $(pending_count $shard))"; fi
 test_apns_events() {
 name="APNs trouble (GOAWAYs, connections killed, connections refused: back-off) is logged as it happens, one line per app and kind per interval with counts, and counted at /metrics; the log of a worker SIGKILLed afterwards has it"
 local fctl t0 kind lines sums problems="" n=20000
-mock_start flaky "$cli" "$pki" --delay-ms 5 --control-port-file "$out/flaky.port" --lenient-initial-limit
+# 10 streams a connection, answers 20 ms late: about 1,000/s, so that the traffic lasts while the
+# faults change (20 s at least).
+mock_start flaky "$cli" "$pki" --delay-ms 20 --max-streams 10 --control-port-file "$out/flaky.port" --lenient-initial-limit
 wait_until 10 test -s "$out/flaky.port"
 fctl=http://127.0.0.1:$(cat "$out/flaky.port")
 shard=events
