@@ -662,7 +662,7 @@ else bad "$name (not drained: pending $(pending_count $shard))"; fi
 # until the final `stopped ... resent=N` line, which a SIGKILLed worker never writes.
 test_apns_events() {
 name="APNs trouble (GOAWAYs, connections killed, connections refused: back-off) is logged as it happens, one line per app and kind per interval with counts, and counted at /metrics; the log of a worker SIGKILLed afterwards has it"
-local fctl t0 kind lines sums problems="" n=20000
+local fctl t0 kind lines sums problems="" summary="" n=20000
 # 10 streams a connection, answers 20 ms late: about 1,000/s, so that the traffic lasts while the
 # faults change (20 s at least).
 mock_start flaky "$cli" "$pki" --delay-ms 20 --max-streams 10 --control-port-file "$out/flaky.port" --lenient-initial-limit
@@ -696,7 +696,7 @@ if wait_until 60 has_outcomes $shard 1000 \
     read -r sum total <<< "$sums"
     [ "$lines" -ge 1 ] && [ "$lines" -le $(( (SECONDS - t0) / 5 + 2 )) ] && [ "$sum" -eq "$total" ] && [ "${metric:-0}" -ge 1 ] \
       || problems="$problems $kind: $lines lines, counts $sum, total $total, metric ${metric:-none};"
-    summary="${summary:-} $kind=$total"
+    summary="$summary $kind=$total"
   done
   start_worker events-a "$out/$shard.json"; b=$WORKER_PID
   if [ -z "$problems" ] && wait_until 120 drained $shard && stop_worker "$b" && check $shard none
