@@ -546,7 +546,7 @@ then ok "$name"; else bad "$name"; fi
 test_crash_loop() {
 name="a crash loop (a worker SIGKILLed a second into each of 8 lives, answers 300 ms late) dead-letters no healthy notification: every id exactly one ACCEPTED outcome"
 shard=loop
-local n=3000 kills=0 lines settled
+local n=3000 kills=0 lines settled summary
 # 50 streams a connection: a life of a second answers a few hundred, so every life dies holding most.
 mock_start crawl "$cli" "$pki" --delay-ms 300 --max-streams 50 --lenient-initial-limit
 notifications $shard $n > "$out/$shard.jsonl"
