@@ -2,9 +2,13 @@
 /// died, was killed or stopped) may be sent again. Pure: the caller passes the time, so each
 /// rule has a unit test.
 ///
-/// Per app, suspects go out in groups that double from one (1, 2, 4, ... up to `maxGroup`),
-/// the most-delivered first, and a group goes only when the one before it has all its answers
-/// or has been out for `groupWaitNanos`. The worker counts a delivery just before a group is
+/// Per app, suspects go out in groups of 1, 1, 2, 4, 8, ... (up to `maxGroup`), the
+/// most-delivered first, and a group goes only when the one before it has all its answers or
+/// has been out for `groupWaitNanos`. Each group is as large as all the groups before it
+/// together, so the next life of a worker that died with group k in flight has sent every entry
+/// of that group again, in groups 1 to k, before its own group k goes: with plain doubling
+/// (1, 2, 4, ...) one entry of it was always left over for the group in flight at the next death,
+/// and in a steady crash loop its count rose at every restart. The worker counts a delivery just before a group is
 /// sent (`WorkQueue.countDelivery`), so a delivery counts toward `max_deliveries` only when it
 /// reached a send. An entry that kills its worker is then sent with fewer and fewer others at
 /// each restart and alone once its count leads, and is the one dead-lettered; a crash loop that
@@ -27,7 +31,8 @@ struct SuspectPacer {
         var waiting: [Waiting] = []
         var sorted = true
         var outstanding = Set<UInt64>()
-        var groupSize = 1
+        /// Groups sent in this wave (it sets the next one's size).
+        var groupsSent = 0
         var groupSentNanos: UInt64 = 0
     }
 
@@ -49,7 +54,7 @@ struct SuspectPacer {
         arrivals += 1
         var s = apps[app] ?? AppState()
         // A new wave after the last one is done (a later reclaim) starts from one again.
-        if s.waiting.isEmpty && s.outstanding.isEmpty { s.groupSize = 1 }
+        if s.waiting.isEmpty && s.outstanding.isEmpty { s.groupsSent = 0 }
         s.waiting.append(Waiting(tag: tag, deliveries: deliveries, order: arrivals))
         s.sorted = false
         apps[app] = s
@@ -66,12 +71,14 @@ struct SuspectPacer {
                 s.waiting.sort { ($0.deliveries, -$0.order) > ($1.deliveries, -$1.order) }
                 s.sorted = true
             }
-            let group = s.waiting.prefix(s.groupSize).map(\.tag)
+            // 1, 1, 2, 4, ...: each as large as the ones before it together.
+            let size = s.groupsSent < 2 ? 1 : min(1 << min(s.groupsSent - 1, 30), maxGroup)
+            let group = s.waiting.prefix(size).map(\.tag)
             s.waiting.removeFirst(group.count)
             outstandingCount += group.count - s.outstanding.count
             s.outstanding = Set(group)
             s.groupSentNanos = now
-            s.groupSize = min(s.groupSize * 2, maxGroup)
+            s.groupsSent += 1
             apps[app] = s
             groups.append((app, group))
         }

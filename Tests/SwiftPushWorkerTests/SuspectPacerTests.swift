@@ -11,20 +11,37 @@ struct SuspectPacerTests {
         return p
     }
 
-    @Test("Groups double from one up to the batch, each only after the one before has its answers")
+    @Test("Groups of 1, 1, 2, 4 ... up to the batch (each as large as those before it together), each only after the one before has its answers")
     func doubling() {
         var p = pacer(adding: Array(repeating: 1, count: 12))
         #expect(p.nextGroups(now: 0).map(\.tags) == [[1]])
         #expect(p.nextGroups(now: 1).isEmpty) // group 1 unanswered
         p.answered(tag: 1, app: "a")
-        #expect(p.nextGroups(now: 2).map(\.tags) == [[2, 3]])
+        #expect(p.nextGroups(now: 2).map(\.tags) == [[2]])
         p.answered(tag: 2, app: "a")
-        #expect(p.nextGroups(now: 3).isEmpty) // 3 still out
+        #expect(p.nextGroups(now: 3).map(\.tags) == [[3, 4]])
         p.answered(tag: 3, app: "a")
-        #expect(p.nextGroups(now: 4).map(\.tags) == [[4, 5, 6, 7]])
-        for t: UInt64 in 4...7 { p.answered(tag: t, app: "a") }
-        #expect(p.nextGroups(now: 5).map(\.tags) == [[8, 9, 10, 11]]) // capped at maxGroup
-        #expect(p.outstandingCount == 4 && p.waitingCount == 1)
+        #expect(p.nextGroups(now: 4).isEmpty) // 4 still out
+        p.answered(tag: 4, app: "a")
+        #expect(p.nextGroups(now: 5).map(\.tags) == [[5, 6, 7, 8]])
+        for t: UInt64 in 5...8 { p.answered(tag: t, app: "a") }
+        #expect(p.nextGroups(now: 6).map(\.tags) == [[9, 10, 11, 12]]) // capped at maxGroup
+        #expect(p.outstandingCount == 4 && p.waitingCount == 0)
+    }
+
+    @Test("A worker that died with group k in flight: its next life sends all of that group again in groups 1 to k, before its own group k")
+    func nothingLeftOver() {
+        // Groups 1, 1, 2, 4 sent (8 entries); the life dies with the last (4 entries) in flight.
+        var next = SuspectPacer(maxGroup: 100, groupWaitNanos: 1000 * ms)
+        for t: UInt64 in 1...4 { next.add(tag: t, app: "a", deliveries: 3) } // the group in flight, counted once more
+        for t: UInt64 in 5...20 { next.add(tag: t, app: "a", deliveries: 1) }
+        var sent: [[UInt64]] = []
+        for step: UInt64 in 0..<3 {
+            let g = next.nextGroups(now: step)[0].tags
+            sent.append(g)
+            for t in g { next.answered(tag: t, app: "a") }
+        }
+        #expect(sent == [[1], [2], [3, 4]])
     }
 
     @Test("A group unanswered for groupWait lets the next one go (an unanswered suspect holds the others back no longer)")
@@ -32,17 +49,20 @@ struct SuspectPacerTests {
         var p = pacer(adding: [1, 1, 1])
         #expect(p.nextGroups(now: 0).map(\.tags) == [[1]])
         #expect(p.nextGroups(now: 999 * ms).isEmpty)
-        #expect(p.nextGroups(now: 1000 * ms).map(\.tags) == [[2, 3]])
+        #expect(p.nextGroups(now: 1000 * ms).map(\.tags) == [[2]])
         p.answered(tag: 1, app: "a") // the late answer of the earlier group changes nothing
-        #expect(p.outstandingCount == 2)
+        #expect(p.outstandingCount == 1)
+        #expect(p.nextGroups(now: 2000 * ms).map(\.tags) == [[3]])
     }
 
     @Test("The most delivered go first (an entry that keeps killing its worker leads, and goes alone), then as they came")
     func mostDeliveredFirst() {
-        var p = pacer(adding: [1, 3, 2, 3])
+        var p = pacer(adding: [1, 3, 2, 3, 1])
         #expect(p.nextGroups(now: 0).map(\.tags) == [[2]])
         p.answered(tag: 2, app: "a")
-        #expect(p.nextGroups(now: 1).map(\.tags) == [[4, 3]])
+        #expect(p.nextGroups(now: 1).map(\.tags) == [[4]])
+        p.answered(tag: 4, app: "a")
+        #expect(p.nextGroups(now: 2).map(\.tags) == [[3, 1]])
     }
 
     @Test("Each app has its own groups: one app's unanswered suspects do not hold another's back")
@@ -71,6 +91,7 @@ struct SuspectPacerTests {
         }
         q.add(tag: 9, app: "a", deliveries: 1)
         q.add(tag: 10, app: "a", deliveries: 1)
+        q.add(tag: 11, app: "a", deliveries: 1)
         #expect(q.nextGroups(now: 10).map(\.tags) == [[9]])
     }
 }
