@@ -38,9 +38,9 @@ public struct StreamKeys: Sendable, Equatable {
 
 /// `WorkQueue` on a Redis stream with a consumer group (see docs/worker.md for the protocol):
 /// XREADGROUP to read, Lua scripts to claim, settle (record + XACK) and promote delayed
-/// entries, XAUTOCLAIM to reclaim. Owns two hiredis connections — one for settling, so that a
-/// batch of outcomes is recorded while the worker reads, claims and sends on the other — and
-/// is not thread-safe.
+/// entries and to take back or reclaim pending ones (RedisStreamScripts). Owns two hiredis
+/// connections — one for settling, so that a batch of outcomes is recorded while the worker
+/// reads, claims and sends on the other — and is not thread-safe.
 public final class RedisStreamQueue: WorkQueue {
     /// Where Redis is and how this consumer reads.
     public struct Options: Sendable {
@@ -55,7 +55,7 @@ public final class RedisStreamQueue: WorkQueue {
         /// This consumer's name: stable across restarts, so a restarted worker finds its pending
         /// entries.
         public var consumer = "worker-1"
-        /// An entry pending this long with another consumer is taken over by XAUTOCLAIM. Must
+        /// An entry pending this long with another consumer is taken over (reclaimed). Must
         /// exceed the longest send (the clients' deadline and resends), or an entry still in
         /// flight elsewhere is sent twice.
         public var minIdleMillis = 120_000

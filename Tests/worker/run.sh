@@ -238,7 +238,7 @@ for fraction in 10 30 50; do
     # What the killed worker held: the survivor must reclaim it after the last kill.
     b_pending=$(rcli XPENDING "push:{$shard}" senders - + 1000000 crash-b | grep -cx crash-b || true)
     # Restarted under the same name twice (it re-reads its own pending entries first); the last
-    # time it stays dead, and the other worker must reclaim what it held (XAUTOCLAIM).
+    # time it stays dead, and the other worker must reclaim what it held.
     if [ "$fraction" -lt 50 ]; then start_worker crash-b "$out/$shard.json"; b=$WORKER_PID; fi
   fi
 done
@@ -544,7 +544,7 @@ then ok "$name"; else bad "$name"; fi
 # notifications ended FAILED DeadLetter after 6 restarts, most never sent: each restart's re-read
 # counted a delivery of every entry the worker held.
 test_crash_loop() {
-name="a crash loop (a worker SIGKILLed a second into each of 8 lives, answers 300 ms late) dead-letters no healthy notification: every id exactly one ACCEPTED outcome"
+name="a crash loop (a worker SIGKILLed a second into each of 6 lives, answers 300 ms late) dead-letters no healthy notification: every id exactly one ACCEPTED outcome"
 shard=loop
 local n=3000 kills=0 lines settled summary
 # 50 streams a connection: a life of a second answers a few hundred, so every life dies holding most.
@@ -554,7 +554,7 @@ config "$out/$shard.json" $shard "$MOCK_PORT" ', "max_deliveries": 5'
 "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker loop-a "$out/$shard.json"; a=$WORKER_PID
 if ! wait_until 60 all_delivered $shard; then bad "$name (the first life never read them all)"; return; fi
-while [ "$kills" -lt 8 ] && [ "$(pending_count $shard)" -gt 0 ]; do
+while [ "$kills" -lt 6 ] && [ "$(pending_count $shard)" -gt 0 ]; do
   # A life lasts a second from its first outcome (so that on a slow machine too it sees answers
   # before it dies: a crash loop faster than APNs's answers is indistinguishable from an entry
   # that kills its worker). The crash loop is the scenario: this sleep is its period.
@@ -674,16 +674,17 @@ config "$out/$shard.json" $shard "$MOCK_PORT" ', "metrics_port": 0, "max_in_flig
 "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker events-a "$out/$shard.json"; a=$WORKER_PID
 t0=$SECONDS
-# One fault at a time (each POST replaces the mock's faults); each must show in the log within
-# seconds, while the worker runs; the GOAWAYs go on until a line has counted several together.
+# One fault at a time (each POST replaces the mock's faults, the answers' delay included); each
+# must show in the log within seconds, while the worker runs; the GOAWAYs go on until a line has
+# counted several together.
 if wait_until 60 has_outcomes $shard 1000 \
-   && curl -sf -d '{"goaway_after_requests": 300}' "$fctl/faults" > /dev/null \
+   && curl -sf -d '{"goaway_after_requests": 300, "response_delay_ms": 20}' "$fctl/faults" > /dev/null \
    && wait_until 10 grep -q 'msg="APNs sent GOAWAY" app=demo' "$out/events-a.err" \
    && wait_until 15 sh -c "grep 'msg=\"APNs sent GOAWAY\" app=demo' '$out/events-a.err' | grep -qv ' count=1 '" \
-   && curl -sf -d '{"kill_connection_after_requests": 200, "refuse_connections_ms": 1500}' "$fctl/faults" > /dev/null \
+   && curl -sf -d '{"kill_connection_after_requests": 200, "refuse_connections_ms": 1500, "response_delay_ms": 20}' "$fctl/faults" > /dev/null \
    && wait_until 10 grep -q 'msg="APNs connection lost" app=demo' "$out/events-a.err" \
    && wait_until 10 grep -q 'msg="backing off before the next APNs connection" app=demo' "$out/events-a.err" \
-   && curl -sf -d '{}' "$fctl/faults" > /dev/null \
+   && curl -sf -d '{"response_delay_ms": 20}' "$fctl/faults" > /dev/null \
    && wait_until 10 sh -c "curl -sf $(metrics_url events-a)/metrics > '$out/$shard.metrics' && grep -q 'event=\"back_off\"} [1-9]' '$out/$shard.metrics'"; then
   # SIGKILLed: what it logged stays; a worker under the same name finishes the rest.
   kill -9 "$a"; wait "$a" 2>/dev/null || true
