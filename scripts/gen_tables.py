@@ -4,7 +4,7 @@
 Outputs (never edit them by hand):
   Sources/CSwiftPushABI/include/swiftpush_tables.h   C enums (merged into Include/swiftpush.h)
   Sources/PushCore/Generated/Tables.swift            Swift enums
-  Sources/PushTransport/Generated/Options.swift      PushOption: the options' kinds, ranges, defaults
+  Sources/PushClientCore/Generated/Options.swift         PushOption: the options' kinds, ranges, defaults
   Bindings/python/swiftpush/_tables.py               Python enums (when the package exists)
   Bindings/go/tables.go                              Go constants (when the package exists)
 
@@ -331,7 +331,7 @@ def outputs():
     out = {
         "Sources/CSwiftPushABI/include/swiftpush_tables.h": c_tables(),
         "Sources/PushCore/Generated/Tables.swift": swift_tables(),
-        "Sources/PushTransport/Generated/Options.swift": swift_options(),
+        "Sources/PushClientCore/Generated/Options.swift": swift_options(),
     }
     extra = os.path.join(ROOT, "scripts", "gen_bindings_tables.py")
     if os.path.exists(extra):

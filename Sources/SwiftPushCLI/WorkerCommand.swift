@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import SwiftPushRedis
 import SwiftPushWorker
 
 /// `swiftpush worker`: runs a queue-fed sender until SIGTERM or SIGINT, then drains and exits.
@@ -36,8 +37,7 @@ struct WorkerCommand: StatusCommand {
         }
         if let consumer { config.consumer = consumer }
         var options = RedisStreamQueue.Options()
-        options.host = config.redis.host
-        options.port = config.redis.port
+        options.redis = config.redis
         options.keys = StreamKeys(shard: config.shard)
         options.group = config.group
         options.consumer = config.consumer ?? Self.defaultConsumerName()
@@ -79,7 +79,7 @@ struct WorkerCommand: StatusCommand {
             return nil
         }, box)
         pthread_detach(thread)
-        Console.err("swiftpush worker: consumer \(options.consumer) on \(options.keys.stream) at \(config.redis.host):\(config.redis.port), min-idle \(options.minIdleMillis) ms")
+        Console.err("swiftpush worker: consumer \(options.consumer) on \(options.keys.stream) at \(config.redis.summary), min-idle \(options.minIdleMillis) ms")
         return worker.run() ? 0 : 1
     }
 

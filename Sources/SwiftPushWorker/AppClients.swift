@@ -1,5 +1,6 @@
 import CSwiftPushABI
 import PushCore
+import PushClientCore
 import PushTransport
 
 /// One PushClient per credential set (APNs binds a connection to one team), opened from the

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CHiredis
+import SwiftPushRedis
 
 /// The names a shard's keys go by. One stream per shard; the hash tag `{shard}` keeps every key
 /// of a shard in one cluster slot, so one Lua script may touch them all.
@@ -44,10 +45,9 @@ public struct StreamKeys: Sendable, Equatable {
 public final class RedisStreamQueue: WorkQueue {
     /// Where Redis is and how this consumer reads.
     public struct Options: Sendable {
-        /// Redis host.
-        public var host = "127.0.0.1"
-        /// Redis port.
-        public var port = 6379
+        /// Where Redis is and how to connect (a single server: the worker's protocol does not
+        /// route by slot yet).
+        public var redis = RedisConfiguration()
         /// The shard's keys.
         public var keys = StreamKeys()
         /// The consumer group.
@@ -66,7 +66,7 @@ public final class RedisStreamQueue: WorkQueue {
         /// batch (`OutcomeRecord.json`, docs/worker.md).
         public var outcomeFormat = 1
 
-        /// Defaults: 127.0.0.1:6379, shard 0, group `senders`.
+        /// Defaults: 127.0.0.1:6379 (plain, no password), shard 0, group `senders`.
         public init() {}
     }
 
@@ -105,13 +105,14 @@ public final class RedisStreamQueue: WorkQueue {
         settleInFlight = nil
         readAhead = nil
         do throws(RedisError) {
-            let c = try RedisConnection(host: options.host, port: options.port, commandTimeoutMillis: 15_000)
+            let connector = try RedisConnector(options.redis)
+            let c = try connector.connect()
             // 0, not $: entries added before the group existed must not be skipped.
             let r = try c.command("XGROUP", "CREATE", options.keys.stream, options.group, "0", "MKSTREAM")
             if case .error(let e) = r, !e.hasPrefix("BUSYGROUP") {
                 throw RedisError(description: "XGROUP CREATE: \(e)", connectionLost: false)
             }
-            settleConnection = try RedisConnection(host: options.host, port: options.port, commandTimeoutMillis: 15_000)
+            settleConnection = try connector.connect()
             connection = c
         } catch {
             throw QueueError(error.description, connectionLost: error.connectionLost)

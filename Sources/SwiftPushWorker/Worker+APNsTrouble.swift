@@ -1,6 +1,5 @@
 import CSwiftPushABI
 import PushCore
-import PushTransport
 
 /// What the worker does about trouble on APNs's side: refused credentials (one probe at a
 /// time, the rest rejected unsent) and the events it logs as they happen (`APNsEventLog`).

@@ -1,6 +1,6 @@
 import CSwiftPushABI
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// Taking entries in: claim their ids, settle the ones that cannot be sent, send the rest.
 extension Worker {

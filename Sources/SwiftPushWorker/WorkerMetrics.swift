@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// The worker's metrics, rendered in the Prometheus text format (version 0.0.4) for
 /// `/metrics`. The loop updates them; the metrics thread renders them; one lock guards both
