@@ -34,7 +34,7 @@ struct SendCommand: StatusCommand {
 
     @Option(name: .customLong("token"), help: ArgumentHelp("a device token (repeatable)", valueName: "HEX"))
     var tokens: [String] = []
-    @Option(help: ArgumentHelp("device tokens, one per line ('#' comments, blank lines skipped)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("device tokens, one per line ('#' comments, blank lines skipped)", valueName: "FILE"), completion: .file())
     var tokensFile: String?
     @Option(help: ArgumentHelp("broadcast to this channel instead (iOS 18 Live Activities; --topic is the bundle id)", valueName: "ID"))
     var channel: String?
@@ -52,9 +52,9 @@ struct SendCommand: StatusCommand {
     var collapseID: String?
     @Option(name: .customLong("apns-id"), help: ArgumentHelp("apns-id (one token only; default: generated)", valueName: "UUID"))
     var apnsID: String?
-    @Option(help: ArgumentHelp("the JSON payload, sent as it is ('-': standard input)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("the JSON payload, sent as it is ('-': standard input)", valueName: "FILE"), completion: .file())
     var payload: String?
-    @Option(help: ArgumentHelp("a .apns file: payload plus \"Simulator Target Bundle\"", valueName: "FILE"))
+    @Option(help: ArgumentHelp("a .apns file: payload plus \"Simulator Target Bundle\"", valueName: "FILE"), completion: .file())
     var apnsFile: String?
     @Option(help: ArgumentHelp("payload from flags: aps.alert.title", valueName: "TEXT"))
     var title: String?
