@@ -25,7 +25,10 @@ extension APNsConfiguration {
     /// messages name each value as the host spells it (`name`: "--key", "key_file"). Throws
     /// `.badOption` or `.key`.
     package init(options v: APNsOptionValues, naming name: (PushOption) -> String) throws(PushError) {
-        // Each value, checked as push_config_set_* checks it (the scratch configuration is dropped).
+        // Which values go together first (no file is read for a combination that cannot be).
+        let environment = try Self.environment(v, name)
+        let credentials = try Self.credentials(v, name)
+        // Then each value, checked as push_config_set_* checks it (the scratch configuration is dropped).
         var scratch = ClientConfiguration()
         for (option, text) in v.text.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             do throws(PushError) {
@@ -40,8 +43,7 @@ extension APNsConfiguration {
                 throw PushError(.badOption, "\(name(option)) must be in \(r.lowerBound)...\(r.upperBound), got \(value)")
             }
         }
-        self.init(environment: try Self.environment(v, name), credentials: try Self.credentials(v, name),
-                  defaultTopic: v.text[.defaultTopic])
+        self.init(environment: environment, credentials: credentials, defaultTopic: v.text[.defaultTopic])
         caFile = v.text[.caFile]
         if v.text[.proxy] != nil, let (host, port) = scratch.endpoint.proxy {
             proxy = APNsProxy(host: host, port: port, credentials: v.text[.proxyCredentials])
