@@ -71,8 +71,8 @@ struct OptionValuesTests {
         ([.certKeyFile: "K"], [:], "cert_key_file goes with cert_file"),
         ([:], [:], "missing key_file (token auth) or cert_file/p12_file (certificate auth)"),
         ([.host: "localhost"], [.environment: 1], "host and environment exclude each other"),
-        ([:], [PushOption.connections: 0], "connections must be in 1...64, got 0"),
-        ([.host: "a b"], [:], "host: host must be a non-empty name or address without spaces"),
+        ([.certFile: "/dev/null"], [PushOption.connections: 0], "connections must be in 1...64, got 0"),
+        ([.certFile: "/dev/null", .host: "a b"], [:], "host: host must be a non-empty name or address without spaces"),
     ] as [([PushOption: String], [PushOption: Int], String)])
     func mistakes(text: [PushOption: String], numbers: [PushOption: Int], message: String) {
         var v = APNsOptionValues()
