@@ -31,7 +31,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-example test-redis test-worker test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
+.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
 
 all: build
 
@@ -78,7 +78,12 @@ pki:
 # other module happened to be built first.
 test: build pki
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-example test-redis test-worker test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+
+# docs/architecture.md cites code by name: every name in backticks must still exist (issue 25).
+test-docs:
+	python3 scripts/check-doc-names.py --self-test
+	python3 scripts/check-doc-names.py docs/architecture.md
 
 test-swift:
 	$(SWIFT) test --skip-build
