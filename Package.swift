@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "PushClientCore", dependencies: ["PushTransport", "PushCore", "COpenSSL", "CNGHTTP2", "CSwiftPushABI", "CPushSystem"]),
         // Channel management (create, read, delete, list broadcast channels): blocking calls on
         // connections of their own, with the client's configuration and ConnectionState.
-        .target(name: "PushChannels", dependencies: ["PushClientCore", "PushTransport", "PushCore", "COpenSSL", "CNGHTTP2"]),
+        .target(name: "PushChannels", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
         // The @c exports: the whole public C ABI of libswiftpush.so.
         .target(name: "SwiftPush", dependencies: ["PushChannels", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI"],
                 exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
@@ -87,9 +87,12 @@ let package = Package(
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
         .target(name: "SwiftPushWorker", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
-        // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes.
+        // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes, channels.
+        // send, bench and channels use the Swift API (SwiftPushKit), as any Swift host would.
         .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushRedis",
-                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+                                                              "SwiftPushKit", "CSwiftPushABI",
+                                                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         // The tests of PushTransport, PushClientCore and PushChannels (one target: they share the
         // client test support and the mock).

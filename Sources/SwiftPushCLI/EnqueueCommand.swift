@@ -29,7 +29,7 @@ struct EnqueueCommand: StatusCommand {
         """)
 
     @OptionGroup var redisOptions: RedisOptions
-    @Option(help: ArgumentHelp("JSON lines to read (default: standard input)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("JSON lines to read (default: standard input)", valueName: "FILE"), completion: .file())
     var file: String?
     @Option(help: ArgumentHelp("the app of lines that name none", valueName: "NAME"))
     var app: String?

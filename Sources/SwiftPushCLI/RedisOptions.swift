@@ -14,23 +14,23 @@ struct RedisOptions: ParsableArguments {
     var redis: String?
     @Option(help: ArgumentHelp("a Redis Cluster: seed nodes, comma-separated", valueName: "HOST:PORT,..."))
     var cluster: String?
-    @Option(help: ArgumentHelp("read Redis settings from the \"redis\" object of this JSON file (a worker.json)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("read Redis settings from the \"redis\" object of this JSON file (a worker.json)", valueName: "FILE"), completion: .file())
     var redisConfig: String?
     @Option(help: ArgumentHelp("ACL user (AUTH user password)", valueName: "NAME"))
     var redisUser: String?
-    @Option(help: ArgumentHelp("file holding the Redis password", valueName: "FILE"))
+    @Option(help: ArgumentHelp("file holding the Redis password", valueName: "FILE"), completion: .file())
     var redisPasswordFile: String?
     @Option(help: ArgumentHelp("environment variable holding the Redis password", valueName: "VAR"))
     var redisPasswordEnv: String?
     @Flag(help: "TLS to Redis (verified against the system trust store unless --redis-ca-file)")
     var redisTls = false
-    @Option(help: ArgumentHelp("CA certificates for Redis's TLS certificate (implies --redis-tls)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("CA certificates for Redis's TLS certificate (implies --redis-tls)", valueName: "FILE"), completion: .file())
     var redisCaFile: String?
     @Option(help: ArgumentHelp("name Redis's certificate must carry, if not the host's (implies --redis-tls)", valueName: "NAME"))
     var redisServerName: String?
-    @Option(help: ArgumentHelp("client certificate for Redis (PEM; implies --redis-tls)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("client certificate for Redis (PEM; implies --redis-tls)", valueName: "FILE"), completion: .file())
     var redisCertFile: String?
-    @Option(help: ArgumentHelp("its key (PEM; default: in the certificate file)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("its key (PEM; default: in the certificate file)", valueName: "FILE"), completion: .file())
     var redisKeyFile: String?
     @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}...", valueName: "S"))
     var shard = "0"

@@ -20,7 +20,7 @@ struct WorkerCommand: StatusCommand {
         pending, 2 usage or configuration error.
         """)
 
-    @Option(help: ArgumentHelp("the worker's JSON configuration (docs/worker.md)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("the worker's JSON configuration (docs/worker.md)", valueName: "FILE"), completion: .file())
     var config: String
     @Option(help: ArgumentHelp("this worker's consumer name (overrides the file; keep it stable across restarts)", valueName: "NAME"))
     var consumer: String?
