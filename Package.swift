@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // swiftpush: an embeddable APNs provider library (Swift core, C ABI, libswiftpush.so).
 import PackageDescription
 
@@ -28,6 +28,11 @@ let package = Package(
     dependencies: [
         // Argument parsing for the command-line tool only: libswiftpush.so links none of it.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The worker's HTTP server (/metrics, /healthz, the status page): the CLI only. Its
+        // default traits would build swift-configuration and full Foundation for nothing.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Hummingbird's logging API (already in its graph): its logger writes errors to stderr.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries; each umbrella header has a unique name (see docs/toolchain.md).
@@ -54,13 +59,25 @@ let package = Package(
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
         .target(name: "SwiftPushWorker", dependencies: ["PushTransport", "PushCore", "CSwiftPushABI", "CHiredis", "COpenSSL"]),
-        // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes.
+        // What the fleet's Redis keys say (issue 26): per shard, app and campaign progress, rates,
+        // time left, heartbeats; read by `swiftpush status` and the worker's status page.
+        .target(name: "SwiftPushStatus", dependencies: ["SwiftPushWorker"]),
+        // The worker's HTTP server on Hummingbird: /metrics, /healthz, the status page and its
+        // live feed. Not part of libswiftpush.so.
+        .target(name: "SwiftPushWorkerHTTP", dependencies: ["SwiftPushWorker", "SwiftPushStatus",
+                                                             .product(name: "Hummingbird", package: "hummingbird"),
+                                                             .product(name: "Logging", package: "swift-log")]),
+        // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes, status.
         .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "SwiftPushWorker",
+                                                              "SwiftPushStatus", "SwiftPushWorkerHTTP",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
         .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "PushCore", "CHiredis"]),
+        // The status reader (pure parts in memory, the reader against a real redis-server) and
+        // the worker's HTTP server (real sockets).
+        .testTarget(name: "SwiftPushStatusTests", dependencies: ["SwiftPushStatus", "SwiftPushWorkerHTTP", "SwiftPushWorker", "PushCore"]),
         // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
         // so that a build of this one does not build them.
     ]

@@ -2,12 +2,16 @@ import ArgumentParser
 import PushTransport
 import SwiftPushWorker
 
-/// `--redis HOST:PORT` and `--shard S`, shared by enqueue and outcomes (`@OptionGroup`).
+/// `--redis HOST:PORT` and `--shard S`, shared by enqueue, outcomes and status (`@OptionGroup`).
 struct RedisOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Redis server", valueName: "HOST:PORT"))
     var redis = "127.0.0.1:6379"
-    @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}...", valueName: "S"))
-    var shard = "0"
+    /// Optional so that `status` can tell "every shard" from "shard 0"; the others read `shardName`.
+    @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}... (default 0)", valueName: "S"))
+    var shard: String?
+
+    /// The shard named, or "0".
+    var shardName: String { shard ?? "0" }
 
     func validate() throws(ValidationError) { _ = try address() }
 
@@ -24,7 +28,7 @@ struct RedisOptions: ParsableArguments {
         // A Redis that goes away mid-write: an error message, not a silent death by SIGPIPE.
         IOThread.blockSIGPIPE()
         do throws(RedisError) {
-            return (try RedisConnection(host: host, port: port), StreamKeys(shard: shard))
+            return (try RedisConnection(host: host, port: port), StreamKeys(shard: shardName))
         } catch {
             throw ValidationError(error.description)
         }
