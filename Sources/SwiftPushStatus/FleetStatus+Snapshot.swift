@@ -24,6 +24,13 @@ extension FleetStatus {
 
         let counted = readable.compactMap { $0.counts(scope) }
         let waits = readable.map(\.waiting)
+        // A campaign's progress is known only where it is counted: the other shards' entries
+        // are not its.
+        let parts = shards.filter { $0.error == nil && (scope == .all || $0.counted) }.map(\.progress)
+        let byUnit = [CountUnit.notifications, .entries].compactMap { unit in
+            let same = parts.filter { $0.unit == unit }
+            return same.isEmpty ? nil : ProgressFigures.sum(same)
+        }
         fleet = FleetSummary(
             shards: readable.count,
             waiting: waits.contains { $0 == nil } ? nil : waits.reduce(0) { $0 + $1! },
@@ -31,9 +38,8 @@ extension FleetStatus {
             delayed: readable.reduce(0) { $0 + $1.delayed },
             unregistered: focus.campaign == nil ? readable.reduce(0) { $0 + $1.unregistered } : counted.reduce(0) { $0 + $1.gone },
             outcomes: counted.isEmpty ? nil : counted.dropFirst().reduce(counted[0], +),
-            // A campaign's progress is known only where it is counted: the other shards' entries
-            // are not its.
-            progress: ProgressFigures.sum(shards.filter { $0.error == nil && (scope == .all || $0.counted) }.map(\.progress)))
+            progress: ProgressFigures.sum(parts),
+            progressByUnit: byUnit)
 
         func scopes(_ names: Set<String>, _ make: (String) -> StatusScope) -> [ScopeStatus] {
             names.sorted().map { name in

@@ -14,8 +14,13 @@ public struct FleetSummary: Encodable, Sendable {
     public var outcomes: OutcomeCounts?
     /// Progress (no sums when shards count in different units).
     public var progress: ProgressFigures
+    /// Progress summed per unit: the counted shards' in notifications, the others' in entries
+    /// (one item when every shard counts alike).
+    public var progressByUnit: [ProgressFigures]
 
-    enum CodingKeys: String, CodingKey { case shards, waiting, pending, delayed, unregistered, outcomes, progress }
+    enum CodingKeys: String, CodingKey {
+        case shards, waiting, pending, delayed, unregistered, outcomes, progress, progressByUnit = "progress_by_unit"
+    }
 
     /// Every key is written, unknown figures as null.
     public func encode(to encoder: any Encoder) throws {
@@ -27,5 +32,6 @@ public struct FleetSummary: Encodable, Sendable {
         try c.encode(unregistered, forKey: .unregistered)
         try c.encode(outcomes, forKey: .outcomes)
         try c.encode(progress, forKey: .progress)
+        try c.encode(progressByUnit, forKey: .progressByUnit)
     }
 }

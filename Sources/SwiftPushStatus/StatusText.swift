@@ -43,16 +43,15 @@ public enum StatusText {
     }
 
     private static func fleet(_ s: FleetStatus, style: Style) -> [String] {
-        let p = s.fleet.progress
-        var line = s.campaign == nil ? "fleet " : "campaign "
-        if p.unit == .mixed {
-            line += "  the shards count in different units (notifications, entries): see each shard"
-        } else {
+        // Shards that count notifications and shards that count entries: a line for each.
+        let label = s.campaign == nil ? "fleet " : "campaign "
+        let parts = s.fleet.progress.unit == .mixed ? s.fleet.progressByUnit : [s.fleet.progress]
+        var out = parts.enumerated().map { i, p in
+            var line = i == 0 ? label : String(repeating: " ", count: label.count)
             if style.bar { line += " " + bar(p.fraction, width: 24) }
             line += "  \(percent(p.fraction))  \(count(p.done)) of \(count(p.total)) \(p.unit.rawValue)"
-            line += "  \(rate(p.rate))  time left \(duration(p.etaSeconds))"
+            return line + "  \(rate(p.rate))  time left \(duration(p.etaSeconds))"
         }
-        var out = [line]
         out.append("  waiting \(count(s.fleet.waiting)) · in flight \(count(s.fleet.pending)) · delayed \(count(s.fleet.delayed)) · 410s \(count(s.fleet.unregistered))")
         if let o = s.fleet.outcomes {
             out.append("  accepted \(count(o.accepted)) · rejected \(count(o.rejected)) · failed \(count(o.failed))")

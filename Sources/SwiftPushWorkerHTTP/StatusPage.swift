@@ -51,7 +51,7 @@ enum StatusPage {
   @media (max-width: 900px) { .row { grid-template-columns: 1fr; } }
   table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
   th, td { text-align: right; padding: 5px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
-  th:first-child, td:first-child { text-align: left; }
+  th:first-child, td:first-child, th.text { text-align: left; }
   th { color: var(--muted); font-weight: 600; font-size: 12px; }
   td.text { text-align: left; }
   .muted { color: var(--muted); }
@@ -85,6 +85,7 @@ enum StatusPage {
       <span>time left <b id="fleet-eta" data-value="">–</b></span>
     </div>
     <div class="bar"><div id="fleet-bar"></div></div>
+    <div class="muted" id="fleet-other"></div>
   </div>
   <div class="tiles">
     <div class="tile"><div class="label">waiting</div><div class="value" id="tile-waiting" data-value="">–</div></div>
@@ -121,17 +122,17 @@ enum StatusPage {
   </div>
   <div class="card">
     <h2>Workers of group <span id="group">–</span></h2>
-    <table id="workers"><thead><tr><th>consumer</th><th>host</th><th>pid</th><th>shards</th><th>last heartbeat</th><th>in flight</th><th>pending (Redis)</th><th>idle (Redis)</th></tr></thead><tbody></tbody></table>
+    <table id="workers"><thead><tr><th>consumer</th><th class="text">host</th><th>pid</th><th class="text">shards</th><th>last heartbeat</th><th>in flight</th><th>pending (Redis)</th><th>idle (Redis)</th></tr></thead><tbody></tbody></table>
   </div>
   <div class="row">
     <div class="card">
       <h2>This worker: <span id="this-name">–</span></h2>
-      <table id="this-outcomes"><thead><tr><th>app</th><th>outcome</th><th>reason</th><th>count</th></tr></thead><tbody></tbody></table>
+      <table id="this-outcomes"><thead><tr><th>app</th><th class="text">outcome</th><th class="text">reason</th><th>count</th></tr></thead><tbody></tbody></table>
       <p class="muted" id="this-counters"></p>
     </div>
     <div class="card">
       <h2>Latest 410s</h2>
-      <table id="gone"><thead><tr><th>token</th><th>app</th><th>reason</th><th>shard</th><th>when</th></tr></thead><tbody></tbody></table>
+      <table id="gone"><thead><tr><th>token</th><th class="text">app</th><th class="text">reason</th><th>shard</th><th>when</th></tr></thead><tbody></tbody></table>
     </div>
   </div>
   <div class="card" id="notes-card"><h2>Notes</h2><ul id="notes"></ul></div>
@@ -220,7 +221,12 @@ function render(s) {
   $("group").textContent = s.group;
   $("progress-title").textContent = s.campaign === null ? "Progress of the fleet" : "Progress of campaign " + s.campaign;
 
-  const f = s.fleet, p = f.progress;
+  // Shards counting notifications and shards counting entries: the first in the big line,
+  // the other below it.
+  const f = s.fleet, p = f.progress.unit === "mixed" ? f.progress_by_unit[0] : f.progress;
+  const other = f.progress.unit === "mixed" ? f.progress_by_unit[1] : null;
+  $("fleet-other").textContent = other ? "and in the shards whose workers count nothing in Redis: " + fmt(other.done) + " of " + fmt(other.total)
+      + " entries, " + rate(other.rate) + ", time left " + duration(other.eta_s) : "";
   setValue("fleet-percent", p.fraction, percent(p.fraction));
   setValue("fleet-done", p.done);
   setValue("fleet-total", p.total);
@@ -275,10 +281,10 @@ function render(s) {
 
   const me = s.this_worker;
   $("this-name").textContent = me ? me.consumer + (me.live ? "" : " (loop stuck)") : "–";
-  fill("this-outcomes", me ? me.outcomes.map(x => el("tr", {}, el("td", {}, x.app), el("td", {class: "text"}, x.outcome),
+  fill("this-outcomes", me ? me.outcomes.map(x => el("tr", {"data-outcome": x.app + "/" + x.outcome + "/" + x.reason}, el("td", {}, x.app), el("td", {class: "text"}, x.outcome),
       el("td", {class: "text"}, x.reason || "–"), num(x.count))) : [], "no outcome recorded yet");
   $("this-counters").textContent = me ? ["read", "sent", "resent", "reclaimed", "dead_lettered", "delayed", "redis_reconnects"]
-      .filter(k => k in me.counters).map(k => k.replace("_", " ") + " " + fmt(me.counters[k])).join(" · ") : "";
+      .filter(k => k in me.counters).map(k => k.replaceAll("_", " ") + " " + fmt(me.counters[k])).join(" · ") : "";
 
   fill("gone", s.recent_unregistered.map(g => el("tr", {}, el("td", {}, el("code", {}, g.token)), el("td", {class: "text"}, g.app),
       el("td", {class: "text"}, g.reason), el("td", {}, g.shard), el("td", {}, age(Math.max(0, s.time_ms - g.time_ms)) + " ago"))),
