@@ -2,9 +2,9 @@
 #   make demo       build (release), start the mock APNs server, send 100,000 notifications
 #                   through libswiftpush.so from C, print throughput and outcomes
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests,
-#                   the Redis Streams worker end to end (make test-worker), `swiftpush status`
-#                   and the status page in headless Chromium (make test-status)
-#   make bench      the library against h2load on the same mock server (see README);
+#                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker),
+#                   `swiftpush status` and the status page in headless Chromium (make test-status)
+#   make bench      the library against h2load on the same mock server, and the Swift API's rows (see README);
 #                   BENCH_BASELINE=<release dir of another build> adds that build, interleaved (A/B)
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
 #                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run),
@@ -31,7 +31,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-worker test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
+.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-redis test-worker test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
 
 all: build
 
@@ -73,9 +73,12 @@ header: build
 pki:
 	@bash scripts/make-test-pki.sh $(PKI) >/dev/null
 
+# The test build also checks that every target imports only the targets it declares
+# (docs/architecture.md, "Modules"): an undeclared import would otherwise compile whenever the
+# other module happened to be built first.
 test: build pki
-	$(SWIFT) build --build-tests
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-worker test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
+	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-redis test-worker test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -88,6 +91,12 @@ test-c:
 
 test-cli:
 	bash Tests/cli/run.sh $(DEBUG_DIR)
+
+# The Redis layer through the CLI: enqueue/outcomes over TLS with an ACL user (and refused at
+# once for a wrong password, CA or host name), and on a 3+3 Redis Cluster (Tests/redis/run.sh).
+# SwiftPushRedisTests (in test-swift) test the layer itself on the same kinds of servers.
+test-redis: build pki
+	bash Tests/redis/run.sh $(DEBUG_DIR)
 
 # The queue-fed worker against a real redis-server and the mock: 100,000 entries end to end,
 # SIGKILL/restart, SIGTERM drain, bad entries, Redis restart (Tests/worker/run.sh BUILD_DIR COUNT);
@@ -136,6 +145,7 @@ demo: release pki
 	bash scripts/demo.sh $(RELEASE_DIR) $(PKI)
 
 bench: release pki
+	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpushkit-bench
 	bash scripts/bench.sh $(RELEASE_DIR) $(PKI)
 
 bench-scaling: release pki

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # The benchmark: the same workload through libswiftpush.so (C) and through h2load, against the
-# same mock APNs server, side by side in one run, repeated; medians are reported.
+# same mock APNs server, side by side in one run, repeated; medians are reported. The Swift API
+# (SwiftPushKit, swiftpushkit-bench in RELEASE_DIR) runs it too, in the same runs: its engine
+# (batches submitted and results taken on one thread, as load.c does) with its ratio to load.c,
+# the async batch path (APNsClient.send(contentsOf:)) and 1,000 tasks each awaiting one send at
+# a time.
 # Workload: TLS 1.3, token auth, one device token, 200-byte alert payload, 1 connection x 1000
 # concurrent streams, BENCH_COUNT notifications (default 200000), BENCH_RUNS runs (default 3).
 # The server runs on CPU 0 and each client on CPU 1 where the machine has two cores.
 # Last line (machine-readable):
 #   swiftpush-bench rate=<n> h2load_rate=<n> ratio=<r> cpu_us_per_notification=<x> peak_rss_mb=<m>
+#     swift_rate=<n> swift_ratio=<swift / C> swift_cpu_us_per_notification=<x> swift_batch_rate=<n>
+#     swift_tasks_rate=<n>
 # A/B: BENCH_BASELINE=DIR (the release directory of another build, e.g. the commit before a
 # change) runs that libswiftpush.so through the same workload in the same runs, interleaved, and
 # prints its medians beside the new one's (a hot-path change is measured this way, in one run).
@@ -59,6 +65,12 @@ run_library() {
     --token "$token" --quiet > "$out/load.txt" 2>&1 || { cat "$out/load.txt" >&2; }
   grep '^load-result' "$out/load.txt"
 }
+run_swift() {
+  $client_cpu "$build/swiftpushkit-bench" --mode "$1" --host localhost --port "$port" --ca "$pki/ca.pem" \
+    --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app \
+    --count "$count" --window 10000 --token "$token" > "$out/swift.txt" 2>&1 || { cat "$out/swift.txt" >&2; }
+  grep '^load-result' "$out/swift.txt"
+}
 field() { sed -E "s/.* $1=([^ ]+).*/\1/"; }
 # The mock's CPU time so far, in clock ticks: what a run cost the server, per request, shows
 # whether the server (on its own core) is what limits a client.
@@ -71,7 +83,9 @@ echo "server on ${server_cpu:-any CPU}, clients on ${client_cpu:-any CPU}; $runs
 # Warm-up (page cache, CPU frequency, the server's allocator).
 count=20000 run_library >/dev/null
 [ -z "$baseline" ] || count=20000 run_library "$out/load-baseline" >/dev/null
+count=20000 run_swift engine >/dev/null
 : > "$out/lib"; : > "$out/h2"; : > "$out/server-lib"; : > "$out/server-h2"; : > "$out/base"
+: > "$out/swift-engine"; : > "$out/swift-batch"; : > "$out/swift-tasks"
 for i in $(seq 1 "$runs"); do
   t0=$(server_ticks); h=$(run_h2load); echo "$h" >> "$out/h2"
   t1=$(server_ticks); l=$(run_library); echo "$l" >> "$out/lib"
@@ -80,6 +94,11 @@ for i in $(seq 1 "$runs"); do
   printf '  run %d: h2load %8.0f req/s | swiftpush %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted | server CPU-us/request: h2load %s, swiftpush %s\n' \
     "$i" "$h" "$(echo "$l" | field rate)" "$(echo "$l" | field cpu_us_per_notification)" \
     "$(echo "$l" | field peak_rss_mb)" "$(echo "$l" | field accepted)" "$(tail -1 "$out/server-h2")" "$(tail -1 "$out/server-lib")"
+  for mode in engine batch tasks; do run_swift "$mode" >> "$out/swift-$mode"; done
+  printf '  run %d: Swift engine %8.0f notifications/s (%5.2f CPU-us) | async batch %8.0f | 1,000 tasks %8.0f | accepted %s %s %s\n' "$i" \
+    "$(tail -1 "$out/swift-engine" | field rate)" "$(tail -1 "$out/swift-engine" | field cpu_us_per_notification)" \
+    "$(tail -1 "$out/swift-batch" | field rate)" "$(tail -1 "$out/swift-tasks" | field rate)" \
+    "$(tail -1 "$out/swift-engine" | field accepted)" "$(tail -1 "$out/swift-batch" | field accepted)" "$(tail -1 "$out/swift-tasks" | field accepted)"
   if [ -n "$baseline" ]; then
     b=$(run_library "$out/load-baseline"); echo "$b" >> "$out/base"
     printf '  run %d: baseline %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted\n' \
@@ -101,4 +120,12 @@ if [ -n "$baseline" ]; then
   echo "A/B medians: new $rate notifications/s, $cpu CPU-us/notification, $rss MB | baseline ($baseline) $brate notifications/s," \
     "$bcpu CPU-us/notification, $brss MB | rate new/baseline $(awk -v a="$rate" -v b="$brate" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}')"
 fi
-echo "swiftpush-bench rate=$rate h2load_rate=$h2 ratio=$ratio cpu_us_per_notification=$cpu peak_rss_mb=$rss"
+swift=$(field rate < "$out/swift-engine" | median)
+swift_cpu=$(field cpu_us_per_notification < "$out/swift-engine" | median)
+swift_batch=$(field rate < "$out/swift-batch" | median)
+swift_tasks=$(field rate < "$out/swift-tasks" | median)
+swift_ratio=$(awk -v a="$swift" -v b="$rate" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}')
+echo "Swift API medians: engine $swift notifications/s ($swift_ratio x C, $swift_cpu CPU-us/notification)," \
+  "async batch $swift_batch, 1,000 tasks one at a time $swift_tasks"
+echo "swiftpush-bench rate=$rate h2load_rate=$h2 ratio=$ratio cpu_us_per_notification=$cpu peak_rss_mb=$rss" \
+  "swift_rate=$swift swift_ratio=$swift_ratio swift_cpu_us_per_notification=$swift_cpu swift_batch_rate=$swift_batch swift_tasks_rate=$swift_tasks"

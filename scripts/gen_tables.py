@@ -4,7 +4,10 @@
 Outputs (never edit them by hand):
   Sources/CSwiftPushABI/include/swiftpush_tables.h   C enums (merged into Include/swiftpush.h)
   Sources/PushCore/Generated/Tables.swift            Swift enums
-  Sources/PushTransport/Generated/Options.swift      PushOption: the options' kinds, ranges, defaults
+  Sources/PushClientCore/Generated/Options.swift     PushOption: the options' kinds, ranges, defaults
+  Sources/SwiftPushKit/Generated/Tables.swift        the Swift API's error codes, reasons, push types
+  Sources/SwiftPushKit/Generated/Options.swift       the Swift API's configuration groups (pool,
+                                                     timing, recovery) and where every option lives
   Bindings/python/swiftpush/_tables.py               Python enums (when the package exists)
   Bindings/go/tables.go                              Go constants (when the package exists)
 
@@ -327,11 +330,124 @@ def swift_tables():
     return "\n".join(o) + "\n"
 
 
+# Where each option lives in the Swift API's APNsConfiguration (SwiftPushKit). The int options
+# with a field in the pool, timing and recovery groups are generated there (a field ending in
+# Millis becomes a Duration without the suffix); the others are typed values written by hand,
+# named here. An option missing from both fails the generator: the two APIs cannot drift.
+SWIFT_OPTION_HOMES = {
+    "HOST": "environment", "PORT": "environment", "ENVIRONMENT": "environment",
+    "CA_FILE": "caFile", "TOKEN_KEY_FILE": "credentials (.tokenKey(file:keyID:teamID:))",
+    "KEY_ID": "credentials (keyID:)", "TEAM_ID": "credentials (teamID:)",
+    "TOKEN_KEY_PEM": "credentials (.tokenKey(pem:keyID:teamID:))", "DEFAULT_TOPIC": "defaultTopic",
+    "PROXY": "proxy", "PROXY_CREDENTIALS": "proxy (user:password:)",
+    "CERT_FILE": "credentials (.certificate(file:keyFile:))", "CERT_KEY_FILE": "credentials (.certificate(file:keyFile:))",
+    "P12_FILE": "credentials (.p12(file:password:))", "P12_PASSWORD": "credentials (.p12(file:password:))",
+}
+SWIFT_GROUPS = [("pool", "Pool", "Connections, I/O threads, streams and slots: how much the client carries at once."),
+                ("timing", "Timing", "Deadlines, timeouts and health PINGs."),
+                ("recovery", "Recovery", "Retries of answered notifications, reconnects after refusals, retiring bad connections.")]
+
+
+def swift_api_option(row):
+    """(group, property, is_duration) of an int option generated into a group, else None."""
+    name, ident, kind, label, field, default, rng, doc = row
+    if kind != "int" or field == "-" or "." not in field:
+        return None
+    group, prop = field.split(".", 1)
+    if group not in [g for g, _, _ in SWIFT_GROUPS]:
+        return None
+    if prop.endswith("Millis"):
+        return group, prop[:-len("Millis")], True
+    return group, prop, False
+
+
+def swift_api_doc(text):
+    """The table's doc with C names replaced by the Swift API's."""
+    homes = {}
+    for row in OPTIONS:
+        api = swift_api_option(row)
+        homes[row[0]] = f"{api[0]}.{api[1]}" if api else SWIFT_OPTION_HOMES.get(row[0], row[0]).split(" ")[0]
+    text = re.sub(r"PUSH_OPT_([A-Z0-9_]+)", lambda m: f"`{homes.get(m.group(1), m.group(0))}`", text)
+    text = re.sub(r"PUSH_E_([A-Z0-9_]+)", lambda m: f"`.{swift_status_case('E_' + m.group(1))}`", text)
+    text = text.replace("(see README, ", "(README, ")
+    return text[0].upper() + text[1:]
+
+
+def swift_api_tables():
+    o = [f"// {HEADER}", "", "// swiftlint:disable all", ""]
+    o.append("extension PushError.Code {")
+    for name, value, msg in STATUS:
+        if name == "OK":
+            continue
+        o.append(f"    /// {msg} (`PUSH_{name}`).")
+        o.append(f"    public static let {swift_status_case(name)} = PushError.Code(rawValue: {value})")
+    o.append("}")
+    o.append("")
+    o.append("extension PushReason {")
+    for name, status, retry, desc in REASONS:
+        where = f"HTTP {status}" if status != "0" else "decided by the library"
+        o.append(f"    /// {name} ({where}): {desc}")
+        o.append(f"    public static let {lower_camel(name)} = PushReason(.{lower_camel(name)})")
+    o.append("}")
+    o.append("")
+    o.append("extension APNsPushType {")
+    for name, header, suffix, prio, limit in PUSH_TYPES:
+        sfx = "" if suffix == "-" else f", topic ending in `{suffix}`"
+        o.append(f"    /// `apns-push-type: {header}`{sfx}, default priority {prio}, payload up to {limit} bytes.")
+        o.append(f"    public static let {header} = APNsPushType(.{header})")
+    o.append("}")
+    return "\n".join(o) + "\n"
+
+
+def swift_api_options():
+    o = [f"// {HEADER}", "", "// swiftlint:disable all", "", "import PushClientCore", ""]
+    o.append("extension APNsConfiguration {")
+    for group, type_name, doc in SWIFT_GROUPS:
+        rows = [(r, swift_api_option(r)) for r in OPTIONS]
+        rows = [(r, a) for r, a in rows if a and a[0] == group]
+        o.append(f"    /// {doc} Defaults and ranges from `Tables/options.tsv`, as the C ABI's.")
+        o.append(f"    public struct {type_name}: Sendable, Equatable {{")
+        for r, (g, prop, is_duration) in rows:
+            name, ident, kind, label, field, default, rng, doc = r
+            lo, hi = rng.split("..")
+            unit = " ms" if is_duration else ""
+            o.append(f"        /// {swift_api_doc(doc)} Default {default}{unit}; {lo}...{hi}{unit}.")
+            value = f".milliseconds({default})" if is_duration else default
+            o.append(f"        public var {prop}: {'Duration' if is_duration else 'Int'} = {value}")
+        o.append("")
+        o.append("        /// The defaults.")
+        o.append("        public init() {}")
+        o.append("")
+        o.append("        /// Checks every value against its option's range and sets it on `c`.")
+        o.append("        func apply(to c: inout ClientConfiguration) throws(PushError) {")
+        for r, (g, prop, is_duration) in rows:
+            o.append(f'            try c.setOption(.{swift_option_case(r[0])}, {"milliseconds" if is_duration else "int"}: {prop}, named: "{group}.{prop}")')
+        o.append("        }")
+        o.append("    }")
+        o.append("")
+    o.append("    /// Where each option of the C ABI (`PUSH_OPT_*`) lives in an `APNsConfiguration`.")
+    o.append("    static func setting(for option: PushOption) -> String {")
+    o.append("        switch option {")
+    for r in OPTIONS:
+        api = swift_api_option(r)
+        home = f"{api[0]}.{api[1]}" if api else SWIFT_OPTION_HOMES.get(r[0])
+        if home is None:
+            raise SystemExit(f"option {r[0]} has no place in the Swift API: give it a field in a group of "
+                             f"{[g for g, _, _ in SWIFT_GROUPS]} or an entry in SWIFT_OPTION_HOMES (scripts/gen_tables.py)")
+        o.append(f'        case .{swift_option_case(r[0])}: return {swift_string(home)}')
+    o.append("        }")
+    o.append("    }")
+    o.append("}")
+    return "\n".join(o) + "\n"
+
+
 def outputs():
     out = {
         "Sources/CSwiftPushABI/include/swiftpush_tables.h": c_tables(),
         "Sources/PushCore/Generated/Tables.swift": swift_tables(),
-        "Sources/PushTransport/Generated/Options.swift": swift_options(),
+        "Sources/PushClientCore/Generated/Options.swift": swift_options(),
+        "Sources/SwiftPushKit/Generated/Tables.swift": swift_api_tables(),
+        "Sources/SwiftPushKit/Generated/Options.swift": swift_api_options(),
     }
     extra = os.path.join(ROOT, "scripts", "gen_bindings_tables.py")
     if os.path.exists(extra):

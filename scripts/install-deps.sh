@@ -7,6 +7,7 @@
 #   valgrind, strace                       memcheck, the "connects only where configured" check
 #   python3-venv                           the wheel test's fresh venv
 #   redis-server, libhiredis-dev           the queue-fed worker (build: hiredis; tests: a real Redis)
+#   redis-tools                            redis-cli (the tests' checks, the cluster helper's --cluster create)
 # Extras named on the command line (only what a test needs): go (golang-go), the shells the
 # completion tests run: bash-completion, zsh, fish (about 8 MB of packages together), and
 # chromium, the headless browser that loads the worker's status page (make test-status).
@@ -26,6 +27,7 @@ command -v valgrind >/dev/null || need+=(valgrind)
 command -v strace >/dev/null || need+=(strace)
 pkg-config --exists hiredis 2>/dev/null || need+=(libhiredis-dev)
 command -v redis-server >/dev/null || need+=(redis-server)
+command -v redis-cli >/dev/null || need+=(redis-tools)
 for extra in "$@"; do
   case "$extra" in
     go) command -v go >/dev/null || need+=(golang-go) ;;

@@ -37,12 +37,12 @@ enum BroadcastValidation {
     /// authentication, the app (enabled, allowed), the required headers as Apple's table lists
     /// them, the channel in the registry, the expiration against its storage policy, the
     /// payload.
-    static func verdict(forBroadcast s: MockStream, policy: some RequestValidation.Policy, registry: ChannelRegistry) -> APNsReason {
+    static func verdict(forBroadcast s: MockStream, authenticator: any MockAuthenticator, registry: ChannelRegistry) -> APNsReason {
         if s.duplicateHeader { return .duplicateHeaders }
         if s.method != .post { return .methodNotAllowed }
-        let auth = policy.authorize(s)
+        let auth = authenticator.authorize(s)
         if auth != .none { return auth }
-        if let reason = checkApp(s, policy: policy, registry: registry) { return reason }
+        if let reason = checkApp(s, authenticator: authenticator, registry: registry) { return reason }
         guard let channel = s.channelIdBytes else { return .missingChannelId }
         if s.channelIdTooLong || BroadcastRules.checkChannelId(channel) != nil { return .badChannelId }
         if s.seenHeaders & RequestHeader.pushType.bit == 0 { return .missingPushType }
@@ -72,13 +72,13 @@ enum BroadcastValidation {
     }
 
     /// Decides a channel management request and applies it to the registry.
-    static func answer(management s: MockStream, policy: some RequestValidation.Policy, registry: ChannelRegistry) -> ManagementAnswer {
+    static func answer(management s: MockStream, authenticator: any MockAuthenticator, registry: ChannelRegistry) -> ManagementAnswer {
         var a = ManagementAnswer()
-        a.reason = managementVerdict(s, policy: policy, registry: registry, answer: &a)
+        a.reason = managementVerdict(s, authenticator: authenticator, registry: registry, answer: &a)
         return a
     }
 
-    private static func managementVerdict(_ s: MockStream, policy: some RequestValidation.Policy, registry: ChannelRegistry,
+    private static func managementVerdict(_ s: MockStream, authenticator: any MockAuthenticator, registry: ChannelRegistry,
                                           answer a: inout ManagementAnswer) -> APNsReason {
         if s.duplicateHeader { return .duplicateHeaders }
         guard s.path == .channels || s.path == .allChannels else { return .badPath }
@@ -86,9 +86,9 @@ enum BroadcastValidation {
         case (.channels, .post), (.channels, .get), (.channels, .delete), (.allChannels, .get): break
         default: return .methodNotAllowed
         }
-        let auth = policy.authorize(s)
+        let auth = authenticator.authorize(s)
         if auth != .none { return auth }
-        if let reason = checkApp(s, policy: policy, registry: registry) { return reason }
+        if let reason = checkApp(s, authenticator: authenticator, registry: registry) { return reason }
         if s.apnsIdInvalid { return .badRequestParams }
         let bundle = string(s.bundleBytes)
         if s.path == .allChannels {
@@ -131,9 +131,9 @@ enum BroadcastValidation {
 
     /// FeatureNotEnabled for an app without broadcast push, TopicDisallowed for an app the
     /// connection may not push to; nil when the app is fine.
-    private static func checkApp(_ s: MockStream, policy: some RequestValidation.Policy, registry: ChannelRegistry) -> APNsReason? {
+    private static func checkApp(_ s: MockStream, authenticator: any MockAuthenticator, registry: ChannelRegistry) -> APNsReason? {
         if registry.disabledBundleIds.contains(string(s.bundleBytes)) { return .featureNotEnabled }
-        let topic = policy.checkTopic(s.bundleBytes, base: s.bundleBytes)
+        let topic = authenticator.checkTopic(s.bundleBytes, base: s.bundleBytes)
         return topic == .none ? nil : topic
     }
 

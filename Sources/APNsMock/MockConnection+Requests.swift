@@ -1,63 +1,49 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import CNGHTTP2
 import PushCore
 
 /// Requests: a pooled `MockStream` per request stream, the decision when the request is
-/// complete (faults, validation), the record, and the answer, now or after the configured
-/// delay.
+/// complete (the handler chain), the record, and the answer, now or after the configured
+/// delay, with what follows an answer (the stream limit, the GOAWAY or kill after N).
 extension MockConnection {
     /// A request stream opened (its HEADERS began).
     func beginStream(_ id: Int32) {
-        let stream = freeStreams.popLast() ?? makeStream()
-        nextStreamSerial &+= 1
-        stream.reset(streamID: id, serial: nextStreamSerial)
-        nghttp2_session_set_stream_user_data(session, id, Unmanaged.passUnretained(stream).toOpaque())
-        receivingHeaders = .passUnretained(stream)
-        openStreams += 1
-        if openStreams > peakStreams {
-            peakStreams = openStreams
-            core.ledger.observeConcurrentStreams(openStreams)
-        }
+        let (opened, newPeak) = streams.open(id)
+        if newPeak { ledger.observeConcurrentStreams(streams.open) }
+        opened._withUnsafeGuaranteedRef { begin($0) }
+    }
+
+    /// `stream` (reset for a new request) opened: unless above our GOAWAY, count it for the
+    /// refuse-every-Nth fault.
+    private func begin(_ stream: MockStream) {
+        let id = stream.streamID
+        withPump { $0.attach(stream) }
         if let last = goawayLastStream, id > last {
             // Opened after our GOAWAY was queued: the client will send it again elsewhere.
             stream.discarded = true
             return
         }
         refreshFaults()
-        if core.faultState.affectsRequests, core.faultState.refuseThisStream() {
+        if faults.affectsRequests, faults.refuseThisStream() {
             stream.discarded = true
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
+            pump.refuseStream(id)
         }
-    }
-
-    private func makeStream() -> MockStream {
-        let s = MockStream()
-        allStreams.append(s)
-        return s
     }
 
     /// A stream closed (answered, reset, or the connection is going): recycle its state.
     func endStream(_ stream: MockStream) {
-        if !stream.answered { core.ledger.streamUnanswered() }
-        if receivingHeaders?.toOpaque() == Unmanaged.passUnretained(stream).toOpaque() { receivingHeaders = nil }
-        openStreams -= 1
-        freeStreams.append(stream)
+        if !stream.answered { ledger.streamUnanswered() }
+        streams.close(stream)
     }
 
     /// Takes the current faults; a new generation restarts this connection's counts too.
+    @inline(__always)
     func refreshFaults() {
-        core.refreshFaults()
-        if faultGeneration != core.faultState.generation {
-            faultGeneration = core.faultState.generation
-            answeredSinceFaults = 0
-        }
+        faults.refresh()
+        counts.follow(generation: faults.generation)
     }
 
     /// The request on `stream` is complete: decide, record, and answer (now, later, or never).
     func respond(to stream: MockStream) {
-        guard !stream.decided, !stream.discarded, !killPending, !sessionFinished, session != nil else { return }
+        guard !stream.decided, !stream.discarded, !killPending, !pump.sessionFinished, pump.session != nil else { return }
         if let last = goawayLastStream, stream.streamID > last {
             // Opened before our GOAWAY but completed after it: above its last-stream-id, so
             // the client will send it again elsewhere and it must not be processed here.
@@ -65,38 +51,17 @@ extension MockConnection {
             return
         }
         refreshFaults()
-        let faultsApply = core.faultState.affectsRequests
-        // The lowercased token, only when a fault names tokens (a String per request otherwise
-        // would be wasted work).
-        let token = faultsApply && core.faultState.namesTokens
-            ? String(decoding: stream.tokenBytes, as: UTF8.self).lowercased() : nil
-
         var reason = APNsReason.none
         var timestamp: Int64 = -1
         var stalled = false
-        var management: BroadcastValidation.ManagementAnswer?
-        switch faultsApply ? core.faultState.early(token: token) : .none {
+        switch chain.decide(stream, role: role) {
+        case .answer(let r, let t):
+            reason = r
+            timestamp = t
         case .stall:
             stalled = true
-        case .fail(let r):
-            reason = r
-        case .none where role == .channelManagement:
-            management = BroadcastValidation.answer(management: stream, policy: self, registry: core.channels)
-            reason = management!.reason
-        case .none where stream.path == .broadcast:
-            reason = BroadcastValidation.verdict(forBroadcast: stream, policy: self, registry: core.channels)
-        case .none:
-            applyDefaultTopic(to: stream)
-            reason = RequestValidation.verdict(for: stream, policy: self)
-            if reason == .none, !core.unregisteredDeviceTokens.isEmpty,
-               let t = core.unregisteredDeviceTokens[String(decoding: stream.tokenBytes, as: UTF8.self).lowercased()] {
-                reason = .unregistered
-                timestamp = t
-            }
-            if reason == .none, faultsApply, let late = core.faultState.late(token: token) {
-                reason = late.reason
-                timestamp = late.timestamp
-            }
+        case .pass:
+            break
         }
 
         if !stream.hasApnsId {
@@ -107,15 +72,14 @@ extension MockConnection {
         stream.reason = reason
         if stream.streamID > highestDecidedStream { highestDecidedStream = stream.streamID }
         // Channel management requests are administration, not notifications: not in the record.
-        if role == .apns { core.ledger.processed(connection: serial, stream: stream, reason: reason, stalled: stalled) }
+        if role == .apns { ledger.processed(connection: serial, stream: stream, reason: reason, stalled: stalled) }
         // A stalled request keeps its stream open and never hears back (apns.md, "Lessons" 4).
         if stalled { return }
 
-        // A management answer is built now (it carries what the registry said); the others
-        // when they are sent (`answer`).
-        if let management { MockResponse.fillManagementAnswer(stream, management) }
+        // The header block is built when the answer is submitted (`answer`); a channel
+        // management answer's was built with its decision (it carries what the registry said).
         if reason != .none { MockResponse.fillBody(stream, reason: reason, timestamp: timestamp) }
-        let delay = core.faultState.delayMillis
+        let delay = faults.delayMillis
         if delay > 0 {
             timers.schedule(afterMillis: delay, connection: self, stream: stream)
         } else {
@@ -124,16 +88,17 @@ extension MockConnection {
     }
 
     /// A delayed answer is due: submit it unless its stream or connection went away meanwhile.
-    /// Nothing is written yet: true when the caller must `flush(recordPerAnswer: true)` this
-    /// connection once the tick's other answers are submitted (each then becomes a TLS record
-    /// of its own).
+    /// Nothing is written yet: true when the caller must `flush(recordPerAnswer: true)` the
+    /// pump once the tick's other answers are submitted (each then becomes a TLS record of its
+    /// own).
     /// `apnsId`: the stream's apns-id bytes as they were when it was scheduled (see
     /// `MockTimers.Entry`), written back now that the stream is known to be the same request.
     func submitLater(_ stream: MockStream, serial: UInt64, apnsId: MockStream.ApnsIdBytes) -> Bool {
-        guard phase == .open, !sessionFinished, !killPending, stream.serial == serial, stream.decided, !stream.answered else { return false }
+        guard pump.phase == .open, !pump.sessionFinished, !killPending, stream.serial == serial, stream.decided,
+              !stream.answered else { return false }
         stream.apnsId.storeBytes(of: apnsId, as: MockStream.ApnsIdBytes.self)
         answer(stream)
-        return phase == .open
+        return pump.phase == .open
     }
 
     /// Builds the header block of a device notification's or broadcast's answer (decided:
@@ -148,39 +113,38 @@ extension MockConnection {
             uuids.write(to: stream.uniqueId)
             MockResponse.fillBroadcastHeaders(stream, status: status, uniqueId: stream.reason == .none)
         } else {
-            if core.developmentMode { uuids.write(to: stream.uniqueId) }
-            MockResponse.fillHeaders(stream, status: status, uniqueId: core.developmentMode)
+            if settings.developmentMode { uuids.write(to: stream.uniqueId) }
+            MockResponse.fillHeaders(stream, status: status, uniqueId: settings.developmentMode)
         }
     }
 
     /// Submits the decided answer, then applies what follows an answer: the stream limit's
     /// raise or drop, a GOAWAY or a kill after N requests.
     private func answer(_ stream: MockStream) {
-        guard let session else { return }
+        guard pump.session != nil else { return }
         if stream.headerCount == 0 { fillHeaders(stream) }
-        let rv: Int32
-        if stream.reason == .none && stream.answerBody.isEmpty {
-            rv = nghttp2_submit_response(session, stream.streamID, stream.headers, stream.headerCount, nil)
-        } else {
-            var provider = nghttp2_data_provider()
-            provider.source.ptr = Unmanaged.passUnretained(stream).toOpaque()
-            provider.read_callback = MockCallbacks.readBody
-            rv = nghttp2_submit_response(session, stream.streamID, stream.headers, stream.headerCount, &provider)
-        }
-        guard rv == 0 else { return }
+        guard withPump({ $0.submitResponse(stream) }) else { return }
         stream.answered = true
-        answeredSinceFaults += 1
-        followStreamLimit(afterAnswering: stream)
-        guard core.faultState.affectsRequests else { return }
-        let faults = core.faultState.faults
-        if let n = faults.goawayAfterRequests, n > 0, answeredSinceFaults >= n, goawayLastStream == nil {
-            sendGoaway(reason: faults.goawayReason)
-        }
-        if let n = faults.killConnectionAfterRequests, n > 0, answeredSinceFaults >= n {
+        counts.countAnswer()
+        perform(limit.answered(stream: stream.streamID, accepted: stream.reason == .none,
+                               dropAfterRejection: faults.dropLimitAfterRejection))
+        guard faults.affectsRequests else { return }
+        let due = counts.due(faults.faults, goawaySent: goawayLastStream != nil)
+        if let reason = due.goawayReason { sendGoaway(reason: reason) }
+        if due.kill {
             // Write what is queued (this answer included), then drop the socket.
             killPending = true
-            closeAfterFlush = true
-            core.ledger.connectionKilled()
+            pump.closeAfterFlush = true
+            ledger.connectionKilled()
         }
+    }
+
+    /// GOAWAY(NO_ERROR) with `{"reason": reason}`, last-stream-id = the highest stream
+    /// processed: streams above it were not, and are not.
+    func sendGoaway(reason: String) {
+        guard pump.session != nil else { return }
+        let debug = Array(#"{"reason":"#.utf8) + JSONText.quoted(reason) + [UInt8(ascii: "}")]
+        goawayLastStream = highestDecidedStream
+        pump.submitGoaway(lastStream: highestDecidedStream, debug: debug)
     }
 }

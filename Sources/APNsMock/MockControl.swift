@@ -32,10 +32,10 @@ enum MockControl {
             core.ledger.resetRecord()
             return (200, ok)
         case ("GET", "/faults"):
-            return (200, core.mailbox.current().0.controlJSON(now: MonotonicTime.nanos()))
+            return (200, core.mailbox.current().0.controlJSON(now: core.clock.currentMonotonicNanos()))
         case ("POST", "/faults"):
             do throws(BadRequest) {
-                let faults = try MockFaults(controlJSON: body, now: MonotonicTime.nanos())
+                let faults = try MockFaults(controlJSON: body, now: core.clock.currentMonotonicNanos())
                 core.mailbox.set(faults)
                 return (200, ok)
             } catch {

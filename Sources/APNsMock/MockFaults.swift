@@ -7,8 +7,9 @@
 /// server that turns connections away for a while.
 ///
 /// A request that has arrived in full is decided in this order: a stall (every Nth, or its
-/// token), a 500 or 503 (every Nth, then the random rates), APNs's own validation (4xx), then
-/// 410 Unregistered and 429 TooManyRequests for the listed tokens, else 200. `refuseEveryNthStream`
+/// token), a 500 or 503 (every Nth, then the random rates), APNs's own validation (4xx) and the
+/// server's device registrations, then 410 Unregistered and 429 TooManyRequests for the listed
+/// tokens, else 200 (the handlers of `MockRequestChain`, in that order). `refuseEveryNthStream`
 /// acts earlier, when a stream opens. Setting new faults restarts every counter: the
 /// server-wide every-Nth counts, the random sequence (from `seed`) and the per-connection
 /// request counts. Tokens are compared without regard to case.
@@ -48,16 +49,18 @@ public struct MockFaults: Sendable, Equatable {
     public var stallEveryNth: Int? = nil
     /// Requests for these device tokens are never answered (recorded as stalled).
     public var stallTokens: Set<String> = []
-    /// Answers are sent this many milliseconds after the request is decided (a timer on the
-    /// server's loop: nothing blocks).
+    /// Answers are sent this many milliseconds (on the server's clock) after the input read that
+    /// completed the request (a timer on the server's loop: nothing blocks).
     public var responseDelayMillis: Int = 0
     /// Per connection: after this many answered requests (the last answer written) close the
     /// TCP socket abruptly: no GOAWAY, and streams still open get nothing.
     public var killConnectionAfterRequests: Int? = nil
-    /// A monotonic time (`MonotonicTime.nanos()`): until then every accepted socket is closed at
-    /// once.
+    /// A monotonic time on the server's clock (`Configuration.clock.monotonicNanos()`; the
+    /// default system clock's is `MonotonicTime.nanos()`): until then every accepted socket is
+    /// closed at once.
     public var refuseConnectionsUntil: UInt64? = nil
-    /// A monotonic time (`MonotonicTime.nanos()`): until then every token-authenticated request
+    /// A monotonic time on the server's clock (as `refuseConnectionsUntil`): until then every
+    /// token-authenticated request
     /// is answered 403 ExpiredProviderToken, however fresh its token (what APNs does when the
     /// provider's clock is off: it judges the JWT's `iat` by its own clock).
     public var expireTokensUntil: UInt64? = nil

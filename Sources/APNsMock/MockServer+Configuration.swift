@@ -36,7 +36,10 @@ extension MockServer {
         /// Device tokens (hex, as in the path) answered with 410 Unregistered, mapped to the
         /// timestamp (ms since the epoch) sent with it.
         public var unregisteredDeviceTokens: [String: Int64] = [:]
-        /// The clock that judges token age and token updates (tests substitute a `ManualClock`).
+        /// The server's clock: it judges token ages and token updates, the faults' "until" times
+        /// (`MockFaults.refuseConnectionsUntil`, `expireTokensUntil`) and delayed answers; the mock
+        /// reads no other (tests substitute a `ManualClock`). Request times are read once per
+        /// input read (`MockClock`).
         public var clock: any PushClock = SystemClock.shared
         /// A connection may change its provider token at most once per this many seconds;
         /// a faster change gets 429 TooManyProviderTokenUpdates (apns.md: refresh no more

@@ -6,7 +6,8 @@ import PushCore
 import PushTransport
 
 /// Everything the mock's I/O thread owns: the event loop, the listening sockets, the open
-/// connections, the fault state and timers, and the read-only settings they share.
+/// connections (their pumps), the fault state, the clock and the timers, and the settings they
+/// share (`MockSettings`, made once from the configuration).
 ///
 /// Made on the starting thread, then handed to the I/O thread, which alone touches it from
 /// then on. Other threads reach it only through `requestStop()` (a lock and the loop's
@@ -14,33 +15,26 @@ import PushTransport
 final class MockServerCore: @unchecked Sendable {
     let loop: EventLoop
     let tls: TLSContext
-    let verifier: JWTVerifier
+    /// The configuration as the I/O thread uses it.
+    let settings: MockSettings
     let ledger: MockLedger
     let mailbox: FaultMailbox
-    /// The faults as the I/O thread applies them (see `refreshFaults`).
-    var faultState: FaultState
-    let timers = MockTimers()
-    let clock: any PushClock
-    let maxConcurrentStreams: Int
-    let strictInitialStreamLimit: Bool
-    let minTokenUpdateIntervalSeconds: Int64
-    let developmentMode: Bool
-    let unregisteredDeviceTokens: [String: Int64]
-    let allowedTopics: Set<String>
-    /// Keys lowercased.
-    let deviceTokenTopics: [String: String]
+    /// The faults as the I/O thread applies them.
+    let faults: FaultState
+    /// The server's clock, as the I/O thread reads it.
+    let clock: MockClock
+    let timers: MockTimers
     /// The bound port, and the control interface's (0: none).
     let port: Int
     let controlPort: Int
-    /// The channel management listener's port (0: none), and the channels it manages.
+    /// The channel management listener's port (0: none).
     let channelManagementPort: Int
-    let channels: ChannelRegistry
 
     private var listener: MockListener?
     private var controlListener: MockListener?
     private var managementListener: MockListener?
     /// Open connections by descriptor, so that they can be closed on stop.
-    private var connections: [Int32: MockConnection] = [:]
+    private var connections: [Int32: MockPump] = [:]
     private var controlConnections: [Int32: MockControlConnection] = [:]
     private var nextSerial = 0
     private let lock = PThreadMutex()
@@ -62,21 +56,12 @@ final class MockServerCore: @unchecked Sendable {
         } catch {
             throw MockServer.StartError(error.description)
         }
-        verifier = try JWTVerifier(keys: c.tokenKeys, maxAgeSeconds: c.tokenMaxAgeSeconds)
+        settings = MockSettings(c, verifier: try JWTVerifier(keys: c.tokenKeys, maxAgeSeconds: c.tokenMaxAgeSeconds))
         self.ledger = ledger
         self.mailbox = mailbox
-        let (faults, generation) = mailbox.current()
-        faultState = FaultState(faults, generation: generation)
-        clock = c.clock
-        maxConcurrentStreams = c.maxConcurrentStreams
-        strictInitialStreamLimit = c.strictInitialStreamLimit
-        minTokenUpdateIntervalSeconds = c.minTokenUpdateIntervalSeconds
-        developmentMode = c.developmentMode
-        unregisteredDeviceTokens = Dictionary(c.unregisteredDeviceTokens.map { ($0.key.lowercased(), $0.value) },
-                                              uniquingKeysWith: { a, _ in a })
-        allowedTopics = c.allowedTopics
-        channels = c.channels
-        deviceTokenTopics = Dictionary(c.deviceTokenTopics.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        faults = FaultState(mailbox: mailbox)
+        clock = MockClock(c.clock)
+        timers = MockTimers(clock: clock)
 
         let (fd, port) = try SocketListen.listen(host: c.host, port: c.port)
         self.port = port
@@ -151,20 +136,11 @@ final class MockServerCore: @unchecked Sendable {
         controlConnections.removeAll()
     }
 
-    /// Takes faults set since the last look (one atomic load when nothing changed).
-    @inline(__always)
-    func refreshFaults() {
-        if mailbox.generation != faultState.generation {
-            let (faults, generation) = mailbox.current()
-            faultState = FaultState(faults, generation: generation)
-        }
-    }
-
     /// Takes an accepted, non-blocking socket and starts TLS on it, unless connections are
     /// being refused.
     private func accept(fd: Int32, role: MockListener.Role = .apns) {
-        refreshFaults()
-        if let until = faultState.faults.refuseConnectionsUntil, MonotonicTime.nanos() < until {
+        faults.refresh()
+        if let until = faults.faults.refuseConnectionsUntil, clock.currentMonotonicNanos() < until {
             close(fd)
             ledger.connectionRefused()
             return
@@ -178,11 +154,11 @@ final class MockServerCore: @unchecked Sendable {
         SSL_set_accept_state(ssl)
         ledger.connectionOpened()
         nextSerial += 1
-        connections[fd] = MockConnection(core: self, fd: fd, ssl: ssl, serial: nextSerial, role: role)
+        connections[fd] = MockPump(core: self, fd: fd, ssl: ssl, serial: nextSerial, role: role)
     }
 
     /// A connection closed: forget it.
-    func connectionClosed(_ connection: MockConnection) {
+    func connectionClosed(_ connection: MockPump) {
         connections[connection.fd] = nil
         ledger.connectionClosed()
     }

@@ -58,10 +58,13 @@ final class MockStream {
     let channelId: UnsafeMutableRawPointer
     var channelIdLength = -1
     var channelIdTooLong = false
+    // The arrays are emptied by `reset` for every request: no runtime exclusivity checks on them
+    // (the stream is its connection's, on the I/O thread, and no access to them overlaps).
+
     /// A channel management request's body (create), kept up to `keptBodyCapacity` bytes.
-    var keptBody: [UInt8] = []
+    @exclusivity(unchecked) var keptBody: [UInt8] = []
     /// A channel management answer's body (read, list: any size), sent instead of `body`.
-    var answerBody: [UInt8] = []
+    @exclusivity(unchecked) var answerBody: [UInt8] = []
     /// 0: absent (the push type's default applies); -1: not a number.
     var priority: Int32 = 0
     var apnsIdInvalid = false
@@ -75,7 +78,7 @@ final class MockStream {
 
     var authorization = Authorization.absent
     /// The header value, kept only when it differs from the connection's verified token.
-    var authorizationValue: [UInt8] = []
+    @exclusivity(unchecked) var authorizationValue: [UInt8] = []
 
     /// Payload bytes received (counted, not kept: the mock checks emptiness and size only).
     var bodyBytes = 0
@@ -160,7 +163,7 @@ final class MockStream {
         if !keptBody.isEmpty { keptBody.removeAll(keepingCapacity: true) }
         if !answerBody.isEmpty { answerBody.removeAll(keepingCapacity: true) }
         authorization = .absent
-        authorizationValue.removeAll(keepingCapacity: true)
+        if !authorizationValue.isEmpty { authorizationValue.removeAll(keepingCapacity: true) }
         bodyBytes = 0
         discarded = false
         decided = false
@@ -173,6 +176,9 @@ final class MockStream {
 
     var tokenBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: token, count: tokenLength) }
     var topicBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: topic, count: topicLength) }
+    /// The device token as a lowercased String, for the tables that list tokens (a String per
+    /// request: asked only when a table is not empty).
+    var lowercasedToken: String { String(decoding: tokenBytes, as: UTF8.self).lowercased() }
     var bundleBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: bundle, count: bundleLength) }
     var channelIdBytes: UnsafeRawBufferPointer? {
         channelIdLength < 0 ? nil : UnsafeRawBufferPointer(start: channelId, count: channelIdLength)

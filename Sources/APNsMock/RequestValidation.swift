@@ -16,8 +16,8 @@ enum RequestValidation {
     /// The request path prefix: `POST /3/device/<hex token>`.
     private static let devicePrefix: StaticString = "/3/device/"
 
-    /// Records one request header on `stream`. `authorization` is handled by the connection,
-    /// which knows the last verified token.
+    /// Records one request header on `stream`. `authorization` is the authenticator's
+    /// (`MockAuthenticator.noteAuthorization`), which knows the last verified token.
     static func record(_ header: RequestHeader, _ value: UnsafeRawBufferPointer, on stream: MockStream) {
         if stream.seenHeaders & header.bit != 0 { stream.duplicateHeader = true }
         stream.seenHeaders |= header.bit
@@ -80,27 +80,15 @@ enum RequestValidation {
         }
     }
 
-    /// What the connection decides beyond the request's own form: its authentication, the
-    /// topics it may push to, and which topic a device token belongs to. A protocol rather
-    /// than closures so that the per-request call allocates no closure context.
-    protocol Policy: AnyObject {
-        /// The token check (403 reasons); `.none` when the request may go on.
-        func authorize(_ stream: MockStream) -> APNsReason
-        /// TopicDisallowed or `.none`, given the topic and the topic without its push-type
-        /// suffix.
-        func checkTopic(_ topic: UnsafeRawBufferPointer, base: UnsafeRawBufferPointer) -> APNsReason
-        /// DeviceTokenNotForTopic or `.none`, given the token and the topic without suffix.
-        func checkTokenTopic(_ token: UnsafeRawBufferPointer, _ baseTopic: UnsafeRawBufferPointer) -> APNsReason
-    }
-
     /// The reason to answer `stream` with (`.none`: accept), in a fixed order: the request's
-    /// framing (headers, method, path), its authentication, then each field as the "Request"
-    /// table lists them, the payload, and last the token's registration.
-    static func verdict(for stream: MockStream, policy: some Policy) -> APNsReason {
+    /// framing (headers, method, path), its authentication (`authenticator`), then each field
+    /// as the "Request" table lists them (TopicDisallowed from the authenticator among them),
+    /// and the payload. The token's registration is asked afterwards (`RegistrationHandler`).
+    static func verdict(for stream: MockStream, authenticator: any MockAuthenticator) -> APNsReason {
         if stream.duplicateHeader { return .duplicateHeaders }
         if stream.method != .post { return .methodNotAllowed }
         if stream.path != .device { return .badPath }
-        let auth = policy.authorize(stream)
+        let auth = authenticator.authorize(stream)
         if auth != .none { return auth }
         if stream.tokenLength == 0 && !stream.tokenTooLong { return .missingDeviceToken }
         if stream.tokenTooLong || NotificationRules.checkDeviceToken(stream.tokenBytes) != nil { return .badDeviceToken }
@@ -114,7 +102,7 @@ enum RequestValidation {
             return .badTopic
         }
         let base = baseTopic(stream.topicBytes, pushType: type)
-        let topicVerdict = policy.checkTopic(stream.topicBytes, base: base)
+        let topicVerdict = authenticator.checkTopic(stream.topicBytes, base: base)
         if topicVerdict != .none { return topicVerdict }
         if stream.priority < 0 { return .badPriority }
         if case .failure = NotificationRules.resolvePriority(stream.priority, pushType: type) { return .badPriority }
@@ -123,7 +111,7 @@ enum RequestValidation {
         if stream.expirationInvalid { return .badExpirationDate }
         if stream.bodyBytes == 0 { return .payloadEmpty }
         if stream.bodyBytes > type.payloadLimit { return .payloadTooLarge }
-        return policy.checkTokenTopic(stream.tokenBytes, base)
+        return .none
     }
 
     /// The topic without the suffix its push type requires (`com.example.app.voip` →

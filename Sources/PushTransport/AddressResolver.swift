@@ -26,9 +26,9 @@ public struct SystemResolver: AddressResolver {
 /// request and goes on; the answer comes back through `take()`, and `onAnswer` wakes the I/O
 /// thread. A request the I/O thread gave up on (its connect timeout passed) is simply not
 /// taken: its ticket no longer matches.
-final class ResolverThread: @unchecked Sendable {
+package final class ResolverThread: @unchecked Sendable {
     /// An answer: the request's ticket and its addresses or error.
-    typealias Answer = (ticket: UInt64, result: Result<[SocketConnect.Address], TransportError>)
+    package typealias Answer = (ticket: UInt64, result: Result<[SocketConnect.Address], TransportError>)
 
     private let resolver: any AddressResolver
     private let onAnswer: @Sendable () -> Void
@@ -41,14 +41,14 @@ final class ResolverThread: @unchecked Sendable {
     private var resolving = false
     private var thread: pthread_t?
 
-    init(resolver: any AddressResolver, onAnswer: @escaping @Sendable () -> Void) {
+    package init(resolver: any AddressResolver, onAnswer: @escaping @Sendable () -> Void) {
         self.resolver = resolver
         self.onAnswer = onAnswer
     }
 
     /// Asks for `host`'s addresses; returns the ticket its answer will carry. Starts the thread
     /// on first use (a client that never reconnects never has one).
-    func request(host: String, port: Int) -> UInt64 {
+    package func request(host: String, port: Int) -> UInt64 {
         lock.lock()
         nextTicket += 1
         let ticket = nextTicket
@@ -61,7 +61,7 @@ final class ResolverThread: @unchecked Sendable {
     }
 
     /// The answers that arrived since the last call.
-    func take() -> [Answer] {
+    package func take() -> [Answer] {
         lock.withLock {
             let out = answers
             answers.removeAll()
@@ -73,7 +73,7 @@ final class ResolverThread: @unchecked Sendable {
     /// nothing of it, such as the C library's per-thread resolver state, outlives the client; a
     /// thread in the middle of a lookup is not waited for (it may take seconds, and close must
     /// not): it is detached, holds its own reference, and ends after the lookup without reporting.
-    func stop() {
+    package func stop() {
         let (t, idle): (pthread_t?, Bool) = lock.withLock {
             stopping = true
             lock.broadcast()

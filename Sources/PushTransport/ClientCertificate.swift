@@ -87,7 +87,7 @@ public enum ClientCertificate: Sendable, Equatable, CustomStringConvertible, Cus
     /// Decodes a PKCS#12 structure without opening it (no password needed); the caller frees
     /// it with PKCS12_free. d2i_PKCS12 copies what it needs; the key inside is still encrypted
     /// there (the decrypted one is cleared by EVP_PKEY_free).
-    static func decodePKCS12(_ bytes: SecretBytes) throws(TransportError) -> OpaquePointer {
+    package static func decodePKCS12(_ bytes: SecretBytes) throws(TransportError) -> OpaquePointer {
         OpenSSLError.clear()
         let p12: OpaquePointer? = bytes.withUnsafeBytes { raw in
             var p = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) as UnsafePointer<UInt8>?

@@ -61,7 +61,7 @@ public enum SocketConnect {
     /// Starts a connection to the first of `addresses` that takes one, removing each address
     /// tried from the list (what remains is there to fall back on). Throws the last error when
     /// none does (e.g. IPv6 with no route, then an IPv4 refused at once).
-    static func startFirst(of addresses: inout [Address]) throws(TransportError) -> Int32 {
+    package static func startFirst(of addresses: inout [Address]) throws(TransportError) -> Int32 {
         var lastError = TransportError(.connect, "no address to connect to")
         while !addresses.isEmpty {
             do throws(TransportError) {

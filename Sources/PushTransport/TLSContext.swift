@@ -77,7 +77,7 @@ public final class TLSContext: @unchecked Sendable {
     /// A client-side SSL over the connecting socket `fd`, verifying `host`: its name (and SNI),
     /// or for an IP literal its address (no SNI for IP literals, RFC 6066 §3). On failure `fd`
     /// is closed.
-    func clientSSL(fd: Int32, host: String) throws(TransportError) -> OpaquePointer {
+    package func clientSSL(fd: Int32, host: String) throws(TransportError) -> OpaquePointer {
         guard let ssl = SSL_new(ctx) else {
             Glibc.close(fd)
             throw TransportError(.tls, "SSL_new: " + OpenSSLError.drain())

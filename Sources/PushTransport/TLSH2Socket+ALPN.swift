@@ -3,7 +3,7 @@ import COpenSSL
 extension TLSH2Socket {
     /// Throws unless the server agreed to HTTP/2 in the TLS handshake (ALPN `h2`), which APNs
     /// and its channel management hosts require.
-    func requireNegotiatedH2() throws(TransportError) {
+    package func requireNegotiatedH2() throws(TransportError) {
         var proto: UnsafePointer<UInt8>?
         var length: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &proto, &length)

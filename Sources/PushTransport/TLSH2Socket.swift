@@ -378,6 +378,10 @@ open class TLSH2Socket: EventHandler {
         }
     }
 
+    /// What a connection closed between the TLS handshake and the server's SETTINGS reports (the
+    /// client's connections, device and channel management alike).
+    package static let closedAfterHandshakeText = "the server closed the connection right after the TLS handshake; with certificate authentication this usually means the certificate was refused"
+
     /// True while bytes wait to be written.
     public var hasPendingOutput: Bool { out.start != out.end }
 

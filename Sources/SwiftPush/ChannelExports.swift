@@ -3,7 +3,8 @@ import Glibc
 #endif
 import CSwiftPushABI
 import PushCore
-import PushTransport
+import PushChannels
+import PushClientCore
 
 // The channel management calls of the C ABI (broadcast push, apns.md "Broadcast push and
 // channels"): a push_channels_t holds a connection to APNs's management host; each call is one

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CSwiftPushABI
 import PushCore
-import PushTransport
+import PushClientCore
 
 // The public C ABI of libswiftpush.so. Every function here is exported with @c and declared in
 // Include/swiftpush.h, which scripts/gen_header.py generates from this module's compiler-made

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CSwiftPushABI
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// What a `push_config_t` points to: a configuration being built.
 final class ConfigBox {

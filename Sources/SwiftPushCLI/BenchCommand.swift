@@ -5,6 +5,7 @@ import Foundation
 import ArgumentParser
 import CSwiftPushABI
 import PushCore
+import PushClientCore
 import PushTransport
 
 /// `swiftpush bench`: sends many notifications through the library as fast as it takes them

@@ -3,7 +3,8 @@ import Glibc
 #endif
 import ArgumentParser
 import PushCore
-import PushTransport
+import PushChannels
+import PushClientCore
 
 /// `swiftpush channels create|get|delete|list`: the broadcast channels of an app (iOS 18 Live
 /// Activities) on APNs's channel management host. Prints what APNs answered; exit status 0 on

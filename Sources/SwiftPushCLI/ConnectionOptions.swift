@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import PushCore
+import PushClientCore
 import PushTransport
 
 /// The options that say how to reach APNs and who we are: credentials (token key or client

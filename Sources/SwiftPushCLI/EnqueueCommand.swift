@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import Foundation
+import SwiftPushRedis
 import SwiftPushWorker
 
 /// `swiftpush enqueue`: JSON lines (one notification per line) to stream entries, XADDs
@@ -11,14 +12,20 @@ struct EnqueueCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue",
         abstract: "Add notifications (JSON lines) to a worker's Redis stream.",
-        usage: "swiftpush enqueue [--redis HOST:PORT] [--shard S] [--file FILE] [--app NAME] [--pipeline N]",
+        usage: "swiftpush enqueue [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S | --shards N] [--file FILE] [--app NAME] [--pipeline N] [--wait-replicas N]",
         discussion: """
         Each line is a JSON object whose keys become the entry's fields
         (docs/worker.md):
           {"id":"n-1","app":"demo","token":"00fc...","payload":{"aps":{"alert":"Hi"}}}
         Objects and arrays (the payload) are written as JSON text, numbers as
-        decimal text. Prints 'enqueued N' at the end. Exit status: 0 all lines
-        enqueued, 1 some line was not JSON (the others were enqueued), 2 usage error.
+        decimal text. With --shards N each line goes to shard crc16(id) mod N
+        (push:{0}...push:{N-1}; the same rule as the Python Producer). With
+        --wait-replicas N each pipeline is followed by WAIT on its connection.
+        Prints 'enqueued N' at the end. Exit status: 0 all lines enqueued (and
+        confirmed), 1 some line was not JSON (the others were enqueued) or some
+        entries were not confirmed by WAIT, or Redis was lost for longer than
+        failover_timeout_ms, 2 usage error or a Redis that refuses us (wrong
+        password, untrusted certificate: at once, without retrying).
         """)
 
     @OptionGroup var redisOptions: RedisOptions
@@ -28,35 +35,51 @@ struct EnqueueCommand: StatusCommand {
     var app: String?
     @Option(help: ArgumentHelp("XADDs per round trip (default 1000)", valueName: "N"))
     var pipeline: Int?
+    @Option(help: ArgumentHelp("spread lines over shards 0...N-1 by their id (instead of --shard)", valueName: "N"))
+    var shards: Int?
+    @Option(help: ArgumentHelp("confirm each pipeline on N replicas with WAIT (default: the config's wait_replicas, else 0)", valueName: "N"))
+    var waitReplicas: Int?
+    @Option(help: ArgumentHelp("WAIT's timeout (default 1000)", valueName: "MS"))
+    var waitTimeoutMs: Int?
 
     func validate() throws(ValidationError) {
         try checkRange(pipeline, "pipeline", 1...100_000)
+        try checkRange(shards, "shards", 1...16384)
+        try checkRange(waitReplicas, "wait-replicas", 0...16)
+        try checkRange(waitTimeoutMs, "wait-timeout-ms", 1...3_600_000)
     }
 
     func execute() throws(ValidationError) -> Int32 {
         let (redis, keys) = try redisOptions.connect()
+        defer { redis.close() }
+        let configuration = redis.connector.configuration
+        let replicas = waitReplicas ?? configuration.waitReplicas
+        let wait = replicas > 0 ? RedisWait(replicas: replicas, timeoutMillis: waitTimeoutMs ?? configuration.waitTimeoutMillis) : nil
         let pipeline = self.pipeline ?? 1000
         let path = self.file ?? "/dev/stdin"
         guard let file = fopen(path, "r") else { throw ValidationError("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { fclose(file) }
         let defaultApp = app
-        var batch: [[[UInt8]]] = []
-        var enqueued = 0, bad = 0, lineNumber = 0
+        // One batch per shard: a pipeline goes to the one master that serves its shard's slot.
+        var batches: [String: [RedisArguments]] = [:]
+        var enqueued = 0, bad = 0, unconfirmed = 0, lineNumber = 0
         var linePointer: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(linePointer) }
 
-        func flush() -> Bool {
-            if batch.isEmpty { return true }
+        func flush(_ stream: String) -> Bool {
+            guard let batch = batches[stream], !batch.isEmpty else { return true }
             do throws(RedisError) {
-                for reply in try redis.pipeline(batch) {
+                let result = try redis.pipeline(batch, slot: RedisSlot.of(stream), wait: wait)
+                for reply in result.replies {
                     if case .error(let e) = reply { Console.err("swiftpush enqueue: XADD: \(e)"); bad += 1 } else { enqueued += 1 }
                 }
+                if !result.isConfirmed(wait) { unconfirmed += batch.count }
             } catch {
                 Console.err("swiftpush enqueue: \(error.description)")
                 return false
             }
-            batch.removeAll(keepingCapacity: true)
+            batches[stream] = []
             return true
         }
 
@@ -71,20 +94,33 @@ struct EnqueueCommand: StatusCommand {
                 bad += 1
                 continue
             }
-            var command: [[UInt8]] = [Array("XADD".utf8), Array(keys.stream.utf8), Array("*".utf8)]
+            let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: Self.idText(object["id"]), count: $0)).stream } ?? keys.stream
+            var command = RedisArguments(reservingBytes: 256)
+            command.append("XADD")
+            command.append(stream)
+            command.append("*")
             var hasApp = false
             for (key, value) in object.sorted(by: { $0.key < $1.key }) {
-                command.append(Array(key.utf8))
+                command.append(key)
                 command.append(Self.fieldValue(value))
                 if key == "app" { hasApp = true }
             }
-            if !hasApp, let defaultApp { command += [Array("app".utf8), Array(defaultApp.utf8)] }
-            batch.append(command)
-            if batch.count >= pipeline && !flush() { return 1 }
+            if !hasApp, let defaultApp { command.append("app"); command.append(defaultApp) }
+            batches[stream, default: []].append(command)
+            if batches[stream]!.count >= pipeline && !flush(stream) { return 1 }
         }
-        if !flush() { return 1 }
+        for stream in batches.keys.sorted() where !flush(stream) { return 1 }
         Console.out("enqueued \(enqueued)")
-        return bad == 0 ? 0 : 1
+        if unconfirmed > 0, let wait {
+            Console.err("swiftpush enqueue: \(unconfirmed) entries were written but not confirmed by \(wait.replicas) replica(s) within \(wait.timeoutMillis) ms (a failover may lose them)")
+        }
+        return bad == 0 && unconfirmed == 0 ? 0 : 1
+    }
+
+    /// The id a line's shard is chosen by: its "id" as text (a number's decimal text).
+    static func idText(_ value: Any?) -> String {
+        guard let value else { return "" }
+        return String(decoding: fieldValue(value), as: UTF8.self)
     }
 
     /// A JSON value as an entry field: strings as they are, the rest as JSON text.

@@ -13,7 +13,7 @@ struct FleetStatusCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show the fleet's progress: per shard, app and campaign, from Redis alone.",
-        usage: "swiftpush status [--redis HOST:PORT] [--shard S | --shards A,B] [--campaign NAME] [--watch] [--json]",
+        usage: "swiftpush status [--redis HOST:PORT | --cluster SEEDS] [--shard S | --shards A,B] [--campaign NAME] [--watch] [--json]",
         discussion: """
         Reads push:{s}'s consumer group, delayed:{s}, unregistered:{s}, outcomes:{s},
         the workers' counters stats:{s} and heartbeats workers:{s} (docs/worker.md, "Status").
@@ -59,6 +59,7 @@ struct FleetStatusCommand: StatusCommand {
         let reader = StatusReader(group: group, shards: selection, store: connection) { try options.connect().0 }
         let focus = StatusFocus(campaign: campaign)
         let terminal = isatty(1) == 1
+        let redisName = (try? redisOptions.configuration())?.summary ?? "Redis"
         var drawn = 0
         var reads = 0
         var snapshot = reader.read()
@@ -72,13 +73,13 @@ struct FleetStatusCommand: StatusCommand {
             if json {
                 Console.out(view.json())
             } else if terminal {
-                let lines = StatusText.lines(view, redis: redisOptions.redis, style: .init(bar: true, width: Self.terminalWidth() - 1))
+                let lines = StatusText.lines(view, redis: redisName, style: .init(bar: true, width: Self.terminalWidth() - 1))
                 // Up over the previous frame and clear below it: the new one replaces it in place.
                 let back = drawn > 0 ? "\u{1B}[\(drawn)A\r\u{1B}[J" : ""
                 Console.out(back + lines.joined(separator: "\n"))
                 drawn = lines.count
             } else {
-                Console.out(StatusText.lines(view, redis: redisOptions.redis, style: .plain).joined(separator: "\n") + (watch ? "\n" : ""))
+                Console.out(StatusText.lines(view, redis: redisName, style: .plain).joined(separator: "\n") + (watch ? "\n" : ""))
             }
             guard watch, reads < (count ?? Int.max) else { break }
             pause()

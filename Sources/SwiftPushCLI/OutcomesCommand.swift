@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SwiftPushRedis
 import SwiftPushWorker
 
 /// `swiftpush outcomes`: prints the outcomes stream (or the unregistered-token stream), and
@@ -8,7 +9,7 @@ struct OutcomesCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "outcomes",
         abstract: "Print the outcomes the workers recorded (or the 410 token stream).",
-        usage: "swiftpush outcomes [--redis HOST:PORT] [--shard S] [--json] [--follow] [--from ID] [--count N] [--unregistered]",
+        usage: "swiftpush outcomes [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S] [--json] [--follow] [--from ID] [--count N] [--unregistered]",
         discussion: "Text lines: ID OUTCOME STATUS REASON apns-id=UUID entry=STREAM-ID [detail]")
 
     @OptionGroup var redisOptions: RedisOptions
@@ -29,12 +30,13 @@ struct OutcomesCommand: StatusCommand {
 
     func execute() throws(ValidationError) -> Int32 {
         let (redis, keys) = try redisOptions.connect()
+        defer { redis.close() }
         let stream = unregistered ? keys.unregistered : keys.outcomes
         let limit = count ?? Int.max
         var cursor = from ?? "0"
         if cursor == "$" {
             // Resolve "$" once, so that a later read does not skip entries added in between.
-            let last = (try? redis.command("XREVRANGE", stream, "+", "-", "COUNT", "1"))?.elements.first?.elements.first?.text
+            let last = (try? redis.command(RedisArguments(["XREVRANGE", stream, "+", "-", "COUNT", "1"]), key: stream))?.elements.first?.elements.first?.text
             cursor = last ?? "0"
         }
         var printed = 0
@@ -44,7 +46,7 @@ struct OutcomesCommand: StatusCommand {
             request += ["STREAMS", stream, cursor]
             let reply: RedisReply
             do throws(RedisError) {
-                reply = try redis.command(request.map { Array($0.utf8) })
+                reply = try redis.command(RedisArguments(request), key: stream)
             } catch {
                 Console.err("swiftpush outcomes: \(error.description)")
                 return 1

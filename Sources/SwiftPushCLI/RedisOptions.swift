@@ -1,11 +1,37 @@
 import ArgumentParser
+import Foundation
 import PushTransport
+import SwiftPushRedis
 import SwiftPushWorker
 
-/// `--redis HOST:PORT` and `--shard S`, shared by enqueue, outcomes and status (`@OptionGroup`).
+/// The Redis option group shared by enqueue and outcomes (`@OptionGroup`): the same model as the
+/// worker's `"redis"` object (`RedisConfiguration`) — a server or a cluster's seeds, an ACL user
+/// and a password from a file or an environment variable (never on the command line, where `ps`
+/// shows it), TLS — plus the shard. `--redis-config` reads a worker.json's `"redis"` object; the
+/// other options override what it says.
 struct RedisOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Redis server", valueName: "HOST:PORT"))
-    var redis = "127.0.0.1:6379"
+    @Option(help: ArgumentHelp("Redis server (default 127.0.0.1:6379)", valueName: "HOST:PORT"))
+    var redis: String?
+    @Option(help: ArgumentHelp("a Redis Cluster: seed nodes, comma-separated", valueName: "HOST:PORT,..."))
+    var cluster: String?
+    @Option(help: ArgumentHelp("read Redis settings from the \"redis\" object of this JSON file (a worker.json)", valueName: "FILE"))
+    var redisConfig: String?
+    @Option(help: ArgumentHelp("ACL user (AUTH user password)", valueName: "NAME"))
+    var redisUser: String?
+    @Option(help: ArgumentHelp("file holding the Redis password", valueName: "FILE"))
+    var redisPasswordFile: String?
+    @Option(help: ArgumentHelp("environment variable holding the Redis password", valueName: "VAR"))
+    var redisPasswordEnv: String?
+    @Flag(help: "TLS to Redis (verified against the system trust store unless --redis-ca-file)")
+    var redisTls = false
+    @Option(help: ArgumentHelp("CA certificates for Redis's TLS certificate (implies --redis-tls)", valueName: "FILE"))
+    var redisCaFile: String?
+    @Option(help: ArgumentHelp("name Redis's certificate must carry, if not the host's (implies --redis-tls)", valueName: "NAME"))
+    var redisServerName: String?
+    @Option(help: ArgumentHelp("client certificate for Redis (PEM; implies --redis-tls)", valueName: "FILE"))
+    var redisCertFile: String?
+    @Option(help: ArgumentHelp("its key (PEM; default: in the certificate file)", valueName: "FILE"))
+    var redisKeyFile: String?
     /// Optional so that `status` can tell "every shard" from "shard 0"; the others read `shardName`.
     @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}... (default 0)", valueName: "S"))
     var shard: String?
@@ -13,22 +39,77 @@ struct RedisOptions: ParsableArguments {
     /// The shard named, or "0".
     var shardName: String { shard ?? "0" }
 
-    func validate() throws(ValidationError) { _ = try address() }
+    func validate() throws(ValidationError) { _ = try configuration() }
 
-    private func address() throws(ValidationError) -> (host: String, port: Int) {
-        guard let colon = redis.lastIndex(of: ":"), let port = Int(redis[redis.index(after: colon)...]), (1...65535).contains(port) else {
-            throw ValidationError("--redis needs HOST:PORT, got '\(redis)'")
+    /// The configuration the options describe (checked).
+    func configuration() throws(ValidationError) -> RedisConfiguration {
+        var c = try base()
+        if redis != nil && cluster != nil { throw ValidationError("give --redis (one server) or --cluster (seed nodes), not both") }
+        if let redis {
+            guard let node = RedisNode(parsing: redis) else { throw ValidationError("--redis needs HOST:PORT, got '\(redis)'") }
+            c.nodes = [node]
+            c.cluster = false
         }
-        return (String(redis[..<colon]), port)
+        if let cluster {
+            var seeds: [RedisNode] = []
+            for item in cluster.split(separator: ",", omittingEmptySubsequences: true) {
+                guard let node = RedisNode(parsing: String(item)) else { throw ValidationError("--cluster needs HOST:PORT,..., got '\(item)'") }
+                seeds.append(node)
+            }
+            c.nodes = seeds
+            c.cluster = true
+        }
+        if let redisUser { c.username = redisUser }
+        if redisPasswordFile != nil && redisPasswordEnv != nil {
+            throw ValidationError("give --redis-password-file or --redis-password-env, not both")
+        }
+        if let redisPasswordFile { c.password = .file(redisPasswordFile) }
+        if let redisPasswordEnv { c.password = .environment(redisPasswordEnv) }
+        if redisTls || redisCaFile != nil || redisServerName != nil || redisCertFile != nil || redisKeyFile != nil {
+            var tls = c.tls ?? RedisTLSConfiguration()
+            if let redisCaFile { tls.caFile = redisCaFile }
+            if let redisServerName { tls.serverName = redisServerName }
+            if let redisCertFile { tls.certFile = redisCertFile }
+            if let redisKeyFile { tls.keyFile = redisKeyFile }
+            c.tls = tls
+        }
+        do throws(RedisConfigurationError) {
+            try c.check()
+        } catch {
+            throw ValidationError("Redis: \(error.description)")
+        }
+        return c
     }
 
-    /// Connects to the server named by `--redis`.
-    func connect() throws(ValidationError) -> (RedisConnection, StreamKeys) {
-        let (host, port) = try address()
+    /// The `"redis"` object of `--redis-config`, or the defaults.
+    private func base() throws(ValidationError) -> RedisConfiguration {
+        guard let redisConfig else { return RedisConfiguration() }
+        guard let data = FileManager.default.contents(atPath: redisConfig) else { throw ValidationError("cannot read \(redisConfig)") }
+        /// A file with a `"redis"` object; the rest of it (a worker's settings) is not ours.
+        struct File: Decodable { var redis: RedisConfiguration? }
+        do {
+            guard let c = try JSONDecoder().decode(File.self, from: data).redis else {
+                throw ValidationError("\(redisConfig) has no \"redis\" object")
+            }
+            return c
+        } catch let e as ValidationError {
+            throw e
+        } catch {
+            throw ValidationError("\(redisConfig): \(RedisConfiguration.describe(error))")
+        }
+    }
+
+    /// A router for the configured server or cluster, connected now (the server, or the
+    /// cluster's slot map), so that a wrong password, an untrusted certificate or an unreachable
+    /// server ends the command at once with one line (exit status 2). Also the shard's keys.
+    func connect() throws(ValidationError) -> (RedisRouter, StreamKeys) {
         // A Redis that goes away mid-write: an error message, not a silent death by SIGPIPE.
         IOThread.blockSIGPIPE()
+        let c = try configuration()
         do throws(RedisError) {
-            return (try RedisConnection(host: host, port: port), StreamKeys(shard: shardName))
+            let router = try RedisRouter(c)
+            if router.isCluster { try router.refresh() } else { _ = try router.connection(forSlot: 0) }
+            return (router, StreamKeys(shard: shardName))
         } catch {
             throw ValidationError(error.description)
         }

@@ -4,6 +4,7 @@ import Glibc
 import ArgumentParser
 import CSwiftPushABI
 import PushCore
+import PushClientCore
 import PushTransport
 
 /// `swiftpush send`: sends one notification to one or more device tokens and prints one line

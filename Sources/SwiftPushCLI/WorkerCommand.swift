@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import SwiftPushRedis
 import SwiftPushStatus
 import SwiftPushWorker
 import SwiftPushWorkerHTTP
@@ -38,8 +39,7 @@ struct WorkerCommand: StatusCommand {
         }
         if let consumer { config.consumer = consumer }
         var options = RedisStreamQueue.Options()
-        options.host = config.redis.host
-        options.port = config.redis.port
+        options.redis = config.redis
         options.keys = StreamKeys(shard: config.shard)
         options.group = config.group
         options.consumer = config.consumer ?? Self.defaultConsumerName()
@@ -82,17 +82,18 @@ struct WorkerCommand: StatusCommand {
             return nil
         }, box)
         pthread_detach(thread)
-        Console.err("swiftpush worker: consumer \(options.consumer) on \(options.keys.stream) at \(config.redis.host):\(config.redis.port), min-idle \(options.minIdleMillis) ms")
+        Console.err("swiftpush worker: consumer \(options.consumer) on \(options.keys.stream) at \(config.redis.summary), min-idle \(options.minIdleMillis) ms")
         return worker.run() ? 0 : 1
     }
 
     /// What the HTTP server serves: the worker's metrics, and the fleet's status read from the
-    /// worker's Redis on a connection of the page's own (every shard found there, this one
+    /// worker's Redis (its `"redis"` object: a server or a cluster, AUTH, TLS) on connections of
+    /// the page's own (every shard found there, this one
     /// first), with this worker's own figures beside it.
     static func routes(worker: Worker, config: WorkerConfiguration, consumer: String) -> WorkerRoutes {
         let redis = config.redis
         let reader = StatusReader(group: config.group, shards: .discovered(including: [config.shard], rescanMillis: 60_000)) {
-            try RedisConnection(host: redis.host, port: redis.port, timeoutMillis: 2000, commandTimeoutMillis: 5000)
+            try RedisRouter(redis)
         }
         let metrics = worker.metrics
         let shard = config.shard

@@ -1,4 +1,4 @@
-import SwiftPushWorker
+import SwiftPushRedis
 
 /// One consumer of the group as Redis sees it (`XINFO CONSUMERS push:{s} <group>`): what the
 /// status shows of a worker that writes no heartbeat, and beside a heartbeat, what Redis saw.

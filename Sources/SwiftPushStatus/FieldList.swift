@@ -1,4 +1,4 @@
-import SwiftPushWorker
+import SwiftPushRedis
 
 /// A flat `name value name value ...` array reply (XINFO's, HGETALL's, a stream entry's),
 /// looked up by name.

@@ -1,4 +1,4 @@
-import SwiftPushWorker
+import SwiftPushRedis
 
 /// The consumer group's figures from `XINFO GROUPS push:{s}` (Redis 7).
 public struct GroupInfo: Equatable, Sendable {

@@ -1,9 +1,9 @@
-import SwiftPushWorker
+import SwiftPushRedis
 
 /// One Redis server holds every shard: the key routes nothing.
 extension RedisConnection: StatusStore {
     public func pipeline(_ commands: [[String]], routedBy key: String) throws -> [RedisReply] {
-        try pipeline(commands.map { $0.map { Array($0.utf8) } })
+        try pipeline(commands.map { RedisArguments($0) })
     }
 
     public func keys(matching pattern: String, type: String) throws -> [String] {

@@ -1,4 +1,4 @@
-import SwiftPushWorker
+import SwiftPushRedis
 
 /// What one shard's keys held at one moment: read in one round trip (`commands`), so the
 /// figures are consistent with each other and stamped with Redis's own clock.

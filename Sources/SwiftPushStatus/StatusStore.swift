@@ -1,4 +1,4 @@
-import SwiftPushWorker
+import SwiftPushRedis
 
 /// Where the status reader's commands go: a Redis server (or, with the Redis layer, a cluster
 /// router). Every command of one call touches the keys of one shard, which share a hash tag and

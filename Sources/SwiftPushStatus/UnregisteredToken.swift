@@ -1,4 +1,4 @@
-import SwiftPushWorker
+import SwiftPushRedis
 
 /// One of the latest 410s of a shard (`unregistered:{s}`), as the status shows it: the token
 /// shortened, never in full; the notification id left out (a producer's id may say who it was for).

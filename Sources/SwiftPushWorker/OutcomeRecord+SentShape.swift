@@ -1,3 +1,4 @@
+import SwiftPushRedis
 /// The common shape of an outcome — a notification APNs answered (or refused) with nothing
 /// extra to say: no detail, no 410 timestamp, not a maybe-delivered failure — which is nearly
 /// every outcome of a busy worker. The settle script holds this shape's field names as

@@ -1,24 +1,10 @@
+import SwiftPushRedis
 import Foundation
 
 /// The worker's configuration file (JSON; format and example in docs/worker.md). Decoded with
 /// Foundation's JSONDecoder: the worker needs no package beyond the toolchain's. Durations are
 /// milliseconds unless the name says seconds.
 public struct WorkerConfiguration: Decodable, Sendable {
-    /// Where Redis is.
-    public struct Redis: Decodable, Sendable {
-        /// Host (default 127.0.0.1).
-        public var host: String = "127.0.0.1"
-        /// Port (default 6379).
-        public var port: Int = 6379
-        enum CodingKeys: String, CodingKey { case host, port }
-        public init(from d: Decoder) throws {
-            let c = try d.container(keyedBy: CodingKeys.self)
-            host = try c.decodeIfPresent(String.self, forKey: .host) ?? host
-            port = try c.decodeIfPresent(Int.self, forKey: .port) ?? port
-        }
-        init() {}
-    }
-
     /// One named credential set: one PushClient (APNs binds a connection to one team).
     public struct App: Decodable, Sendable {
         /// Token auth: the .p8 key file, its key id and team id.
@@ -49,8 +35,9 @@ public struct WorkerConfiguration: Decodable, Sendable {
         }
     }
 
-    /// Redis.
-    public var redis = Redis()
+    /// Redis: where it is and how to connect (`"redis"`: `RedisConfiguration`, docs/worker.md
+    /// "Redis connection").
+    public var redis = RedisConfiguration()
     /// The shard whose keys this worker serves (`push:{shard}`...).
     public var shard = "0"
     /// The consumer group.
@@ -63,7 +50,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
     public var batch = 500
     /// A notification's deadline inside the client (from send to outcome).
     public var deadlineMillis = 30_000
-    /// XAUTOCLAIM's min-idle: longer than the longest send (deadline x sends + back-off).
+    /// The reclaim's min-idle: longer than the longest send (deadline x sends + back-off).
     public var minIdleMillis: Int?
     /// How often the reclaimer runs.
     public var reclaimIntervalMillis = 5000
@@ -100,7 +87,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
 
     public init(from d: Decoder) throws {
         let c = try d.container(keyedBy: CodingKeys.self)
-        redis = try c.decodeIfPresent(Redis.self, forKey: .redis) ?? redis
+        redis = try c.decodeIfPresent(RedisConfiguration.self, forKey: .redis) ?? redis
         shard = try c.decodeIfPresent(String.self, forKey: .shard) ?? shard
         group = try c.decodeIfPresent(String.self, forKey: .group) ?? group
         consumer = try c.decodeIfPresent(String.self, forKey: .consumer)
@@ -123,7 +110,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
     }
 
     /// The longest one delivery can stay in flight here: every send up to its deadline, plus
-    /// the back-off between sends. XAUTOCLAIM's min-idle must exceed it.
+    /// the back-off between sends. The reclaim's min-idle must exceed it.
     public var longestDeliveryMillis: Int {
         let policy = ResultPolicy()
         var backoff = 0
@@ -142,6 +129,8 @@ public struct WorkerConfiguration: Decodable, Sendable {
         let config: WorkerConfiguration
         do {
             config = try JSONDecoder().decode(WorkerConfiguration.self, from: data)
+        } catch let e as RedisConfigurationError {
+            throw ConfigurationError("\(path): \(e.description)")
         } catch let DecodingError.keyNotFound(key, _) {
             throw ConfigurationError("\(path): missing \"\(key.stringValue)\"")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
@@ -155,6 +144,14 @@ public struct WorkerConfiguration: Decodable, Sendable {
 
     /// The rules a configuration must follow.
     public func check() throws(ConfigurationError) {
+        do throws(RedisConfigurationError) {
+            try redis.check()
+        } catch {
+            throw ConfigurationError("redis: \(error.description)")
+        }
+        // The layer speaks both; the worker's protocol on a cluster and its WAIT are not built yet.
+        if redis.cluster { throw ConfigurationError("redis: nodes (a Redis Cluster) is not supported by the worker yet: give host and port") }
+        if redis.waitReplicas > 0 { throw ConfigurationError("redis: wait_replicas is not supported by the worker yet") }
         if apps.isEmpty { throw ConfigurationError("\"apps\" lists no credential set") }
         if !(1...1_000_000).contains(maxInFlight) { throw ConfigurationError("max_in_flight must be 1...1000000") }
         if !(1...10_000).contains(batch) { throw ConfigurationError("batch must be 1...10000") }

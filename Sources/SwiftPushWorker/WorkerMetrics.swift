@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 
 /// The worker's metrics, rendered in the Prometheus text format (version 0.0.4) for
 /// `/metrics`. The loop updates them; the metrics thread renders them; one lock guards both
@@ -25,6 +25,14 @@ public final class WorkerMetrics: @unchecked Sendable {
     /// GOAWAYs, answer latency...) follow the worker's on the page, labelled by app. Set once
     /// by the worker before serving.
     private var appClients: [(app: String, client: PushClient)] = []
+
+    /// The events of trouble with APNs, counted by app and kind (set once by the worker).
+    private var events: APNsEventLog?
+
+    /// Adds the event counts to what `render` shows.
+    func showEvents(_ log: APNsEventLog) {
+        lock.withLock { events = log }
+    }
 
     /// Adds the apps' clients to what `render` shows.
     func showClients(_ clients: [String: PushClient]) {
@@ -83,6 +91,11 @@ public final class WorkerMetrics: @unchecked Sendable {
             }
             for (name, v) in gauges.sorted(by: { $0.key < $1.key }) {
                 s += "# TYPE swiftpush_worker_\(name) gauge\nswiftpush_worker_\(name) \(Self.number(v))\n"
+            }
+            s += "# HELP swiftpush_worker_apns_events_total Trouble on the way to APNs, by app and event (each also logged as it happens).\n"
+            s += "# TYPE swiftpush_worker_apns_events_total counter\n"
+            for e in events?.totals() ?? [] {
+                s += "swiftpush_worker_apns_events_total{app=\"\(Self.escape(e.app))\",event=\"\(e.kind.rawValue)\"} \(e.count)\n"
             }
             s += "# HELP swiftpush_worker_latency_seconds From the first send to the recorded outcome.\n"
             s += "# TYPE swiftpush_worker_latency_seconds histogram\n"

@@ -1,9 +1,11 @@
 import Foundation
+import Synchronization
 import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import PushTransport
+@testable import PushClientCore
+@testable import PushChannels
 
 /// Servers that are not a healthy APNs (issue #8, item 5): certificates that must not be
 /// trusted (self-signed, for another host, expired, not yet valid), a server that offers only
@@ -177,6 +179,42 @@ struct BadServerTests {
         #expect(e.stats.connections_started < 20, "with back-off (\(e.stats.connections_started) attempts)")
     }
 
+    @Test("A channel-management call with no time limit, on a server that took the request and went silent, ends when its PING goes unanswered")
+    func silentManagementServer() throws {
+        let server = try ScriptServer(mode: "h2-silent", pki: support.pki)
+        defer { server.stop() }
+        var configuration = try support.configuration(port: server.port, connections: 1)
+        configuration.timing.idlePingMillis = 200
+        configuration.timing.pingTimeoutMillis = 300
+        let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.port)
+        let request = try ChannelRequest(.list, bundleId: "com.example.app")
+        let outcome = Mutex<Result<ChannelManagementClient.Answer, ClientError>?>(nil)
+        let returned = DispatchSemaphore(value: 0)
+        let started = MonotonicTime.nanos()
+        Thread {
+            let r = client.send(request, timeoutMillis: -1)
+            outcome.withLock { $0 = r }
+            returned.signal()
+        }.start()
+        // Bounded: without PINGs the call never returns; stopping the server then ends it.
+        let byItself = returned.wait(timeout: .now() + 10) == .success
+        let accepted = server.connectionsAccepted
+        if !byItself {
+            server.stop()
+            returned.wait()
+        }
+        #expect(byItself, "the call returned by itself")
+        let elapsedMillis = (MonotonicTime.nanos() - started) / 1_000_000
+        guard case .failure(let e)? = outcome.withLock({ $0 }) else {
+            Issue.record("the silent server answered?")
+            return
+        }
+        #expect(e.status == .connect && e.description.contains("no PING acknowledgement within 300 ms"), "\(e)")
+        #expect(e.description.contains("may or may not have processed"), "\(e)")
+        #expect(elapsedMillis >= 500, "idle 200 ms, then 300 ms for the PING: \(elapsedMillis) ms")
+        #expect(accepted == 1)
+    }
+
     // MARK: - Client certificates the server must refuse (the mock requiring certificates)
 
     func expectRefusedClientCertificate(_ name: String, _ texts: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -241,8 +279,9 @@ final class ScriptServer {
         ((try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? "").split(separator: "\n").count
     }
 
+    /// Kills the server (once: a test may stop it early).
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -3,6 +3,8 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
+@testable import PushClientCore
+@testable import PushChannels
 @testable import PushTransport
 
 /// Broadcasts through the client against the mock, over real TLS + HTTP/2 on loopback: they

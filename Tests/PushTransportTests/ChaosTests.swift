@@ -3,7 +3,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import PushTransport
+@testable import PushClientCore
 
 /// Chaos (issue #8, item 1): many notifications through one client against the mock while its
 /// faults change all the time — GOAWAYs, REFUSED_STREAMs, stream-limit drops, stalls,

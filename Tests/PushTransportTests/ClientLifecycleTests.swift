@@ -4,6 +4,7 @@ import Synchronization
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
+@testable import PushClientCore
 @testable import PushTransport
 
 /// Back-pressure, close, stats, proxy, health and certificate authentication, against the mock

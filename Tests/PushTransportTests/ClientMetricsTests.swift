@@ -1,6 +1,6 @@
 import Testing
 import PushCore
-@testable import PushTransport
+@testable import PushClientCore
 
 /// The Prometheus text of a client's figures, and the allocation-free outcome counters behind it.
 @Suite("Client metrics")

@@ -1,6 +1,6 @@
 import Testing
 import PushCore
-@testable import PushTransport
+@testable import PushClientCore
 
 /// `ClientConfiguration.set` and `PushOption` (generated from Tables/options.tsv): the defaults,
 /// the range checks and their messages, the clamps, and a .p12 whose password may come before

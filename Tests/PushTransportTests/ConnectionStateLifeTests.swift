@@ -1,5 +1,5 @@
 import PushCore
-import PushTransport
+import PushClientCore
 import Testing
 
 /// The connection machine beyond stream capacity: the transport phases, what answers do to the
@@ -133,15 +133,43 @@ struct ConnectionStateLifeTests {
         #expect(s.consecutiveTimeouts == 0)
     }
 
-    @Test("Timeouts that retire or close a connection mark it retired by us; ones that don't, don't")
+    @Test("A run of timeouts that retires a ready connection marks it retired by us; a timeout that only closes a connection draining after a GOAWAY does not")
     func timeoutsMarkRetired() {
         var s = ready(open: 3)
         _ = s.streamTimedOut()
         #expect(!s.history.retiredByClient)
+        _ = s.streamTimedOut()
+        #expect(s.streamTimedOut() == .close && s.history.retiredByClient, "the third timeout in a row retires it")
         var g = ready(open: 1)
         _ = g.goawayReceived(lastStreamID: 1, reason: nil)
         #expect(g.streamTimedOut() == .close)
-        #expect(g.history.retiredByClient, "closing a drained connection after a timeout is our decision")
+        #expect(!g.history.retiredByClient, "the GOAWAY ended it; closing it after its last stream is not our retirement")
+        g.closed()
+        #expect(g.endIsConnectionError)
+    }
+
+    @Test("A connection draining after a GOAWAY stays the server's to end: retiring it changes nothing, and its abrupt end is still a connection error")
+    func retireWhileDrainingAfterGoaway() {
+        var s = ready(open: 3, serverErrors: 1)
+        #expect(s.goawayReceived(lastStreamID: 5, reason: "Shutdown") == .replace)
+        #expect(s.retire() == .none)
+        #expect(s.phase == .draining(lastStreamID: 5) && !s.history.retiredByClient, "the GOAWAY's last-stream-id is kept")
+        #expect(s.streamEnded(.rejected(.internalServerError)) == .none, "a 5xx run reaching the threshold while draining")
+        #expect(s.streamEnded(.rejected(.expiredProviderToken)) == .none, "an answer that would retire a ready connection")
+        #expect(!s.history.retiredByClient && s.inFlight == 1)
+        s.closed()
+        #expect(s.endIsConnectionError, "lost with a stream in flight: reported as the last connection error")
+    }
+
+    @Test("A connection we retired stays ours when a GOAWAY follows; retiring a closed one changes nothing")
+    func retiredThenGoaway() {
+        var s = ready(open: 2)
+        #expect(s.retire() == .replace && s.history.retiredByClient)
+        #expect(s.goawayReceived(lastStreamID: 1, reason: nil) == .none)
+        #expect(s.history.retiredByClient && !s.endIsConnectionError)
+        var c = ready()
+        c.closed()
+        #expect(c.retire() == .none && !c.history.retiredByClient && c.phase == .closed)
     }
 
     // MARK: Timers

@@ -1,4 +1,4 @@
-import PushTransport
+import PushClientCore
 import Testing
 
 @Suite("ConnectionState")

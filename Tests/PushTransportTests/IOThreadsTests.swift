@@ -4,7 +4,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import PushTransport
+@testable import PushClientCore
 
 /// A client with several I/O threads (PushClientGroup), against the mock: the same promises as
 /// one thread (every notification one outcome, nothing twice), with the work spread over the

@@ -2,7 +2,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import PushTransport
+@testable import PushClientCore
 
 /// The client decides by its injected clock (`ClientConfiguration.timing.clock`) alone: with a
 /// `ManualClock`, deadlines and health PINGs come when the test moves the clock, at once, and

@@ -3,7 +3,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import PushTransport
+@testable import PushClientCore
 
 /// Everything APNs speaks, end to end: each push type, priority, expiration and collapse-id
 /// case goes through the client to the mock, and the mock's record confirms the headers it

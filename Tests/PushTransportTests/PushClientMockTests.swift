@@ -3,7 +3,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import PushTransport
+@testable import PushClientCore
 
 /// The client against the mock APNs server in the same process, over real TLS + HTTP/2 on
 /// loopback: the stream-limit rules and exactly-once outcomes, checked against the mock's own

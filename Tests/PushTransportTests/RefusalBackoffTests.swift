@@ -3,7 +3,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import PushTransport
+@testable import PushClientCore
 
 /// Persistent refusals (issue 12): APNs refusing the credentials, a server closing right after
 /// the TLS handshake, connections turned away. The client must back off (bounded connection

@@ -3,6 +3,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
+@testable import PushClientCore
 @testable import PushTransport
 
 /// A resolver the test controls: the first `freeCalls` answers come at once, later calls block

@@ -1,5 +1,5 @@
 import Testing
-@testable import PushTransport
+@testable import PushClientCore
 
 /// The delayed-retry heap: due order whatever the insertion order, so the I/O loop can sleep
 /// until exactly the next one.

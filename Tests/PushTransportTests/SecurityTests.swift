@@ -4,6 +4,7 @@ import COpenSSL
 import CSwiftPushABI
 @testable import PushCore
 @testable import APNsMock
+@testable import PushClientCore
 @testable import PushTransport
 
 /// Security (issue #8, item 6):

@@ -1,5 +1,5 @@
 import Testing
-@testable import PushTransport
+@testable import PushClientCore
 
 /// The slot table (chunked, created on demand, bounded) and the index lists threaded through it:
 /// the FIFO queues (`SlotList`) and a connection's streams in flight (`InFlightList`).

@@ -1,5 +1,5 @@
 import Testing
-@testable import PushTransport
+@testable import PushClientCore
 
 /// How a request is laid out in a slot's buffer: fields one after another from
 /// `SlotLayout.request`, each range saying where its bytes went.

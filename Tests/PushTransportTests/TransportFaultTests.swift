@@ -3,7 +3,7 @@ import Testing
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
-@testable import PushTransport
+@testable import PushClientCore
 
 /// What APNs does to clients, done by the mock, and what the client promises in return: every
 /// notification gets exactly one outcome, nothing processed twice, checked against the mock's
@@ -196,6 +196,65 @@ struct TransportFaultTests {
         let results = support.sendAll(client, count: 3000)
         expectExactlyOnce(results, count: 3000, records: server.record())
         #expect(results.allSatisfy { $0.outcome == 1 || $0.reason == APNsReason.connectionLost.rawValue })
+    }
+
+    @Test("A connection lost abruptly after a GOAWAY is the last connection error, even when an answer retired it while it drained")
+    func abruptEndAfterGoawayIsReported() throws {
+        // On one connection: the first answer (200) is followed by GOAWAY(Shutdown) naming all
+        // three streams processed; the second answer (500) would retire a ready connection
+        // (retireAfterServerErrors 1) and arrives while it drains; then the server drops the
+        // socket with the third (stalled) stream still open.
+        let stalledToken = String(repeating: "ab", count: 32)
+        var faults = MockFaults()
+        faults.goawayAfterRequests = 1
+        faults.status500EveryNth = 2
+        faults.stallTokens = [stalledToken]
+        faults.killConnectionAfterRequests = 2
+        faults.responseDelayMillis = 100 // all three requests are in before the first answer
+        let server = try support.startMock()
+        defer { server.stop() }
+        let client = try support.makeClient(port: server.port) {
+            $0.recovery.retireAfterServerErrors = 1
+            $0.recovery.maxAttempts = 1 // the 500 ends REJECTED: nothing is sent on another connection
+        }
+        defer { client.close(drainMillis: 0) }
+        // A token connection carries one stream until a notification is accepted: one first,
+        // then the faults (which restart the mock's counts) once the limit is raised.
+        #expect(support.send(client, count: 1, firstTag: 9).accepted == 1)
+        #expect(support.collect(client, count: 1).first?.outcome == 1)
+        #expect(waitUntil(seconds: 10) { client.stats().connections.0.stream_limit > 1 })
+        server.setFaults(faults)
+        #expect(support.send(client, count: 2).accepted == 2)
+        #expect(support.send(client, count: 1, firstTag: 2, token: stalledToken).accepted == 1)
+        let results = support.collect(client, count: 3).sorted { $0.tag < $1.tag }
+        #expect(results.map(\.outcome) == [1, 2, 3], "\(results.map { "\($0.outcome) \($0.reasonText)" })")
+        #expect(results.last?.reason == APNsReason.connectionLost.rawValue)
+        #expect(server.stats().killedConnections == 1 && server.stats().goaways == 1)
+        var stats = client.stats()
+        let lastError = withUnsafeBytes(of: &stats.last_connection_error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        #expect(lastError.hasPrefix("after GOAWAY (Shutdown): "), "last_connection_error: \(lastError)")
+    }
+
+    @Test("nghttp2 out of memory as a stream starts: the notification waits and goes out on the same connection, which is not retired")
+    func outOfMemoryAtSubmitKeepsTheConnection() throws {
+        let server = try support.startMock()
+        defer { server.stop() }
+        let allocator = FailingAllocator()
+        let client = try support.makeClient(port: server.port) { $0.sessionMemory = allocator.sessionMemory }
+        defer { client.close(drainMillis: 0) }
+        // First one accepted and the stream limit raised: every frame the server sends unasked
+        // (SETTINGS, their ACK, the raise) has been read, and reading a frame allocates too.
+        #expect(support.send(client, count: 1).accepted == 1)
+        #expect(support.collect(client, count: 1).first?.outcome == 1)
+        #expect(waitUntil(seconds: 10) { client.stats().connections.0.stream_limit > 1 })
+        // The next allocation is nghttp2_submit_request's own: it returns NGHTTP2_ERR_NOMEM.
+        allocator.failNext(1)
+        #expect(support.send(client, count: 1, firstTag: 1).accepted == 1)
+        let result = support.collect(client, count: 1).first
+        #expect(result?.outcome == 1 && result?.attempts == 1, "\(result.map { "\($0.outcome) \($0.reasonText)" } ?? "no result")")
+        #expect(allocator.refused == 1, "the allocation failed")
+        #expect(client.stats().connections_started == 1 && server.stats().connections == 1,
+                "not retired: \(client.stats().connections_started) connections started")
     }
 
     @Test("100,000 notifications over 4 connections with up to 1,500 streams each are all accepted")

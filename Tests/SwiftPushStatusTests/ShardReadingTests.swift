@@ -1,4 +1,5 @@
 @testable import SwiftPushStatus
+import SwiftPushRedis
 import SwiftPushWorker
 import Testing
 

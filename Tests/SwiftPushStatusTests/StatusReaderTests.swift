@@ -1,4 +1,5 @@
 import SwiftPushStatus
+import SwiftPushRedis
 import SwiftPushWorker
 import Testing
 
@@ -81,7 +82,7 @@ struct StatusReaderTests {
         try Self.seed(redis)
         let port = redis.port
         let reader = StatusReader(group: "senders", shards: .listed(["0"])) {
-            try RedisConnection(host: "127.0.0.1", port: port, timeoutMillis: 1000)
+            try TestRedis.router(port: port)
         }
         #expect(reader.read().error == nil)
         redis.stop()

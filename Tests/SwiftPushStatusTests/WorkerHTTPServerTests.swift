@@ -1,5 +1,6 @@
 import Foundation
 import SwiftPushStatus
+import SwiftPushRedis
 import SwiftPushWorker
 @testable import SwiftPushWorkerHTTP
 import Testing
@@ -15,7 +16,7 @@ struct WorkerHTTPServerTests {
     static func server(_ redis: RedisServerProcess, metrics: WorkerMetrics = WorkerMetrics(), live: UInt64 = 10_000) async throws -> WorkerHTTPServer {
         let port = redis.port
         let reader = StatusReader(group: "senders", shards: .discovered(including: [], rescanMillis: 60_000)) {
-            try RedisConnection(host: "127.0.0.1", port: port)
+            try TestRedis.router(port: port)
         }
         var routes = WorkerRoutes(metrics: metrics, feed: StatusFeed(reader: reader, intervalMillis: 200)) {
             LocalWorkerStatus(consumer: "me", shards: ["0"], live: true, outcomes: [], counters: ["read": 3], gauges: [:])

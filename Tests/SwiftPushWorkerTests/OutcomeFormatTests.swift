@@ -1,4 +1,5 @@
 import Foundation
+import SwiftPushRedis
 @testable import SwiftPushWorker
 import Testing
 

@@ -1,3 +1,4 @@
+import SwiftPushRedis
 @testable import SwiftPushWorker
 import Testing
 

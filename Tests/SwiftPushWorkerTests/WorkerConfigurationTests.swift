@@ -1,4 +1,5 @@
 import Foundation
+import SwiftPushRedis
 import SwiftPushWorker
 import Testing
 
@@ -12,10 +13,22 @@ struct WorkerConfigurationTests {
     @Test("Defaults: min-idle is twice the longest delivery (deadline x sends + back-off)")
     func defaults() throws {
         let c = try load("{\(Self.app)}")
-        #expect(c.redis.host == "127.0.0.1" && c.redis.port == 6379 && c.shard == "0" && c.group == "senders")
+        #expect(c.redis.nodes == [RedisNode(host: "127.0.0.1", port: 6379)] && c.shard == "0" && c.group == "senders")
         #expect(c.longestDeliveryMillis == 30_000 * 3 + 500 + 1000)
         #expect(c.effectiveMinIdleMillis == 2 * c.longestDeliveryMillis)
         try c.check()
+    }
+
+    @Test("The redis object is the shared Redis model: credentials and TLS accepted, a cluster or WAIT refused until the worker speaks them, bad keys named")
+    func redis() throws {
+        let c = try load(#"{"redis": {"host": "r.example", "port": 6380, "username": "w", "password_env": "P", "tls": {"ca_file": "ca.pem"}}, "# + Self.app + "}")
+        #expect(c.redis.nodes == [RedisNode(host: "r.example", port: 6380)] && c.redis.username == "w" && c.redis.tls?.caFile == "ca.pem")
+        try c.check()
+        let cluster = try load(#"{"redis": {"nodes": ["a:1", "b:2"]}, "# + Self.app + "}")
+        #expect(throws: ConfigurationError.self) { try cluster.check() }
+        let wait = try load(#"{"redis": {"wait_replicas": 1}, "# + Self.app + "}")
+        #expect(throws: ConfigurationError.self) { try wait.check() }
+        #expect(throws: RedisConfigurationError.self) { try load(#"{"redis": {"pasword_file": "f"}, "# + Self.app + "}") }
     }
 
     @Test("A min-idle not above the longest delivery is refused: in-flight entries would be sent twice")

@@ -534,7 +534,7 @@ static void test_invalid_notifications_are_refused_with_the_field_named(void) {
     const char *tok = guarded(token64, 64);
 #define SEND(want, text) CHECK_MSG(want, push_client_send(client, &n, 0, &err), text)
     /* device token */
-    n = notification(); n.device_token = NULL; SEND(PUSH_E_BAD_DEVICE_TOKEN, "NULL");
+    n = notification(); n.device_token = NULL; SEND(PUSH_E_BAD_DEVICE_TOKEN, "device_token and channel_id are both NULL");
     n = notification(); n.device_token = "abc"; SEND(PUSH_E_BAD_DEVICE_TOKEN, "odd");
     n = notification(); n.device_token = "zz"; SEND(PUSH_E_BAD_DEVICE_TOKEN, "non-hex");
     n = notification(); n.device_token = "\xff\xfe"; SEND(PUSH_E_BAD_DEVICE_TOKEN, "non-hex");

@@ -3,7 +3,10 @@
 #  1. regenerating it from the current build gives exactly the committed Include/swiftpush.h;
 #  2. it compiles as C99, C11, C++11 and C++17 with gcc and clang, -Wall -Wextra -pedantic -Werror;
 #  3. the push_* functions it declares are exactly the library's exported symbols (nm -D), and
-#     the library exports nothing else.
+#     the library exports nothing else;
+#  4. the library needs only OpenSSL, nghttp2, the Swift runtime and libc, and holds nothing of the
+#     packages the Swift API uses (swift-log, swift-metrics, swift-service-lifecycle and
+#     swift-async-algorithms under it) nor of the Swift API itself (SwiftPushKit).
 # usage: check-header.sh BUILD_DIR   (the debug build directory holding libswiftpush.so)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,6 +33,23 @@ if diff -u "$tmp/declared" "$tmp/exported" > "$tmp/diff2"; then ok "nm -D and th
 else cat "$tmp/diff2"; bad "exported symbols and header declarations differ"; fi
 grep -q 'SONAME.*libswiftpush.so' <<< "$(readelf -d "$lib")" && ok "SONAME is libswiftpush.so" || bad "SONAME missing"
 grep -q 'NODELETE' <<< "$(readelf -d "$lib")" && ok "linked with -z nodelete" || bad "-z nodelete missing"
+
+
+# Outputs taken whole before grep reads them (with pipefail, an early grep exit would fail the pipe).
+needed=$(readelf -d "$lib" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p')
+others=$(grep -vE '^(libssl|libcrypto|libnghttp2|libswift[A-Za-z_]*|libm|libc|libstdc\+\+|libgcc_s|libdispatch|libBlocksRuntime|ld-linux[-a-z0-9_.]*)\.so' <<< "$needed" || true)
+[ -z "$others" ] && ok "libswiftpush.so needs only OpenSSL, nghttp2, the Swift runtime and libc" \
+  || bad "libswiftpush.so needs more: $others"
+# Swift symbols carry their module's name mangled as <length><name>.
+packages='\$s(7Logging|11CoreMetrics|7Metrics|16ServiceLifecycle|15AsyncAlgorithms|12SwiftPushKit)[0-9]'
+if ! grep -qE "$packages" <<< "$(nm "$lib")"; then ok "libswiftpush.so holds nothing of swift-log, swift-metrics, swift-service-lifecycle or SwiftPushKit"
+else bad "libswiftpush.so holds symbols of the Swift API's packages"; fi
+# The pattern finds them where they are (the Swift API's objects, when the tests were built).
+kit=$(ls "$build"/SwiftPushKit.build/APNsClient.swift.o 2>/dev/null || true)
+if [ -n "$kit" ]; then
+  grep -qE "$packages" <<< "$(nm "$kit")" && ok "the package-symbol pattern finds them in SwiftPushKit's objects" \
+    || bad "the package-symbol pattern finds nothing in SwiftPushKit's objects: fix the pattern"
+fi
 
 echo "header: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -13,6 +13,9 @@ connection according to MODE:
               the client's first bytes it answers "HTTP/1.1 400 Bad Request" and closes
   garbage     no TLS: sends bytes that are not a TLS record right after accept, then closes
   silent      accepts TCP and never sends a byte (keeps the socket open until it exits)
+  h2-silent   TLS 1.2+ with ALPN h2: sends its HTTP/2 SETTINGS (the client is then connected),
+              then reads everything (requests, PINGs) and never sends another byte: a server
+              that took the request and went silent
 Each accepted connection appends one line (the mode) to --log. Only loopback is used; the
 process exits by itself after --lifetime seconds (default 60), and tests kill it with SIGKILL.
 """
@@ -28,6 +31,8 @@ import warnings
 from loopback import listen_and_publish
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)  # TLS 1.0/1.1 are deprecated: that is the point
+# An HTTP/2 SETTINGS frame with no settings (RFC 9113 §6.5): length 0, type 4, no flags, stream 0.
+EMPTY_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
 GARBAGE = b"\x00\xffTHIS IS NOT TLS\r\n" + bytes(range(256)) * 4
 
 
@@ -41,7 +46,7 @@ def tls_context(args):
         ctx.set_alpn_protocols(["h2"])
     elif args.mode == "http1":
         ctx.set_alpn_protocols(["http/1.1"])
-    elif args.mode == "http1-as-h2":
+    elif args.mode in ("http1-as-h2", "h2-silent"):
         ctx.set_alpn_protocols(["h2"])
     return ctx
 
@@ -60,6 +65,11 @@ def handle(conn, args, ctx):
                 pass
             return
         tls = ctx.wrap_socket(conn, server_side=True)
+        if args.mode == "h2-silent":
+            tls.sendall(EMPTY_SETTINGS)
+            while tls.recv(65536):
+                pass
+            return
         if args.mode == "http1-as-h2":
             tls.recv(65536)
             tls.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
@@ -89,7 +99,7 @@ def handle(conn, args, ctx):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("mode", choices=["tls11", "http1", "no-alpn", "http1-as-h2", "garbage", "silent"])
+    p.add_argument("mode", choices=["tls11", "http1", "no-alpn", "http1-as-h2", "h2-silent", "garbage", "silent"])
     p.add_argument("port_file")
     p.add_argument("--cert")
     p.add_argument("--key")

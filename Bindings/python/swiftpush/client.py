@@ -619,7 +619,11 @@ class Client(ChannelMethods):
         create_channel). topic: the app's bundle id (None: the client's default topic).
         expiration: 0 (the default; what a channel that stores no message requires), UNIX
         seconds, a datetime or a timedelta. Returns the tag; the Result's apns_id is the
-        apns-request-id and unique_id the apns-unique-id. Raises as send()."""
+        apns-request-id and unique_id the apns-unique-id. Raises as send(); a channel_id of None
+        raises InvalidNotification (BAD_CHANNEL_ID)."""
+        if channel_id is None:
+            raise InvalidNotification(Status.BAD_CHANNEL_ID,
+                                      "channel_id is None: a broadcast names its channel (create_channel returns one)")
         row = self._row(None, payload, topic, PushType.LIVEACTIVITY, priority, expiration, None, apns_id, tag,
                         channel_id)
         return self._send_row(row, timeout)

@@ -8,10 +8,21 @@ and outcome formats, and the guarantees, are in docs/worker.md::
     p.send("n-1", "00fc13ad...", {"aps": {"alert": "Hi"}}, app="demo")
     for o in p.outcomes():          # follows the outcomes stream
         print(o.id, o.outcome, o.reason)
+
+Redis as it runs in production: an ACL user and TLS (``rediss://``, verified against
+``ssl_ca_certs`` or the system's CAs), a password from a file or the environment, and Redis
+Cluster (redis-py's ``RedisCluster``), with entries spread over shards by id::
+
+    p = Producer("rediss://redis.example.com:6380/0", username="sender",
+                 password_file="/run/secrets/redis", ssl_ca_certs="ca.pem")
+    p = Producer("redis://10.0.0.1:7000", cluster=True, shards=6, wait_replicas=1)
 """
 from __future__ import annotations
 
+import binascii
 import json
+import os
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Optional, Union
@@ -21,6 +32,34 @@ NOTIFICATION_NAMESPACE = uuid.UUID("5b0f3f1e-8c53-4b8e-9d6a-2f1c7a4e9b30")
 
 #: Entry fields a notification may carry (format version 1), besides id, token and payload.
 OPTIONAL_FIELDS = ("app", "topic", "push_type", "priority", "expiration", "collapse_id", "not_after")
+
+
+def shard_of(notification_id: str, shards: int) -> str:
+    """The shard (``"0"``...``str(shards - 1)``) of notification `notification_id` among `shards`:
+    CRC16/XMODEM of its UTF-8 bytes mod `shards` — the rule of ``swiftpush enqueue --shards``, so
+    both producers send an id to the same shard (and a resent id lands where its first copy did)."""
+    if shards < 1:
+        raise ValueError("shards must be at least 1")
+    return str(binascii.crc_hqx(notification_id.encode("utf-8"), 0) % shards)
+
+
+def _read_password(password_file: Optional[str], password_env: Optional[str]) -> Optional[str]:
+    if password_file is not None and password_env is not None:
+        raise ValueError("give password_file or password_env, not both")
+    if password_file is not None:
+        with open(password_file, encoding="utf-8") as f:
+            text = f.read()
+        return text[:-1] if text.endswith("\n") else text
+    if password_env is not None:
+        if password_env not in os.environ:
+            raise ValueError(f"the environment variable {password_env} (the Redis password) is not set")
+        return os.environ[password_env]
+    return None
+
+
+#: Error replies that mean "not run: try again after a pause" on a cluster (the command was not
+#: executed, so sending it again cannot duplicate it).
+_RETRY_LATER = ("MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY")
 
 
 def apns_id(notification_id: str) -> str:
@@ -86,48 +125,171 @@ def entry_fields(notification_id: str, token: str, payload: Union[Mapping[str, A
     return fields
 
 
+class NotConfirmedError(Exception):
+    """Entries were written but WAIT saw fewer replicas acknowledge them than asked for: a
+    failover may lose them. `entries` holds their stream entry ids."""
+
+    def __init__(self, message: str, entries: list) -> None:
+        super().__init__(message)
+        self.entries = entries
+
+
 class Producer:
     """Adds notifications to the stream `push:{shard}` and reads `outcomes:{shard}`.
 
-    `url` is a redis-py URL; `redis_client` an existing redis-py client instead. Thread-safety is
-    redis-py's (a client may be shared between threads).
+    `url` is a redis-py URL (``redis://`` or ``rediss://`` for TLS); `redis_client` an existing
+    redis-py client instead. `username` and `password` (or `password_file`, `password_env`) log
+    in as an ACL user; other keyword arguments go to redis-py (``ssl_ca_certs``,
+    ``ssl_certfile``...). With `cluster` the client is a ``RedisCluster`` (seeds: `url`'s host,
+    or `nodes`, a list of ``"host:port"``). With `shards`, each notification goes to shard
+    ``shard_of(id, shards)`` instead of `shard`. With `wait_replicas`, every batch of writes is
+    followed by ``WAIT wait_replicas wait_timeout_ms`` on its connection and
+    ``NotConfirmedError`` is raised for writes that too few replicas acknowledged. Thread-safety
+    is redis-py's (a client may be shared between threads).
     """
 
-    def __init__(self, url: str = "redis://localhost:6379/0", shard: str = "0", redis_client: Any = None) -> None:
+    def __init__(self, url: str = "redis://localhost:6379/0", shard: str = "0", redis_client: Any = None, *,
+                 shards: Optional[int] = None, cluster: bool = False, nodes: Optional[Iterable[str]] = None,
+                 username: Optional[str] = None, password: Optional[str] = None,
+                 password_file: Optional[str] = None, password_env: Optional[str] = None,
+                 wait_replicas: int = 0, wait_timeout_ms: int = 1000, **redis_options: Any) -> None:
         try:
             import redis  # optional dependency: pip install swiftpush[queue]
         except ImportError as e:  # pragma: no cover - exercised only without the extra
             raise ImportError("swiftpush.queue needs redis-py: pip install 'swiftpush[queue]'") from e
-        self.redis = redis_client if redis_client is not None else redis.Redis.from_url(url, decode_responses=True)
+        if shards is not None and shards < 1:
+            raise ValueError("shards must be at least 1")
+        if wait_replicas < 0 or (wait_replicas and wait_timeout_ms < 1):
+            raise ValueError("wait_replicas must be >= 0, and wait_timeout_ms >= 1 with it (WAIT 0 blocks for ever)")
+        secret = _read_password(password_file, password_env)
+        if secret is not None:
+            if password is not None:
+                raise ValueError("give one of password, password_file and password_env")
+            password = secret
+        options = dict(redis_options, decode_responses=True)
+        if username is not None:
+            options["username"] = username
+        if password is not None:
+            options["password"] = password
+        self.cluster = cluster
+        if redis_client is not None:
+            self.redis = redis_client
+        elif cluster:
+            from redis.cluster import ClusterNode, RedisCluster
+            if nodes:
+                seeds = [ClusterNode(h, int(p)) for h, _, p in (n.rpartition(":") for n in nodes)]
+                self.redis = RedisCluster(startup_nodes=seeds, **options)
+            else:
+                self.redis = RedisCluster.from_url(url, **options)
+        else:
+            self.redis = redis.Redis.from_url(url, **options)
+        self.shard, self.shards = shard, shards
+        self.wait_replicas, self.wait_timeout_ms = wait_replicas, wait_timeout_ms
         self.stream = f"push:{{{shard}}}"
         self.outcomes_stream = f"outcomes:{{{shard}}}"
         self.unregistered_stream = f"unregistered:{{{shard}}}"
+
+    def stream_for(self, notification_id: str) -> str:
+        """The stream notification `notification_id` goes to."""
+        if self.shards is None:
+            return self.stream
+        return f"push:{{{shard_of(notification_id, self.shards)}}}"
 
     def send(self, notification_id: str, token: str, payload: Union[Mapping[str, Any], str, bytes],
              **options: Any) -> str:
         """Adds one notification; returns its stream entry id. Options: app, topic, push_type,
         priority, expiration, collapse_id, not_after."""
-        return self.redis.xadd(self.stream, entry_fields(notification_id, token, payload, **options))
+        fields = entry_fields(notification_id, token, payload, **options)
+        stream = self.stream_for(notification_id)
+        if self.wait_replicas:
+            return self._write_confirmed(stream, [fields])[0]
+        return self.redis.xadd(stream, fields)
 
     def send_many(self, notifications: Iterable[Mapping[str, Any]], batch: int = 1000) -> list:
         """Adds many notifications (dicts with id, token, payload and options), pipelined
         `batch` at a time; returns their stream entry ids in order."""
         ids: list = []
-        pipe = self.redis.pipeline(transaction=False)
-        pending = 0
+        pending: list = []
         for n in notifications:
             n = dict(n)
-            pipe.xadd(self.stream, entry_fields(n.pop("id"), n.pop("token"), n.pop("payload"), **n))
-            pending += 1
-            if pending == batch:
-                ids += pipe.execute()
-                pending = 0
+            nid = n.pop("id")
+            pending.append((self.stream_for(nid), entry_fields(nid, n.pop("token"), n.pop("payload"), **n)))
+            if len(pending) == batch:
+                ids += self._write(pending)
+                pending = []
         if pending:
-            ids += pipe.execute()
+            ids += self._write(pending)
+        return ids
+
+    def _write(self, entries: list) -> list:
+        """XADDs `entries` ((stream, fields) pairs); their entry ids in order."""
+        if not self.wait_replicas:
+            pipe = self.redis.pipeline(transaction=False)
+            for stream, fields in entries:
+                pipe.xadd(stream, fields)
+            return pipe.execute()
+        # WAIT covers only the writes of its own connection: one pipeline per stream, each on
+        # the connection of the node that serves it.
+        ids: list = [None] * len(entries)
+        by_stream: dict = {}
+        for i, (stream, fields) in enumerate(entries):
+            by_stream.setdefault(stream, []).append(i)
+        for stream, indexes in by_stream.items():
+            for i, entry_id in zip(indexes, self._write_confirmed(stream, [entries[i][1] for i in indexes])):
+                ids[i] = entry_id
+        return ids
+
+    def _write_confirmed(self, stream: str, batch: list) -> list:
+        """XADDs `batch` to `stream` then WAIT, on one connection; on a cluster, the writes a
+        redirect or a failover refused are sent again (after a pause and a fresh slot map), as
+        are those a lost connection left unanswered (at-least-once: the worker's id guard
+        records a duplicate entry as DuplicateId)."""
+        import redis
+        ids: list = [None] * len(batch)
+        todo = list(range(len(batch)))
+        unconfirmed: list = []
+        deadline = time.monotonic() + 10
+        attempt = 0
+        while todo:
+            client = self.redis
+            if self.cluster:
+                client = self.redis.get_redis_connection(self.redis.get_node_from_key(stream))
+            pipe = client.pipeline(transaction=False)
+            for i in todo:
+                pipe.xadd(stream, batch[i])
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms)
+            retry = []
+            try:
+                results = pipe.execute(raise_on_error=False)
+            except (redis.ConnectionError, redis.TimeoutError):
+                if not self.cluster or time.monotonic() > deadline:
+                    raise
+                retry = todo
+            else:
+                for i, r in zip(todo, results[:-1]):
+                    if isinstance(r, redis.ResponseError) and str(r).startswith(_RETRY_LATER):
+                        retry.append(i)
+                    elif isinstance(r, Exception):
+                        raise r
+                    else:
+                        ids[i] = r
+                acknowledged = results[-1] if isinstance(results[-1], int) else 0
+                if acknowledged < self.wait_replicas:
+                    unconfirmed += [ids[i] for i in todo if ids[i] is not None]
+            if retry and (not self.cluster or time.monotonic() > deadline):
+                raise redis.ClusterDownError(f"{len(retry)} writes to {stream} still refused after 10 s")
+            if retry:
+                time.sleep(min(0.05 * 2 ** attempt, 0.8))  # a failover announces its end to nobody
+                attempt += 1
+                self.redis.nodes_manager.initialize()
+            todo = retry
+        if unconfirmed:
+            raise NotConfirmedError(f"{len(unconfirmed)} entries written to {stream} but not confirmed by "
+                                    f"{self.wait_replicas} replica(s) within {self.wait_timeout_ms} ms", unconfirmed)
         return ids
 
     def outcomes(self, after: str = "0", follow: bool = True, block_ms: int = 1000) -> Iterator[Outcome]:
-        """Outcomes after stream id `after` ("0": from the start), in order; with `follow` the
+        """Outcomes of shard `shard` after stream id `after` ("0": from the start), in order; with `follow` the
         iterator waits for new ones (forever: break out of it), else it ends at the last one.
 
         Either outcome format is read (docs/worker.md): format 2 holds a batch of outcomes in

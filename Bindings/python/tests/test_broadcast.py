@@ -100,6 +100,11 @@ def test_broadcasts_in_send_many_and_local_checks(client: swiftpush.Client) -> N
     with pytest.raises(InvalidNotification) as e:
         client.send(None, UPDATE, push_type="liveactivity", expiration=0)  # type: ignore[arg-type]
     assert e.value.code == swiftpush.Status.BAD_DEVICE_TOKEN, "neither a token nor a channel"
+    assert "channel_id" in e.value.message, e.value.message
+    with pytest.raises(InvalidNotification) as e:
+        client.broadcast(None, UPDATE)  # type: ignore[arg-type]
+    assert e.value.code == swiftpush.Status.BAD_CHANNEL_ID
+    assert "channel_id is None" in e.value.message
     with pytest.raises(InvalidNotification) as e:
         client.broadcast(channel, UPDATE, expiration=None)
     assert e.value.code == swiftpush.Status.BAD_EXPIRATION

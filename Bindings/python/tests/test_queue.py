@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -108,3 +109,105 @@ def test_a_bad_entry_gets_a_rejected_outcome_with_the_reason(redis_url: str, wor
     o = next(producer.outcomes(after=last.stream_id if last else "0", block_ms=500))
     assert (o.id, o.outcome, o.reason) == ("py-bad", "REJECTED", "BadDeviceToken")
     assert "odd number of hex digits" in o.detail
+
+
+def test_shard_of_is_crc16_xmodem_mod_n_like_swiftpush_enqueue() -> None:
+    assert queue.shard_of("123456789", 100) == str(0x31C3 % 100)
+    assert queue.shard_of("n-1", 1) == "0"
+    assert {queue.shard_of(f"n-{i}", 6) for i in range(600)} == {"0", "1", "2", "3", "4", "5"}
+    with pytest.raises(ValueError):
+        queue.shard_of("n-1", 0)
+
+
+def wait_for_ping(client: "redis.Redis", process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            client.ping()
+            return
+        except (redis.ConnectionError, redis.AuthenticationError):
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.05)  # between pings: redis-server announces readiness to nobody
+
+
+TLS_USER, TLS_PASSWORD = "producer", "py-correct-horse"
+
+
+@pytest.fixture(scope="module")
+def tls_redis(pki: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A TLS-only redis-server whose only user is `producer`."""
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("redis-server is not installed (scripts/install-deps.sh installs it)")
+    port, workdir = free_port(), tmp_path_factory.mktemp("redis-tls")
+    process = subprocess.Popen([server, "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
+                                "--dir", str(workdir), "--save", "", "--tls-cert-file", str(pki / "server.pem"),
+                                "--tls-key-file", str(pki / "server.key"), "--tls-ca-cert-file", str(pki / "ca.pem"),
+                                "--tls-auth-clients", "no", "--user", "default", "off",
+                                "--user", TLS_USER, "on", ">" + TLS_PASSWORD, "~*", "&*", "+@all"],
+                               stdout=subprocess.DEVNULL)
+    wait_for_ping(redis.Redis(port=port, ssl=True, ssl_ca_certs=str(pki / "ca.pem"),
+                              username=TLS_USER, password=TLS_PASSWORD), process)
+    yield port
+    process.terminate()
+    process.wait(10)
+
+
+def test_tls_and_an_acl_user_with_the_password_from_a_file_or_the_environment(
+        tls_redis: int, pki: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = tmp_path / "redis-password"
+    secret.write_text(TLS_PASSWORD + "\n")
+    url = f"rediss://localhost:{tls_redis}/0"
+    producer = queue.Producer(url, shard="pytls", username=TLS_USER, password_file=str(secret),
+                              ssl_ca_certs=str(pki / "ca.pem"))
+    ids = producer.send_many({"id": f"t-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {}}} for i in range(50))
+    assert len(ids) == 50 and producer.redis.xlen("push:{pytls}") == 50
+    monkeypatch.setenv("SWIFTPUSH_TEST_REDIS_PASSWORD", TLS_PASSWORD)
+    other = queue.Producer(url, shard="pytls", username=TLS_USER, password_env="SWIFTPUSH_TEST_REDIS_PASSWORD",
+                           ssl_ca_certs=str(pki / "ca.pem"))
+    other.redis.xadd(other.outcomes_stream, {"id": "t-1", "outcome": "ACCEPTED", "status": "200", "reason": ""})
+    assert [o.id for o in other.outcomes(follow=False)] == ["t-1"]
+
+
+def test_a_wrong_password_or_an_unknown_ca_fails_at_once(tls_redis: int, pki: Path) -> None:
+    url = f"rediss://localhost:{tls_redis}/0"
+    start = time.monotonic()
+    with pytest.raises(redis.AuthenticationError):
+        queue.Producer(url, username=TLS_USER, password="wrong", ssl_ca_certs=str(pki / "ca.pem")).send("x", TOKEN, "{}")
+    with pytest.raises(redis.ConnectionError, match="certificate verify failed"):
+        queue.Producer(url, username=TLS_USER, password=TLS_PASSWORD,
+                       ssl_ca_certs=str(pki / "untrusted-ca.pem")).send("x", TOKEN, "{}")
+    assert time.monotonic() - start < 5
+
+
+@pytest.fixture(scope="module")
+def cluster_seed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A 3-master, 3-replica Redis Cluster (Tests/support/redis-cluster.sh); yields a seed HOST:PORT."""
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        pytest.skip("redis-server and redis-cli are needed (scripts/install-deps.sh installs them)")
+    helper = Path(__file__).resolve().parents[3] / "Tests" / "support" / "redis-cluster.sh"
+    workdir = tmp_path_factory.mktemp("cluster")
+    subprocess.run(["bash", str(helper), "start", str(workdir), "--owner", str(os.getpid())], check=True,
+                   stdout=subprocess.DEVNULL, timeout=120)
+    try:
+        yield (workdir / "nodes").read_text().split(",")[0].strip()
+    finally:
+        subprocess.run(["bash", str(helper), "stop", str(workdir)], check=False, timeout=60)
+
+
+def test_a_cluster_producer_spreads_entries_over_shards_by_id_and_confirms_them_with_wait(cluster_seed: str) -> None:
+    producer = queue.Producer(f"redis://{cluster_seed}", cluster=True, shards=6, wait_replicas=1)
+    ids = producer.send_many(({"id": f"c-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {}}}
+                              for i in range(600)), batch=200)
+    assert len(ids) == 600 and all(ids)
+    expected = {str(s): 0 for s in range(6)}
+    for i in range(600):
+        expected[queue.shard_of(f"c-{i}", 6)] += 1
+    assert {str(s): producer.redis.xlen(f"push:{{{s}}}") for s in range(6)} == expected
+    assert producer.send("c-single", TOKEN, "{}", app="demo")
+    # Outcomes of one shard, read from the master that serves it.
+    reader = queue.Producer(nodes=[cluster_seed], cluster=True, shard="3")
+    reader.redis.xadd("outcomes:{3}", {"id": "c-7", "outcome": "ACCEPTED", "status": "200", "reason": ""})
+    assert [o.id for o in reader.outcomes(follow=False)] == ["c-7"]

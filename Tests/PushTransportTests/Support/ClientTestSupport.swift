@@ -2,6 +2,7 @@ import Foundation
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
+@testable import PushClientCore
 @testable import PushTransport
 
 /// What the client tests share: the test PKI, a mock server, a client configured for it, and

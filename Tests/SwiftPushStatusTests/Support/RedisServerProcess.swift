@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import SwiftPushRedis
 import SwiftPushWorker
 #if canImport(Glibc)
 import Glibc
@@ -29,19 +30,19 @@ final class RedisServerProcess: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let port = self.port
-        guard waitUntil(seconds: 20, { (try? RedisConnection(host: "127.0.0.1", port: port, timeoutMillis: 200).command("PING")) == .status("PONG") }) else {
+        guard waitUntil(seconds: 20, { (try? TestRedis.connection(port: port).command("PING")) == .status("PONG") }) else {
             stop()
             throw TestFailure("redis-server did not answer PING on \(port)")
         }
     }
 
     /// A new connection to it.
-    func connect() throws -> RedisConnection { try RedisConnection(host: "127.0.0.1", port: port) }
+    func connect() throws -> RedisConnection { try TestRedis.connection(port: port) }
 
     /// Runs one command, failing the test's setup on an error reply.
     @discardableResult
     func run(_ args: String...) throws -> RedisReply {
-        let reply = try connect().command(args.map { Array($0.utf8) })
+        let reply = try connect().command(RedisArguments(args))
         if case .error(let e) = reply { throw TestFailure("\(args.joined(separator: " ")): \(e)") }
         return reply
     }

@@ -1,4 +1,5 @@
 @testable import SwiftPushStatus
+import SwiftPushRedis
 import SwiftPushWorker
 
 /// Redis replies as Redis shapes them, for the parsing tests.

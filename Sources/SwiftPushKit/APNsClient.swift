@@ -1,0 +1,148 @@
+import Logging
+import PushCore
+import PushChannels
+import PushClientCore
+
+/// An APNs client for Swift concurrency: `send` a notification and `await` its result, send a
+/// batch and iterate its results as they come, broadcast to channels and manage them, and shut
+/// down cleanly (a ServiceLifecycle `Service`: a host's SIGTERM drains and closes it).
+///
+/// ```swift
+/// let client = try APNsClient(configuration: APNsConfiguration(environment: .sandbox,
+///     credentials: .tokenKey(file: "AuthKey_ABC123DEFG.p8", keyID: "ABC123DEFG", teamID: "DEF123GHIJ"),
+///     defaultTopic: "com.example.app"), logger: logger)
+/// var alert = PushPayload.Builder()
+/// alert.title = "Hello"
+/// let result = try await client.send(PushNotification(deviceToken: token, payload: PushPayload(alert)))
+/// if result.reason == .unregistered { forget(token, since: result.timestamp) }
+/// await client.shutdown()
+/// ```
+///
+/// Nothing here blocks a cooperative thread: a notification is validated and copied into the
+/// client's slot on the caller's thread (no waiting), and every wait — for a result, for a free
+/// slot, for a connection, for the close, for a channel call — is on the library's own threads.
+/// Built on `APNsEngine` (for hosts that own a thread); one client uses one engine alone.
+public final class APNsClient: Sendable {
+    private let router: ResultRouter
+    private let configuration: APNsConfiguration
+    private let logger: Logger
+    /// The channel management client, opened by the first channel call.
+    private let channels = Locked<ChannelManagementClient?>(nil)
+
+    /// Opens the client: checks the configuration (`PushError` `.badOption`, `.key`, `.tls`),
+    /// signs the first provider token and starts connecting in the background. The library's
+    /// log events go to `logger`; results are counted through the global `MetricsSystem`.
+    public init(configuration: APNsConfiguration, logger: Logger = Logger(label: "swiftpush")) throws(PushError) {
+        router = ResultRouter(engine: try APNsEngine(configuration: configuration, logger: logger))
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    deinit {
+        // A client dropped without shutdown: its threads end (the notifications it holds are
+        // cancelled: their waiters already ended with it).
+        router.engine.group.close(drainMillis: 0)
+    }
+
+    // MARK: - Sending
+
+    /// Sends one notification and returns its result (accepted, rejected or failed) once APNs
+    /// has answered or the notification's deadline has passed. Throws, without sending, when
+    /// the notification breaks a rule (`.badDeviceToken`, `.badTopic`, `.payloadTooLarge`...)
+    /// or the client is closed (`.closed`). When the client holds `pool.queueCapacity`
+    /// notifications already, waits (suspended) for room.
+    public func send(_ notification: PushNotification) async throws(PushError) -> PushResult {
+        try await router.send(notification).get()
+    }
+
+    /// Sends many notifications and returns their results as they come: one `BatchResult` per
+    /// notification (its result, or the error that refused it), in the order outcomes arrive.
+    /// The first few thousand are validated and queued before this returns; the rest follow as
+    /// the client frees room. The fastest async path: one lock for many notifications, one
+    /// copy of each, and results handed over in batches.
+    public func send(contentsOf notifications: [PushNotification]) -> PushBatchResults {
+        router.send(contentsOf: notifications)
+    }
+
+    // MARK: - Connecting, closing, figures
+
+    /// Waits until every I/O thread has a connection open, for up to `timeout`. Optional
+    /// (sends don't need it): it turns a misconfiguration into an error at start-up — `.tls`
+    /// at once for what retrying cannot fix, `.timeout` naming the last connection error.
+    public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws(PushError) {
+        let engine = router.engine
+        let error = await LibraryThread.run { () -> PushError? in
+            do throws(PushError) {
+                try engine.waitUntilConnected(timeout: timeout)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let error { throw error }
+    }
+
+    /// Stops taking notifications (later sends throw `.closed`), lets those in flight finish for
+    /// up to `drain` (nil: the configuration's `shutdownDrain`), ends the rest FAILED
+    /// (Cancelled, CancelledInFlight) and closes the connections. Returns once every
+    /// notification sent has its result (with its sender, or in its batch). Safe to call more
+    /// than once.
+    public func shutdown(drain: Duration? = nil) async {
+        let engine = router.engine
+        let drain = drain ?? configuration.shutdownDrain
+        logger.info("shutting down", metadata: ["swiftpush.drain": "\(drain)"])
+        await LibraryThread.run { engine.close(drain: drain) }
+        await router.waitUntilFinished()
+        channels.withLock { $0?.close() }
+        logger.info("shut down", metadata: ["swiftpush.accepted": "\(engine.stats().accepted)",
+                                            "swiftpush.rejected": "\(engine.stats().rejected)",
+                                            "swiftpush.failed": "\(engine.stats().failed)"])
+    }
+
+    /// A snapshot of the client's counters, queues and latency.
+    public func stats() -> APNsStats { router.engine.stats() }
+
+    /// The client's counters in Prometheus text format (for a `/metrics` endpoint of the
+    /// host's own, beside what swift-metrics reports), `labels` on every sample.
+    public func prometheusText(labels: String = "") -> String { router.engine.prometheusText(labels: labels) }
+
+    // MARK: - Channels (APNsClient+Channels.swift)
+
+    /// The app of channel calls that name none.
+    var defaultTopic: String? { configuration.defaultTopic }
+
+    /// The channel management client, opened on first use.
+    func channelClient() throws(PushError) -> ChannelManagementClient {
+        let result = channels.withLock { current -> Result<ChannelManagementClient, PushError> in
+            if let current { return .success(current) }
+            do throws(PushError) {
+                let opened = try openChannelClient()
+                current = opened
+                return .success(opened)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private func openChannelClient() throws(PushError) -> ChannelManagementClient {
+        let unresolved = try configuration.clientConfiguration()
+        let c: ClientConfiguration
+        do throws(ClientError) {
+            c = try unresolved.resolvingCredentials()
+        } catch {
+            throw PushError(error)
+        }
+        let endpoint = configuration.channelManagement
+            ?? ChannelManagementClient.managementEndpoint(forAPNsHost: configuration.environment.host).map { .custom(host: $0.host, port: $0.port) }
+        guard let endpoint else {
+            throw PushError(.badOption, "no channel management host is known for \(configuration.environment.host): set channelManagement")
+        }
+        do throws(ClientError) {
+            return try ChannelManagementClient(configuration: c, host: endpoint.host, port: endpoint.port)
+        } catch {
+            throw PushError(error)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import PushCore
+import PushClientCore
+
+/// The one error of the Swift API: a code (the C ABI's `PUSH_E_*` status, `Tables/status.tsv`)
+/// and a message naming what was wrong. Messages never quote key material, device tokens or
+/// payloads.
+///
+/// The code is a struct, not an enum, so that codes can be added without breaking a `switch`:
+/// compare with `==` or match with `case .queueFull:`.
+///
+/// ```swift
+/// do { _ = try await client.send(notification) }
+/// catch let error where error.code == .badDeviceToken { print(error.message) }
+/// ```
+public struct PushError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of error it is: a `PUSH_E_*` status of the C ABI (`Tables/status.tsv`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The C ABI's value (`PUSH_E_*`, negative).
+        public let rawValue: Int32
+
+        /// The code for a C ABI status value.
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        /// The static description of the code (`push_strerror`'s text).
+        public var description: String {
+            PushStatus(rawValue: rawValue).map { "\($0.message)" } ?? "status \(rawValue)"
+        }
+    }
+
+    /// What kind of error it is.
+    public let code: Code
+    /// What was wrong, naming the field, the option or the file.
+    public let message: String
+    /// For `.rejected` (a channel call APNs refused): the HTTP status APNs answered with.
+    public let status: Int
+    /// For `.rejected`: the reason APNs gave.
+    public let reason: PushReason?
+
+    /// An error with `code` and `message` (and, for a refusal by APNs, its status and reason).
+    public init(_ code: Code, _ message: String, status: Int = 0, reason: PushReason? = nil) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.reason = reason
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    init(_ error: ClientError) {
+        self.init(Code(rawValue: error.status.rawValue), error.description)
+    }
+
+    init(_ violation: NotificationRules.Violation) {
+        self.init(Code(rawValue: violation.status.rawValue), violation.message)
+    }
+
+    init(_ failure: PayloadBuilder.Failure) {
+        self.init(Code(rawValue: failure.status.rawValue), failure.message)
+    }
+}

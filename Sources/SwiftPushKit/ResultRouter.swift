@@ -1,0 +1,281 @@
+import PushCore
+import PushClientCore
+
+/// What lets `APNsClient`'s async calls wait without blocking a cooperative thread: it submits
+/// their notifications to the engine without waiting, and threads of the library's own do the
+/// waiting: one takes every result (`APNsEngine.take`) and hands each to whoever waits for it;
+/// another, while notifications wait for a free slot, submits them as slots free up.
+///
+/// - Tags: a waiter (one `send`, or one batch of up to 2^24 notifications) has an id; its
+///   notifications carry `id << 24 | index`, so a result finds its waiter with one lookup.
+/// - Back-pressure: what finds no free slot waits in `pending`, in order; the feeder thread
+///   (started when something waits, ending when nothing does) submits it, waiting for room on
+///   the client's own condition. A sender submits directly only while nothing waits, so the
+///   order of sends is kept.
+/// - Close: once the engine has finished and every result was handed out, what still waits
+///   for a slot is refused (`.closed`), and the results thread ends.
+final class ResultRouter: Sendable {
+    static let indexBits = 24
+    static let maxBatch = 1 << indexBits
+
+    /// Who waits for results.
+    private enum Waiter {
+        /// One `send`: resumed with its result (or its refusal).
+        case single(UnsafeContinuation<Result<PushResult, PushError>, Never>)
+        /// A batch's notifications `offset..<offset + count` (one chunk of it); `remaining`
+        /// have no element yet.
+        case batch(BatchState, offset: Int, remaining: Int)
+    }
+
+    /// Notifications that found no free slot, in order: `batch[next...]` with tags from
+    /// `id << 24` (a single send is a batch of one).
+    private struct Pending {
+        let id: UInt64
+        let batch: NumberedBatch
+        var next: Int
+    }
+
+    private struct State {
+        var nextID: UInt64 = 1
+        var waiters: [UInt64: Waiter] = [:]
+        var pending: [Pending] = []
+        var pendingHead = 0
+        var feederRunning = false
+        /// The engine has finished and every result was handed out.
+        var finished = false
+        var finishWaiters: [UnsafeContinuation<Void, Never>] = []
+
+        var hasPending: Bool { pendingHead < pending.count }
+
+        mutating func newID() -> UInt64 {
+            defer { nextID += 1 }
+            return nextID
+        }
+
+        mutating func popPending() {
+            pendingHead += 1
+            if pendingHead == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingHead = 0
+            }
+        }
+
+        /// Queues `entry`; true when the caller must start the feeder.
+        mutating func queue(_ entry: Pending) -> Bool {
+            pending.append(entry)
+            if feederRunning { return false }
+            feederRunning = true
+            return true
+        }
+    }
+
+    let engine: APNsEngine
+    private let state = Locked(State())
+
+    init(engine: APNsEngine) {
+        self.engine = engine
+        LibraryThread.start { [self] in takeResults() }
+    }
+
+    // MARK: - Sending
+
+    /// Sends one notification and waits (suspended, no thread held) for its result.
+    func send(_ notification: PushNotification) async -> Result<PushResult, PushError> {
+        await withUnsafeContinuation { continuation in
+            let (id, waitsAlready) = state.withLock { s -> (UInt64, Bool) in
+                let id = s.newID()
+                s.waiters[id] = .single(continuation)
+                return (id, s.hasPending)
+            }
+            let batch = NumberedBatch(notifications: [notification], firstTag: id << Self.indexBits)
+            submitOrQueue(Pending(id: id, batch: batch, next: 0), direct: waitsAlready ? 0 : 1)
+        }
+    }
+
+    /// Sends a batch: up to `directLimit` notifications from the caller's thread, without
+    /// waiting; the rest in order as slots free up (the feeder thread).
+    func send(contentsOf notifications: [PushNotification]) -> PushBatchResults {
+        let results = BatchState(count: notifications.count)
+        var offset = 0
+        while offset < notifications.count {
+            let end = min(offset + Self.maxBatch, notifications.count)
+            let (id, waitsAlready) = state.withLock { s -> (UInt64, Bool) in
+                let id = s.newID()
+                s.waiters[id] = .batch(results, offset: offset, remaining: end - offset)
+                return (id, s.hasPending)
+            }
+            let part = offset == 0 && end == notifications.count ? notifications : Array(notifications[offset..<end])
+            let batch = NumberedBatch(notifications: part, firstTag: id << Self.indexBits)
+            submitOrQueue(Pending(id: id, batch: batch, next: 0), direct: waitsAlready ? 0 : Self.directLimit)
+            offset = end
+        }
+        return PushBatchResults(state: results)
+    }
+
+    /// The most a sender's own thread submits of a batch: a cooperative thread spends a few
+    /// milliseconds on it at most; the feeder thread submits the rest.
+    static let directLimit = 4096
+
+    /// Submits up to `direct` notifications of `entry` without waiting (refusing the invalid
+    /// ones), then queues what is left for the feeder.
+    private func submitOrQueue(_ entry: Pending, direct: Int) {
+        var entry = entry
+        var budget = direct
+        while budget > 0 && entry.next < entry.batch.count {
+            let end = min(entry.next + budget, entry.batch.count)
+            let r = engine.submit(LimitedBatch(base: entry.batch, end: end), from: entry.next)
+            entry.next += r.accepted
+            budget -= r.accepted
+            guard let error = r.error else { continue }
+            if error.code == .queueFull { break }
+            refuse(id: entry.id, index: entry.next, error)
+            entry.next += 1
+            budget -= 1
+        }
+        if entry.next == entry.batch.count { return }
+        if state.withLock({ $0.queue(entry) }) {
+            LibraryThread.start { [self] in feed() }
+        }
+    }
+
+    /// The feeder thread: submits what waits, in order, waiting for room on the client's
+    /// condition (a library thread may block); ends when nothing waits.
+    private func feed() {
+        while true {
+            let next = state.withLock { s -> Pending? in
+                if s.hasPending { return s.pending[s.pendingHead] }
+                s.feederRunning = false
+                return nil
+            }
+            guard var entry = next else { return }
+            let r = engine.submit(entry.batch, from: entry.next, waitingUpTo: .seconds(1))
+            entry.next += r.accepted
+            let error = r.error.flatMap { $0.code == .queueFull ? nil : $0 }
+            if let error, error.code != .closed {
+                // A rule the notification broke: it alone is refused.
+                refuse(id: entry.id, index: entry.next, error)
+                entry.next += 1
+            }
+            state.withLock { s in
+                if entry.next == entry.batch.count { s.popPending() } else { s.pending[s.pendingHead] = entry }
+            }
+            // Closing: everything that waits is refused (from where each entry got to).
+            if let error, error.code == .closed { return refuseAllPending(error) }
+        }
+    }
+
+    /// Refuses every notification still waiting for a slot (the client is closing), and stops
+    /// the feeder.
+    private func refuseAllPending(_ error: PushError) {
+        let left = state.withLock { s -> [Pending] in
+            let left = Array(s.pending[s.pendingHead...])
+            s.pending = []
+            s.pendingHead = 0
+            s.feederRunning = false
+            return left
+        }
+        var refused: [(UInt64, Int, Result<PushResult, PushError>)] = []
+        for entry in left {
+            for i in entry.next..<entry.batch.count { refused.append((entry.id, i, .failure(error))) }
+        }
+        hand(refused)
+    }
+
+    /// Ends notification `index` of waiter `id` with `error` (refused at the send).
+    private func refuse(id: UInt64, index: Int, _ error: PushError) {
+        hand([(id, index, .failure(error))])
+    }
+
+    // MARK: - Results
+
+    /// The results thread: takes every result and hands it to its waiter; once the engine has
+    /// finished, refuses what still waits for a slot and ends.
+    private func takeResults() {
+        var taken: [TaggedResult] = []
+        taken.reserveCapacity(1024)
+        var routed: [(UInt64, Int, Result<PushResult, PushError>)] = []
+        routed.reserveCapacity(1024)
+        while true {
+            switch engine.take(into: &taken, max: 1024, timeout: .seconds(3600)) {
+            case .results:
+                for t in taken { routed.append((t.tag >> UInt64(Self.indexBits), Int(t.tag & UInt64(Self.maxBatch - 1)), .success(t.result))) }
+                hand(routed)
+                taken.removeAll(keepingCapacity: true)
+                routed.removeAll(keepingCapacity: true)
+            case .timedOut:
+                continue
+            case .finished:
+                finish()
+                return
+            }
+        }
+    }
+
+    /// Hands results to their waiters: continuations are resumed and batches filled outside
+    /// the lock.
+    private func hand(_ results: [(id: UInt64, index: Int, Result<PushResult, PushError>)]) {
+        var singles: [(UnsafeContinuation<Result<PushResult, PushError>, Never>, Result<PushResult, PushError>)] = []
+        // A run of results of one batch is gathered in `run` and handed over whole (appending
+        // to an array inside another would copy it each time).
+        var batches: [(BatchState, [BatchResult])] = []
+        var run: [BatchResult] = []
+        var runBatch: BatchState?
+        state.withLock { s in
+            for (id, index, result) in results {
+                switch s.waiters[id] {
+                case .single(let c)?:
+                    s.waiters[id] = nil
+                    singles.append((c, result))
+                case .batch(let b, let offset, let remaining)?:
+                    s.waiters[id] = remaining == 1 ? nil : .batch(b, offset: offset, remaining: remaining - 1)
+                    if runBatch !== b {
+                        if let runBatch { batches.append((runBatch, run)) }
+                        runBatch = b
+                        run = []
+                    }
+                    run.append(BatchResult(index: offset + index, result: result))
+                case nil:
+                    break // (cannot happen: every tag we submit has its waiter until its result)
+                }
+            }
+        }
+        if let runBatch { batches.append((runBatch, run)) }
+        for (c, r) in singles { c.resume(returning: r) }
+        for (b, rs) in batches { b.deliver(rs) }
+    }
+
+    /// The engine has finished: refuse what never found a slot, wake `waitUntilFinished`.
+    private func finish() {
+        refuseAllPending(PushError(.closed, "the client was closed before it was sent"))
+        let waiters = state.withLock { s -> [UnsafeContinuation<Void, Never>] in
+            s.finished = true
+            defer { s.finishWaiters = [] }
+            return s.finishWaiters
+        }
+        for w in waiters { w.resume() }
+    }
+
+    /// Returns once the engine has finished and every result was handed to its waiter.
+    func waitUntilFinished() async {
+        await withUnsafeContinuation { (c: UnsafeContinuation<Void, Never>) in
+            let done = state.withLock { s -> Bool in
+                if s.finished { return true }
+                s.finishWaiters.append(c)
+                return false
+            }
+            if done { c.resume() }
+        }
+    }
+}
+
+/// A batch cut short at `end` (what a drain may submit within its budget).
+private struct LimitedBatch: NotificationBatch {
+    let base: NumberedBatch
+    let end: Int
+
+    var count: Int { end }
+
+    func withNotification(at index: Int, _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
+        base.withNotification(at: index, body)
+    }
+}
