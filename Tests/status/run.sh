@@ -3,7 +3,8 @@
 # mock, and a running worker (today's: it counts nothing in Redis, so two more shards are seeded
 # as docs/worker.md's "Status" keys say the fleet writes them: one paused with a dead consumer,
 # one counted, with stats:{s} and heartbeats). Checks the HTTP server with 50 idle connections,
-# `status` (JSON, plain lines, a terminal's redraw, the rate between two reads, empty views), and
+# `status` (JSON, plain lines, a terminal's redraw, the rate between two reads, empty views, a
+# Redis Cluster of 3 masters and 3 replicas), and
 # the page in headless Chromium against Redis, saving a screenshot.
 # usage: Tests/status/run.sh BUILD_DIR [SCREENSHOT_DIR]   (default out/status)
 # Prints one line per test and "status: N passed, N failed"; exits non-zero if any failed.
@@ -162,6 +163,25 @@ then ok "$name"; else bad "$name"; cat "$out/watch.jsonl"; fi
 name="status against a Redis that is not there: one line, exit 2"
 code=0; "$cli" status --redis "127.0.0.1:$(free_port)" --interval 0 > /dev/null 2> "$out/noredis.err" || code=$?
 if [ "$code" -eq 2 ] && grep -q "cannot connect to Redis" "$out/noredis.err"; then ok "$name"; else bad "$name (exit $code)"; cat "$out/noredis.err"; fi
+
+name="status --cluster: shards on every master are found and each is read on its slot's master"
+cluster=$out/cluster
+if bash Tests/support/redis-cluster.sh start "$cluster" --owner $$ > "$out/cluster.log" 2>&1; then
+  ccli() { $(cat "$cluster/cli") -c -h 127.0.0.1 -p "$(head -1 "$cluster/ports")" "$@"; }
+  for s in a b c d e; do ccli XADD "push:{$s}" '*' id x > /dev/null; done
+  ccli HSET 'stats:{b}' enqueued 10 accepted 4 > /dev/null
+  slots=$(for s in a b c d e; do ccli CLUSTER KEYSLOT "push:{$s}"; done | tr '\n' ' ')
+  "$cli" status --cluster "$(cat "$cluster/nodes")" --interval 0 --json > "$out/cluster.json" || true
+  if python3 - "$out/cluster.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+got = [(x["shard"], x["stream_entries"], x["counted"], x["progress"]["done"]) for x in s["shards"]]
+assert got == [("a", 1, False, 0), ("b", 1, True, 4), ("c", 1, False, 0), ("d", 1, False, 0), ("e", 1, False, 0)], got
+assert s["error"] is None
+PY
+  then ok "$name (slots $slots)"; else bad "$name"; cat "$out/cluster.json"; fi
+  bash Tests/support/redis-cluster.sh stop "$cluster" 2>/dev/null || true
+else bad "$name (the cluster did not start)"; tail -5 "$out/cluster.log"; fi
 
 # The page in Chromium while the counted shard moves (its counters and its fresh heartbeat
 # rewritten every 0.5 s, as working workers would), then compared with Redis once it stops.
