@@ -3,7 +3,8 @@
 #                   through libswiftpush.so from C, print throughput and outcomes
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests, the Swift
 #                   examples (Examples/NotifyService: Hummingbird service, README blocks; make test-example),
-#                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker)
+#                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker),
+#                   `swiftpush status` and the status page in headless Chromium (make test-status)
 #   make bench      the library against h2load on the same mock server, and the Swift API's rows (see README);
 #                   BENCH_BASELINE=<release dir of another build> adds that build, interleaved (A/B)
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
@@ -31,7 +32,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
+.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
 
 all: build
 
@@ -78,7 +79,7 @@ pki:
 # other module happened to be built first.
 test: build pki
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
-	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
 
 # docs/architecture.md cites code by name: every name in backticks must still exist (issue 25).
 test-docs:
@@ -115,6 +116,13 @@ test-redis: build pki
 test-worker: build pki
 	bash Tests/worker/run.sh $(DEBUG_DIR) 100000
 	bash Tests/worker/netns.sh $(DEBUG_DIR) 20000
+
+# `swiftpush status` and the worker's HTTP server and status page against a real redis-server, the
+# mock and a running worker: 50 idle connections, JSON, a terminal's redraw, rates, empty views,
+# and the page in Debian's headless Chromium (installed here if missing) checked against Redis,
+# its screenshot left in out/status/status-page.png.
+test-status: build pki
+	bash Tests/status/run.sh $(DEBUG_DIR) out/status
 
 # Sanitizers: the end-to-end Swift suites under ASan (+UBSan for C) in make test; TSan on demand.
 test-asan:

@@ -32,8 +32,12 @@ struct RedisOptions: ParsableArguments {
     var redisCertFile: String?
     @Option(help: ArgumentHelp("its key (PEM; default: in the certificate file)", valueName: "FILE"), completion: .file())
     var redisKeyFile: String?
-    @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}...", valueName: "S"))
-    var shard = "0"
+    /// Optional so that `status` can tell "every shard" from "shard 0"; the others read `shardName`.
+    @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}... (default 0)", valueName: "S"))
+    var shard: String?
+
+    /// The shard named, or "0".
+    var shardName: String { shard ?? "0" }
 
     func validate() throws(ValidationError) { _ = try configuration() }
 
@@ -105,7 +109,7 @@ struct RedisOptions: ParsableArguments {
         do throws(RedisError) {
             let router = try RedisRouter(c)
             if router.isCluster { try router.refresh() } else { _ = try router.connection(forSlot: 0) }
-            return (router, StreamKeys(shard: shard))
+            return (router, StreamKeys(shard: shardName))
         } catch {
             throw ValidationError(error.description)
         }
