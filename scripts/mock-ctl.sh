@@ -9,8 +9,8 @@
 #   test_pki                                           the test PKI in .build-pki (made if missing) as $pki
 #   build_c BUILD_DIR SRC OUT [gcc flags...]           compiles a C program against BUILD_DIR's library
 #   build_load BUILD_DIR OUT                           compiles Bindings/c/examples/load.c to OUT
-#   stream_drained REDIS_PORT SHARD                    true when push:{SHARD}'s group has read and
-#                                                      acknowledged everything (lag 0, pending 0)
+#   stream_drained REDIS_PORT SHARD [GROUP]            true when push:{SHARD}'s group has read and
+#                                                      acknowledged everything and nothing is delayed
 MOCK_PIDS=()
 mock_start() {
   local name=$1 cli=$2 pki=$3; shift 3
@@ -72,10 +72,34 @@ PY
 }
 
 # stream_drained REDIS_PORT SHARD: every entry of push:{SHARD} read and acknowledged by group
-# senders (XINFO GROUPS: lag 0, pending 0). A worker acknowledges an entry only in the script that
-# records its outcome, so this holds for either outcome format (format 2's outcomes stream has
-# one entry per batch: its length says nothing).
+# senders, nothing waiting in delayed:{SHARD} (docs/worker.md, "Completion"): the group's pending
+# count is 0, its last-delivered-id is at or past the stream's last entry, and the delayed set
+# is empty, read in one script so that nothing moves between the three. XINFO GROUPS's `lag`
+# is not used: Redis 7.0's entries-read counter behind it can stay stale after a restart. A
+# worker acknowledges an entry only in the script that records its outcome, so this holds for
+# either outcome format (format 2's outcomes stream has one entry per batch: its length says
+# nothing).
 stream_drained() {
-  redis-cli -p "$1" XINFO GROUPS "push:{$2}" | awk 'prev == "pending" { p = $1 } prev == "lag" { l = $1 } { prev = $1 }
-    END { exit !(p == "0" && l == "0") }'
+  [ "$(redis-cli -p "$1" EVAL "$STREAM_DRAINED_LUA" 2 "push:{$2}" "delayed:{$2}" "${3:-senders}" 2>/dev/null)" = 1 ]
 }
+STREAM_DRAINED_LUA='
+local ok, groups = pcall(redis.call, "XINFO", "GROUPS", KEYS[1])
+if not ok then return 0 end
+local function id(s)
+  local ms, seq = string.match(s, "^(%d+)-(%d+)$")
+  return tonumber(ms), tonumber(seq)
+end
+for _, g in ipairs(groups) do
+  local f = {}
+  for i = 1, #g, 2 do f[g[i]] = g[i + 1] end
+  if f["name"] == ARGV[1] then
+    if f["pending"] ~= 0 or redis.call("ZCARD", KEYS[2]) ~= 0 then return 0 end
+    local last = redis.call("XREVRANGE", KEYS[1], "+", "-", "COUNT", 1)[1]
+    if not last then return 1 end
+    local lm, ls = id(last[1])
+    local dm, ds = id(f["last-delivered-id"])
+    if dm > lm or (dm == lm and ds >= ls) then return 1 end
+    return 0
+  end
+end
+return 0'

@@ -9,10 +9,13 @@ final class AppClients {
     private(set) var clients: [String: PushClient] = [:]
     /// What the entry parser needs to know of each app.
     let policies: [String: AppPolicy]
+    /// Each client's log callback's user data: alive as long as the clients.
+    private var sinks: [AppEventSink] = []
 
-    /// Opens every app's client; fails on the first credential set that cannot be used (the
-    /// message names the app, never the secret).
-    init(configuration: WorkerConfiguration, inbox: ResultInbox) throws(ConfigurationError) {
+    /// Opens every app's client, its results going to `inbox` and its trouble to `events`;
+    /// fails on the first credential set that cannot be used (the message names the app, never
+    /// the secret).
+    init(configuration: WorkerConfiguration, inbox: ResultInbox, events: APNsEventLog) throws(ConfigurationError) {
         var policies: [String: AppPolicy] = [:]
         let userData = Unmanaged.passUnretained(inbox).toOpaque()
         for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {
@@ -29,6 +32,9 @@ final class AppClients {
             // Room for everything in flight plus results on their way to the callback.
             c.pool.queueCapacity = configuration.maxInFlight + 1024
             c.callbacks.result = ResultCallback(function: ResultInbox.callback, userData: userData)
+            let sink = AppEventSink(app: name, events: events)
+            sinks.append(sink)
+            c.callbacks.log = sink.logCallback
             if let keyFile = app.keyFile {
                 do throws(FileBytes.ReadError) {
                     c.credentials.tokenKey = try FileBytes.readSecret(path: keyFile, limit: 64 * 1024)

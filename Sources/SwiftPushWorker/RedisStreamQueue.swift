@@ -39,9 +39,9 @@ public struct StreamKeys: Sendable, Equatable {
 
 /// `WorkQueue` on a Redis stream with a consumer group (see docs/worker.md for the protocol):
 /// XREADGROUP to read, Lua scripts to claim, settle (record + XACK) and promote delayed
-/// entries, XAUTOCLAIM to reclaim. Owns two hiredis connections — one for settling, so that a
-/// batch of outcomes is recorded while the worker reads, claims and sends on the other — and
-/// is not thread-safe.
+/// entries and to take back or reclaim pending ones (RedisStreamScripts). Owns two hiredis
+/// connections — one for settling, so that a batch of outcomes is recorded while the worker
+/// reads, claims and sends on the other — and is not thread-safe.
 public final class RedisStreamQueue: WorkQueue {
     /// Where Redis is and how this consumer reads.
     public struct Options: Sendable {
@@ -55,7 +55,7 @@ public final class RedisStreamQueue: WorkQueue {
         /// This consumer's name: stable across restarts, so a restarted worker finds its pending
         /// entries.
         public var consumer = "worker-1"
-        /// An entry pending this long with another consumer is taken over by XAUTOCLAIM. Must
+        /// An entry pending this long with another consumer is taken over (reclaimed). Must
         /// exceed the longest send (the clients' deadline and resends), or an entry still in
         /// flight elsewhere is sent twice.
         public var minIdleMillis = 120_000
@@ -93,7 +93,7 @@ public final class RedisStreamQueue: WorkQueue {
         case received([QueueEntry])
     }
     private var readAhead: ReadAhead?
-    private var reclaimCursor = "0-0"
+    private var reclaimCursor = "-"
 
     /// A queue that connects on `open()`.
     public init(options: Options) { self.options = options }
@@ -119,25 +119,51 @@ public final class RedisStreamQueue: WorkQueue {
         }
     }
 
-    public func readOwnPending(after cursor: String, max: Int) throws(QueueError) -> [QueueEntry] {
-        try collectReadAhead()
-        try io(connection) { c throws(RedisError) in
-            try c.send(Self.packed(["XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(max),
-                                    "STREAMS", options.keys.stream, cursor]))
+    public func ownPending(after cursor: String?, max: Int) throws(QueueError) -> [PendingEntry] {
+        // XPENDING reads the pending list only: no delivery is counted, no idle time reset.
+        let start = cursor.map { "(" + $0 } ?? "-"
+        return try run(Self.packed(["XPENDING", options.keys.stream, options.group, start, "+", String(max), options.consumer])).elements.compactMap { row in
+            let f = row.elements
+            guard f.count == 4, let id = f[0].text, let n = f[3].integer else { return nil }
+            return PendingEntry(entryID: id, deliveries: Int(n))
         }
-        var entries = try receiveEntries()
-        guard let first = entries.first?.entryID, let last = entries.last?.entryID else { return entries }
-        // The delivery counts (re-reading counts as a delivery), so that an entry that keeps
-        // coming back to a crash-looping worker is dead-lettered like a reclaimed one.
-        let pending = try run(Self.packed(["XPENDING", options.keys.stream, options.group, first, last, String(entries.count),
-                                           options.consumer]))
-        var counts: [String: Int] = [:]
-        for p in pending.elements {
-            let f = p.elements
-            if f.count == 4, let id = f[0].text, let n = f[3].integer { counts[id] = Int(n) }
+    }
+
+    public func takeOwn(_ entryIDs: [String]) throws(QueueError) -> [QueueEntry] {
+        if entryIDs.isEmpty { return [] }
+        let reply = try runScript(RedisStreamScripts.takeOwn, keys: [options.keys.stream], on: connection) { args in
+            args.append(options.group)
+            args.append(options.consumer)
+            for id in entryIDs { args.append(id) }
         }
-        for i in entries.indices { entries[i].deliveries = counts[entries[i].entryID] ?? 1 }
-        return entries
+        return reply.elements.compactMap(Self.entry(fromScriptRow:))
+    }
+
+    public func countDelivery(_ entryIDs: [String]) throws(QueueError) -> [Int?] {
+        if entryIDs.isEmpty { return [] }
+        let reply = try runScript(RedisStreamScripts.countDelivery, keys: [options.keys.stream], on: connection) { args in
+            args.append(options.group)
+            args.append(options.consumer)
+            for id in entryIDs { args.append(id) }
+        }
+        let counts = reply.elements.map { $0.integer.flatMap { $0 > 0 ? Int($0) : nil } }
+        guard counts.count == entryIDs.count else {
+            throw QueueError("countDelivery: \(counts.count) counts for \(entryIDs.count) entries", connectionLost: false)
+        }
+        return counts
+    }
+
+    /// An entry from a script's `{id, fields, deliveries}` row (fields nil for a deleted entry:
+    /// no fields).
+    static func entry(fromScriptRow row: RedisReply) -> QueueEntry? {
+        let p = row.elements
+        guard p.count == 3, let id = p[0].text else { return nil }
+        let flat = p[1].elements
+        var fields: [(name: [UInt8], value: [UInt8])] = []
+        for i in stride(from: 0, to: flat.count / 2 * 2, by: 2) {
+            if case .string(let n) = flat[i], case .string(let v) = flat[i + 1] { fields.append((n, v)) }
+        }
+        return QueueEntry(entryID: id, fields: fields, deliveries: Int(p[2].integer ?? 1))
     }
 
     public func readNew(max: Int, blockMillis: Int) throws(QueueError) -> [QueueEntry] {
@@ -321,18 +347,8 @@ public final class RedisStreamQueue: WorkQueue {
         }
         let parts = reply.elements
         guard parts.count == 2 else { return [] }
-        reclaimCursor = parts[0].text ?? "0-0"
-        return parts[1].elements.compactMap { e in
-            let p = e.elements
-            guard p.count == 3, let id = p[0].text else { return nil }
-            // A deleted entry has nil fields: no fields.
-            let flat = p[1].elements
-            var fields: [(name: [UInt8], value: [UInt8])] = []
-            for i in stride(from: 0, to: flat.count / 2 * 2, by: 2) {
-                if case .string(let n) = flat[i], case .string(let v) = flat[i + 1] { fields.append((n, v)) }
-            }
-            return QueueEntry(entryID: id, fields: fields, deliveries: Int(p[2].integer ?? 1))
-        }
+        reclaimCursor = parts[0].text ?? "-"
+        return parts[1].elements.compactMap(Self.entry(fromScriptRow:))
     }
 
     public func promoteDue(nowMillis: Int64, max: Int) throws(QueueError) -> Int {
@@ -343,6 +359,10 @@ public final class RedisStreamQueue: WorkQueue {
         return Int(reply.integer ?? 0)
     }
 
+    /// The group's pending count, and its lag: 0 when the group has delivered up to the stream's
+    /// last entry, whatever XINFO GROUPS's `lag` says (Redis 7.0's entries-read counter behind
+    /// it can stay stale after a restart: issue 23); Redis's figure otherwise (nil when it
+    /// cannot tell).
     public func backlog() throws(QueueError) -> (pending: Int, lag: Int?) {
         // XINFO GROUPS: one flat field/value array per group (RESP2); "lag" exists since 7.0.
         for group in try run(Self.packed(["XINFO", "GROUPS", options.keys.stream])).elements {
@@ -351,7 +371,13 @@ public final class RedisStreamQueue: WorkQueue {
             var i = 0
             while i + 1 < flat.count { fields[flat[i].text ?? ""] = flat[i + 1]; i += 2 }
             guard fields["name"]?.text == options.group else { continue }
-            return (Int(fields["pending"]?.integer ?? 0), fields["lag"]?.integer.map { Int($0) })
+            let pending = Int(fields["pending"]?.integer ?? 0)
+            let last = try run(Self.packed(["XREVRANGE", options.keys.stream, "+", "-", "COUNT", "1"])).elements.first?.elements.first?.text
+            if let delivered = fields["last-delivered-id"]?.text.flatMap(StreamID.init),
+               last.flatMap(StreamID.init).map({ delivered >= $0 }) ?? true {
+                return (pending, 0)
+            }
+            return (pending, fields["lag"]?.integer.map { Int($0) })
         }
         return (0, nil)
     }

@@ -189,18 +189,76 @@ enum RedisStreamScripts {
     return #due
     """)
 
-    /// XAUTOCLAIM plus each claimed entry's delivery count (XPENDING), in one step. KEYS:
-    /// stream. ARGV: group, consumer, min-idle ms, cursor, count. Returns
-    /// {next cursor, {{id, fields, deliveries}, ...}}.
-    static let reclaim = RedisScript("""
-    local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', ARGV[5])
+    /// Takes back entries pending with this consumer (a previous life's, or read just before a
+    /// lost connection) without counting a delivery: each one still ours gets its idle time reset
+    /// (`XCLAIM ... JUSTID`, which leaves the counter alone, so no other worker reclaims it while
+    /// it is held) and is returned with its fields and its count; an entry deleted from the stream
+    /// is returned without fields (nil: it gets an outcome, as an entry without an id), and one no
+    /// longer ours is left out. KEYS: stream. ARGV: group, consumer, entry ids. Returns
+    /// {{id, fields, deliveries}, ...}.
+    static let takeOwn = RedisScript("""
     local out = {}
-    for _, e in ipairs(r[2]) do
-      local p = redis.call('XPENDING', KEYS[1], ARGV[1], e[1], e[1], 1)
-      local n = 1
-      if p[1] then n = p[1][4] end
-      out[#out+1] = {e[1], e[2], n}
+    for i = 3, #ARGV do
+      local id = ARGV[i]
+      local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1, ARGV[2])[1]
+      if p then
+        local e = redis.call('XRANGE', KEYS[1], id, id)[1]
+        if e then
+          redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'JUSTID')
+          out[#out+1] = {id, e[2], p[4]}
+        else
+          out[#out+1] = {id, false, p[4]}
+        end
+      end
     end
-    return {r[1], out}
+    return out
+    """)
+
+    /// Takes over entries of *other* consumers idle longer than min-idle (a dead or stuck
+    /// worker's), without counting a delivery (`countDelivery` does, when one is sent): this
+    /// consumer's own entries are never taken (a slow one of ours is still held; a previous
+    /// life's are re-read at start), so a reclaim never raises the count of an entry this worker
+    /// holds. An entry deleted from the stream is returned without fields, unclaimed (XCLAIM
+    /// would drop it from the pending list without an outcome; the settle's XACK removes it).
+    /// KEYS: stream. ARGV: group, consumer, min-idle ms, cursor (an XPENDING start: "-" or
+    /// "(<id>"), count. Returns {next cursor ("-" after the last page), {{id, fields,
+    /// deliveries}, ...}}.
+    static let reclaim = RedisScript("""
+    local rows = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', tonumber(ARGV[3]), ARGV[4], '+', tonumber(ARGV[5]))
+    local out = {}
+    for _, p in ipairs(rows) do
+      if p[2] ~= ARGV[2] then
+        local e = redis.call('XRANGE', KEYS[1], p[1], p[1])[1]
+        if e then
+          redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), p[1], 'JUSTID')
+          out[#out+1] = {p[1], e[2], p[4]}
+        else
+          out[#out+1] = {p[1], false, p[4]}
+        end
+      end
+    end
+    local nextCursor = '-'
+    if #rows == tonumber(ARGV[5]) and #rows > 0 then nextCursor = '(' .. rows[#rows][1] end
+    return {nextCursor, out}
+    """)
+
+    /// Counts a delivery of entries about to be sent again (re-delivered: their previous
+    /// holder ended without an outcome): each one still pending with this consumer gets its
+    /// delivery counter raised by one (`XCLAIM ... RETRYCOUNT n+1 JUSTID`, which also resets its
+    /// idle time). KEYS: stream. ARGV: group, consumer, entry ids. Returns the new counts, in
+    /// order; 0 for an entry no longer this consumer's.
+    static let countDelivery = RedisScript("""
+    local out = {}
+    for i = 3, #ARGV do
+      local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1, ARGV[2])[1]
+      if p then
+        local n = p[4] + 1
+        redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'RETRYCOUNT', n, 'JUSTID')
+        out[#out+1] = n
+      else
+        out[#out+1] = 0
+      end
+    end
+    return out
     """)
 }

@@ -51,9 +51,18 @@ public enum Settlement: Sendable {
 public protocol WorkQueue: AnyObject {
     /// (Re)connects and makes sure the stream and the consumer group exist.
     func open() throws(QueueError)
-    /// Up to `max` entries delivered to this consumer earlier and never acknowledged (a previous
-    /// life of this worker), after `cursor` ("0" at first); empty when there are no more.
-    func readOwnPending(after cursor: String, max: Int) throws(QueueError) -> [QueueEntry]
+    /// Up to `max` entries pending with this consumer (delivered to it and not acknowledged: a
+    /// previous life's, or read just before a lost connection), in stream order after `cursor`
+    /// (nil: from the start), with their delivery counts; empty when there are no more. Reads
+    /// only: nothing is counted or changed.
+    func ownPending(after cursor: String?, max: Int) throws(QueueError) -> [PendingEntry]
+    /// Takes back these entries pending with this consumer (from `ownPending`), with their
+    /// fields, without counting a delivery; entries no longer this consumer's are left out.
+    func takeOwn(_ entryIDs: [String]) throws(QueueError) -> [QueueEntry]
+    /// Counts one more delivery of each entry, just before a re-delivered entry is sent again
+    /// (see docs/worker.md, "Dead letters"): the new counts in order, nil for an entry that is no
+    /// longer this consumer's (another worker took it over: it must not be sent here).
+    func countDelivery(_ entryIDs: [String]) throws(QueueError) -> [Int?]
     /// Up to `max` new entries, waiting up to `blockMillis` for the first (0: no wait). When a
     /// read begun by `beginReadNew` is outstanding, its entries are returned instead (the
     /// arguments are ignored): they are already this consumer's.
@@ -62,7 +71,7 @@ public protocol WorkQueue: AnyObject {
     /// the queue fetches the next batch while the caller sends this one; the next `readNew`
     /// returns them. Other operations may run meanwhile. At most one read is outstanding; if
     /// the connection is lost before `readNew`, the entries stay pending with this consumer
-    /// (re-read with `readOwnPending`).
+    /// (found by `ownPending`).
     func beginReadNew(max: Int) throws(QueueError)
     /// The entries of a read begun by `beginReadNew` ([] when none was begun), without ever
     /// starting a new read: for a stopping consumer.
@@ -80,8 +89,9 @@ public protocol WorkQueue: AnyObject {
     func beginSettle(_ settlements: [Settlement]) throws(QueueError)
     /// Waits for the settle begun last (returns at once when none is in flight).
     func finishSettle() throws(QueueError)
-    /// Entries of any consumer idle longer than the queue's minimum idle time, now this
-    /// consumer's, with their delivery counts.
+    /// Entries of other consumers idle longer than the queue's minimum idle time, now this
+    /// consumer's, with their delivery counts (not raised: `countDelivery` does, when they are
+    /// sent). Never this consumer's own entries.
     func reclaim(max: Int) throws(QueueError) -> [QueueEntry]
     /// Moves delayed entries due by `nowMillis` back into the stream; returns how many.
     func promoteDue(nowMillis: Int64, max: Int) throws(QueueError) -> Int

@@ -4,9 +4,11 @@ import PushClientCore
 
 /// Taking entries in: claim their ids, settle the ones that cannot be sent, send the rest.
 extension Worker {
-    /// Claims, checks and sends `entries` (read or reclaimed). With `thenReadAhead`, the read
-    /// of the next batch is begun right after the claim (see `readBatch`).
-    func intake(_ entries: [QueueEntry], thenReadAhead: Bool = false) throws(QueueError) {
+    /// Claims, checks and sends `entries` (read, re-read or reclaimed). `redelivered` entries
+    /// (a previous holder ended without their outcome) wait their turn in `suspects` instead of
+    /// going out at once. With `thenReadAhead`, the read of the next batch is begun right after
+    /// the claim (see `readBatch`).
+    func intake(_ entries: [QueueEntry], redelivered: Bool = false, thenReadAhead: Bool = false) throws(QueueError) {
         // The settle in flight first (Redis ran it before this read; its reply is waiting): an
         // entry it acknowledged that the read delivers again (a rewound group) is then taken in
         // as new — its guard says it is recorded — instead of being skipped as one we hold.
@@ -45,14 +47,10 @@ extension Worker {
             case .send:
                 break
             }
-            if entry.deliveries > configuration.maxDeliveries {
-                counters.deadLettered += 1
-                var o = OutcomeRecord(id: ids[i] ?? "", entryID: entry.entryID, kind: .failed)
-                o.reason = "DeadLetter"
-                o.detail = "delivered \(entry.deliveries) times (max_deliveries \(configuration.maxDeliveries)) without an outcome"
-                o.deliveries = entry.deliveries
-                o.app = entry.value("app").map { String(decoding: $0, as: UTF8.self) } ?? ""
-                record(o)
+            // A re-delivered entry's count is of the deliveries before this one (this one counts
+            // when it is sent); any other entry's includes this one.
+            if entry.deliveries + (redelivered ? 1 : 0) > configuration.maxDeliveries {
+                deadLetter(entry, id: ids[i])
                 continue
             }
             switch parsed[i] {
@@ -64,6 +62,11 @@ extension Worker {
                     o.reason = "Expired"
                     o.detail = "not_after \(notAfter) has passed; not sent"
                     record(o)
+                } else if redelivered {
+                    let tag = nextTag
+                    nextTag += 1
+                    held[tag] = Held(entry: entry, note: note, firstSendNanos: MonotonicTime.nanos())
+                    suspects.add(tag: tag, app: note.app, deliveries: entry.deliveries)
                 } else {
                     toSend[note.app, default: []].append((entry, note))
                 }
@@ -113,6 +116,7 @@ extension Worker {
     /// Sends the held notifications `tags` through `app`'s client in one batch: their bytes are
     /// packed into one buffer, so a batch costs one crossing into the client.
     func send(app: String, tags: [UInt64]) {
+        let tags = refusals.isEmpty ? tags : sendingPastRefusals(app: app, tags: tags)
         guard let client = clients.clients[app], !tags.isEmpty else { return }
         var arena: [UInt8] = []
         var spans: [(token: Range<Int>, topic: Range<Int>, payload: Range<Int>, collapse: Range<Int>?, apnsID: Range<Int>)] = []
@@ -162,6 +166,7 @@ extension Worker {
                 }
                 // The library refused this one (its rules beyond ours): final, with its message.
                 let h = held.removeValue(forKey: tag)!
+                if suspects.outstandingCount > 0 { suspects.answered(tag: tag, app: app) }
                 var o = outcome(for: h.entry, note: h.note, kind: .rejected)
                 o.reason = EntryRejection(NotificationRules.Violation(error.status, error.description)).reason
                 o.detail = error.description

@@ -17,6 +17,8 @@ extension Worker {
             default: kind = .failed
             }
             let reason = APNsReason(rawValue: r.reason) ?? .unknown
+            if suspects.outstandingCount > 0 { suspects.answered(tag: r.tag, app: h.note.app) }
+            if reason.retryClass == .refused || (!refusals.isEmpty && refusals[h.note.app] != nil) { noteCredentials(of: h, status: r.status, reason: reason) }
             let decision = policy.decide(outcome: kind, reason: reason, sends: h.sends, retries: h.note.retries,
                                          notAfter: h.note.notAfter, nowMillis: nowMillis, stopping: stopping)
             switch decision {

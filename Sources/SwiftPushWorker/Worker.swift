@@ -24,11 +24,12 @@ public final class Worker {
     /// One entry held in memory: sent and waiting for a result, or waiting to be resent. A
     /// class, so that looking one up by tag does not copy its arrays (it did, in the profile).
     final class Held {
-        let entry: QueueEntry
+        /// The entry (its delivery count raised when a re-delivered one is sent: `sendSuspects`).
+        var entry: QueueEntry
         let note: QueuedNotification
         var sends = 0
         var attempts = 0
-        let firstSendNanos: UInt64
+        var firstSendNanos: UInt64
         var resendAtNanos: UInt64 = 0
 
         init(entry: QueueEntry, note: QueuedNotification, firstSendNanos: UInt64) {
@@ -59,7 +60,19 @@ public final class Worker {
     /// Entries asked for by a read begun ahead (`WorkQueue.beginReadNew`) and not yet taken in:
     /// they count against the in-flight bound as if held. 0 when no read is outstanding.
     var readAheadCount = 0
-    var ownPendingCursor: String? = "0"
+    /// The re-read of our own pending entries under way (one at start; another after each lost
+    /// Redis connection), or nil.
+    var ownPendingPass: OwnPendingPass? = OwnPendingPass(suspects: true)
+    /// Re-delivered entries held until their turn to be sent (docs/worker.md, "Dead letters").
+    var suspects: SuspectPacer
+    /// Apps, and their topics, whose credentials APNs refuses: per topic, as one of the reasons
+    /// (UnrelatedKeyIdInToken) is. Looked up by app first, so that other apps' results pay one
+    /// lookup while one app is refused.
+    var refusals: [String: [[UInt8]: CredentialRefusal]] = [:]
+    /// Trouble with APNs, logged as it happens and counted for /metrics.
+    let events: APNsEventLog
+    /// Each app's client's GOAWAY count when last looked at (`noteClientEvents`).
+    var goawaysSeen: [String: UInt64] = [:]
     var stopping = false
     var drainDeadline: UInt64 = 0
     var nextReclaimNanos: UInt64 = 0
@@ -78,8 +91,11 @@ public final class Worker {
         self.configuration = configuration
         self.queue = queue
         self.log = log
-        clients = try AppClients(configuration: configuration, inbox: inbox)
+        events = APNsEventLog(log: log)
+        suspects = SuspectPacer(maxGroup: configuration.batch)
+        clients = try AppClients(configuration: configuration, inbox: inbox, events: events)
         metrics.showClients(clients.clients)
+        metrics.showEvents(events)
         parser = EntryParser(apps: clients.policies)
         policy.unknownResults = ResultPolicy.UnknownResults(rawValue: configuration.unknownResults) ?? .resend
         policy.maxSends = configuration.maxSends
@@ -103,6 +119,7 @@ public final class Worker {
                 beginStopIfRequested()
                 handle(inbox.take(waitMillis: 0))
                 resendDue()
+                sendSuspects()
                 // A settle in flight is collected by the next intake, so that Redis runs it while
                 // this thread sends and handles results; or below, when there is nothing to read.
                 beginSettling()
@@ -132,6 +149,12 @@ public final class Worker {
         stopping = true
         inbox.noteStopSeen()
         drainDeadline = MonotonicTime.nanos() + UInt64(configuration.drainMillis) * 1_000_000
+        // Re-delivered entries not sent yet stay pending, for the next life or a reclaim.
+        for tag in suspects.takeAllWaiting() {
+            guard let h = held.removeValue(forKey: tag) else { continue }
+            heldEntries.remove(h.entry.entryID)
+            counters.leftPending += 1
+        }
         log.info("stopping: no more reads, draining", ["in_flight": String(held.count)])
     }
 
@@ -191,7 +214,7 @@ public final class Worker {
             if !taken.isEmpty {
                 counters.reclaimed += taken.count
                 log.info("reclaimed idle entries", ["count": String(taken.count)])
-                try intake(taken)
+                try intake(taken, redelivered: true)
             }
         } catch {
             queueFailed(error)
@@ -207,18 +230,10 @@ public final class Worker {
         let n = readAheadCount > 0 ? readAheadCount : room()
         guard n > 0 else { return 0 }
         do throws(QueueError) {
-            let entries: [QueueEntry]
-            var full = false
-            if let cursor = ownPendingCursor, readAheadCount == 0 {
-                entries = try queue.readOwnPending(after: cursor, max: n)
-                ownPendingCursor = entries.last?.entryID
-                if !entries.isEmpty { log.info("re-reading own pending entries", ["count": String(entries.count)]) }
-            } else {
-                readAheadCount = 0
-                entries = try queue.readNew(max: n, blockMillis: held.isEmpty && unsettled.isEmpty ? 500 : 0)
-                full = entries.count == n
-            }
-            try intake(entries, thenReadAhead: full && !stopping)
+            if readAheadCount == 0, ownPendingPass != nil { return try reReadOwnPending(max: n) }
+            readAheadCount = 0
+            let entries = try queue.readNew(max: n, blockMillis: held.isEmpty && unsettled.isEmpty ? 500 : 0)
+            try intake(entries, thenReadAhead: entries.count == n && !stopping)
             return entries.count
         } catch {
             queueFailed(error)
@@ -286,8 +301,9 @@ public final class Worker {
         connectQueue()
         // A batch read just before the loss may be pending with us without having been taken in
         // (the claim's reply never came): re-read our own pending entries, as at start, instead
-        // of waiting min-idle for a reclaim. Entries held in memory are skipped by intake.
-        ownPendingCursor = "0"
+        // of waiting min-idle for a reclaim, skipping what we hold (and counting no delivery).
+        // A pass at start cut short by the loss goes on as one (what it finds is re-delivered).
+        ownPendingPass = OwnPendingPass(suspects: ownPendingPass?.suspects ?? false)
     }
 
     /// Connects (again), backing off between attempts; gives up only when stopping and the
@@ -325,6 +341,7 @@ public final class Worker {
         while MonotonicTime.nanos() < until {
             let before = MonotonicTime.nanos()
             handle(inbox.take(waitMillis: min(50, ms)))
+            events.flush()
             // take returns at once on a stop request the loop has not acted on yet: don't spin.
             if MonotonicTime.nanos() - before < 1_000_000 { usleep(10_000) }
         }
@@ -337,7 +354,12 @@ public final class Worker {
         nextPublishNanos = now + 200_000_000
         let c = counters
         var open = 0
-        for (_, client) in clients.clients { open += Int(client.stats().connections_open) }
+        for (app, client) in clients.clients {
+            let stats = client.stats()
+            open += Int(stats.connections_open)
+            noteClientEvents(app: app, stats)
+        }
+        events.flush()
         var gauges: [String: Double] = ["in_flight": Double(held.count), "held_entries": Double(heldEntries.count),
                                         "unsettled": Double(unsettled.count), "connections_open": Double(open),
                                         "pending": Double(backlog.pending), "stopping": stopping ? 1 : 0]

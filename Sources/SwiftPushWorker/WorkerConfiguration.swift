@@ -50,7 +50,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
     public var batch = 500
     /// A notification's deadline inside the client (from send to outcome).
     public var deadlineMillis = 30_000
-    /// XAUTOCLAIM's min-idle: longer than the longest send (deadline x sends + back-off).
+    /// The reclaim's min-idle: longer than the longest send (deadline x sends + back-off).
     public var minIdleMillis: Int?
     /// How often the reclaimer runs.
     public var reclaimIntervalMillis = 5000
@@ -110,7 +110,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
     }
 
     /// The longest one delivery can stay in flight here: every send up to its deadline, plus
-    /// the back-off between sends. XAUTOCLAIM's min-idle must exceed it.
+    /// the back-off between sends. The reclaim's min-idle must exceed it.
     public var longestDeliveryMillis: Int {
         let policy = ResultPolicy()
         var backoff = 0

@@ -5,7 +5,7 @@ import Glibc
 /// Structured log lines on standard error (`ts=... level=... msg="..." key=value`), one
 /// write per line. Callers pass only names, counts and error texts: never credentials.
 public struct WorkerLog: Sendable {
-    /// Whether info lines are written (errors always are).
+    /// Whether info lines are written (warnings and errors always are).
     public var verbose = true
 
     /// A log writing info and error lines.
@@ -15,6 +15,9 @@ public struct WorkerLog: Sendable {
     public func info(_ message: String, _ fields: [String: String]) {
         if verbose { write("info", message, fields) }
     }
+
+    /// A warning line (trouble the worker copes with: written even when info lines are not).
+    public func warning(_ message: String, _ fields: [String: String]) { write("warning", message, fields) }
 
     /// An error line.
     public func error(_ message: String, _ fields: [String: String]) { write("error", message, fields) }

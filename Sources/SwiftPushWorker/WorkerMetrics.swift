@@ -26,6 +26,14 @@ public final class WorkerMetrics: @unchecked Sendable {
     /// by the worker before serving.
     private var appClients: [(app: String, client: PushClient)] = []
 
+    /// The events of trouble with APNs, counted by app and kind (set once by the worker).
+    private var events: APNsEventLog?
+
+    /// Adds the event counts to what `render` shows.
+    func showEvents(_ log: APNsEventLog) {
+        lock.withLock { events = log }
+    }
+
     /// Adds the apps' clients to what `render` shows.
     func showClients(_ clients: [String: PushClient]) {
         lock.withLock { appClients = clients.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
@@ -60,6 +68,16 @@ public final class WorkerMetrics: @unchecked Sendable {
         lock.withLock { MonotonicTime.nanos() - lastLoopNanos < millis * 1_000_000 }
     }
 
+    /// The figures as values (the status page's view of this worker).
+    public func snapshot() -> WorkerMetricsSnapshot {
+        lock.withLock {
+            WorkerMetricsSnapshot(
+                outcomes: outcomes.map { WorkerMetricsSnapshot.Outcome(app: $0.key.app, outcome: $0.key.outcome, reason: $0.key.reason, count: $0.value) }
+                    .sorted { $0.count != $1.count ? $0.count > $1.count : ($0.app, $0.outcome, $0.reason) < ($1.app, $1.outcome, $1.reason) },
+                counters: counters, gauges: gauges)
+        }
+    }
+
     /// The Prometheus text exposition.
     public func render() -> String {
         lock.withLock {
@@ -73,6 +91,11 @@ public final class WorkerMetrics: @unchecked Sendable {
             }
             for (name, v) in gauges.sorted(by: { $0.key < $1.key }) {
                 s += "# TYPE swiftpush_worker_\(name) gauge\nswiftpush_worker_\(name) \(Self.number(v))\n"
+            }
+            s += "# HELP swiftpush_worker_apns_events_total Trouble on the way to APNs, by app and event (each also logged as it happens).\n"
+            s += "# TYPE swiftpush_worker_apns_events_total counter\n"
+            for e in events?.totals() ?? [] {
+                s += "swiftpush_worker_apns_events_total{app=\"\(Self.escape(e.app))\",event=\"\(e.kind.rawValue)\"} \(e.count)\n"
             }
             s += "# HELP swiftpush_worker_latency_seconds From the first send to the recorded outcome.\n"
             s += "# TYPE swiftpush_worker_latency_seconds histogram\n"
