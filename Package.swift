@@ -86,7 +86,8 @@ let package = Package(
         .target(name: "SwiftPushRedis", dependencies: ["PushCore", "PushTransport", "CHiredis", "COpenSSL"]),
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
-        .target(name: "SwiftPushWorker", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
+        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL",
+                                                       .product(name: "Logging", package: "swift-log")]),
         // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes.
         .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushRedis",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser")]),

@@ -36,14 +36,13 @@ struct WorkerCommand: StatusCommand {
             throw ValidationError(error.description)
         }
         if let consumer { config.consumer = consumer }
-        var options = RedisStreamQueue.Options()
-        options.redis = config.redis
-        options.keys = StreamKeys(shard: config.shard)
-        options.group = config.group
-        options.consumer = config.consumer ?? Self.defaultConsumerName()
-        options.minIdleMillis = config.effectiveMinIdleMillis
-        options.guardTTLSeconds = config.guardTTLSeconds
-        options.outcomeFormat = config.outcomeFormat
+        let commands = config.shardCommands(consumer: config.consumer ?? Self.defaultConsumerName())
+        let connector: RedisConnector
+        do throws(RedisError) {
+            connector = try RedisConnector(config.redis)
+        } catch {
+            throw ValidationError(error.description)
+        }
 
         // Block the stop signals before any client thread exists, so that every thread inherits
         // the mask and only the sigwait thread below sees them: no async signal handler.
@@ -53,10 +52,10 @@ struct WorkerCommand: StatusCommand {
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
-        let worker: Worker
+        let worker: WorkerDriver
         do throws(ConfigurationError) {
-            worker = try Worker(configuration: config, queue: RedisStreamQueue(options: options),
-                                log: WorkerLog(verbose: !quiet))
+            worker = try WorkerDriver(configuration: config, connector: connector, commands: commands,
+                                      log: WorkerLog(verbose: !quiet))
         } catch {
             throw ValidationError(error.description)
         }
@@ -79,7 +78,7 @@ struct WorkerCommand: StatusCommand {
             return nil
         }, box)
         pthread_detach(thread)
-        Console.err("swiftpush worker: consumer \(options.consumer) on \(options.keys.stream) at \(config.redis.summary), min-idle \(options.minIdleMillis) ms")
+        Console.err("swiftpush worker: consumer \(commands.consumer) on \(commands.keys.stream) at \(config.redis.summary), min-idle \(commands.minIdleMillis) ms")
         return worker.run() ? 0 : 1
     }
 
@@ -93,9 +92,9 @@ struct WorkerCommand: StatusCommand {
 
 /// What the signal thread needs (passed to it through pthread_create's argument).
 private final class StopTarget {
-    let worker: Worker
+    let worker: WorkerDriver
     let signals: sigset_t
-    init(worker: Worker, signals: sigset_t) {
+    init(worker: WorkerDriver, signals: sigset_t) {
         self.worker = worker
         self.signals = signals
     }
