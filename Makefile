@@ -1,8 +1,10 @@
 # swiftpush: the two commands a newcomer needs are `make demo` and `make test`.
 #   make demo       build (release), start the mock APNs server, send 100,000 notifications
 #                   through libswiftpush.so from C, print throughput and outcomes
-#   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests,
-#                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker)
+#   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests, the Swift
+#                   examples (Examples/NotifyService: Hummingbird service, README blocks; make test-example),
+#                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker),
+#                   `swiftpush status` and the status page in headless Chromium (make test-status)
 #   make bench      the library against h2load on the same mock server, and the Swift API's rows (see README);
 #                   BENCH_BASELINE=<release dir of another build> adds that build, interleaved (A/B)
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
@@ -30,7 +32,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-swift test-header test-c test-cli test-redis test-worker test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
+.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
 
 all: build
 
@@ -77,7 +79,12 @@ pki:
 # other module happened to be built first.
 test: build pki
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
-	$(MAKE) --no-print-directory test-swift test-header test-c test-cli test-redis test-worker test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+
+# docs/architecture.md cites code by name: every name in backticks must still exist (issue 25).
+test-docs:
+	python3 scripts/check-doc-names.py --self-test
+	python3 scripts/check-doc-names.py docs/architecture.md
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -91,6 +98,12 @@ test-c:
 test-cli:
 	bash Tests/cli/run.sh $(DEBUG_DIR)
 
+# The Swift examples (Examples/NotifyService, a package of its own on this one by path: a
+# Hummingbird 2 service, the README's Swift blocks) against the mock. Built once, in debug, into
+# .build-example (its own copy of SwiftNIO and Hummingbird), which later runs reuse.
+test-example: build pki
+	bash Tests/example/run.sh $(DEBUG_DIR)
+
 # The Redis layer through the CLI: enqueue/outcomes over TLS with an ACL user (and refused at
 # once for a wrong password, CA or host name), and on a 3+3 Redis Cluster (Tests/redis/run.sh).
 # SwiftPushRedisTests (in test-swift) test the layer itself on the same kinds of servers.
@@ -103,6 +116,13 @@ test-redis: build pki
 test-worker: build pki
 	bash Tests/worker/run.sh $(DEBUG_DIR) 100000
 	bash Tests/worker/netns.sh $(DEBUG_DIR) 20000
+
+# `swiftpush status` and the worker's HTTP server and status page against a real redis-server, the
+# mock and a running worker: 50 idle connections, JSON, a terminal's redraw, rates, empty views,
+# and the page in Debian's headless Chromium (installed here if missing) checked against Redis,
+# its screenshot left in out/status/status-page.png.
+test-status: build pki
+	bash Tests/status/run.sh $(DEBUG_DIR) out/status
 
 # Sanitizers: the end-to-end Swift suites under ASan (+UBSan for C) in make test; TSan on demand.
 test-asan:

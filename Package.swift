@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // swiftpush: an embeddable APNs provider library (Swift core, C ABI, libswiftpush.so).
 import PackageDescription
 
@@ -37,6 +37,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The worker's HTTP server (/metrics, /healthz, the status page): the CLI only. Its
+        // default traits would build swift-configuration and full Foundation for nothing.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // System libraries; each umbrella header has a unique name (see docs/toolchain.md).
@@ -64,7 +67,7 @@ let package = Package(
         .target(name: "PushClientCore", dependencies: ["PushTransport", "PushCore", "COpenSSL", "CNGHTTP2", "CSwiftPushABI", "CPushSystem"]),
         // Channel management (create, read, delete, list broadcast channels): blocking calls on
         // connections of their own, with the client's configuration and ConnectionState.
-        .target(name: "PushChannels", dependencies: ["PushClientCore", "PushTransport", "PushCore", "COpenSSL", "CNGHTTP2"]),
+        .target(name: "PushChannels", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
         // The @c exports: the whole public C ABI of libswiftpush.so.
         .target(name: "SwiftPush", dependencies: ["PushChannels", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI"],
                 exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
@@ -86,11 +89,21 @@ let package = Package(
         .target(name: "SwiftPushRedis", dependencies: ["PushCore", "PushTransport", "CHiredis", "COpenSSL"]),
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
-        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL",
-                                                       .product(name: "Logging", package: "swift-log")]),
-        // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes.
+        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
+        // What the fleet's Redis keys say (issue 26): per shard, app and campaign progress, rates,
+        // time left, heartbeats; read by `swiftpush status` and the worker's status page.
+        .target(name: "SwiftPushStatus", dependencies: ["SwiftPushWorker", "SwiftPushRedis"]),
+        // The worker's HTTP server on Hummingbird: /metrics, /healthz, the status page and its
+        // live feed. Not part of libswiftpush.so.
+        .target(name: "SwiftPushWorkerHTTP", dependencies: ["SwiftPushWorker", "SwiftPushStatus", "PushCore",
+                                                             .product(name: "Hummingbird", package: "hummingbird"),
+                                                             .product(name: "Logging", package: "swift-log")]),
+        // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes, channels, status.
+        // send, bench and channels use the Swift API (SwiftPushKit), as any Swift host would.
         .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushRedis",
-                                                              .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+                                                              "SwiftPushKit", "CSwiftPushABI", "SwiftPushStatus", "SwiftPushWorkerHTTP",
+                                                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         // The tests of PushTransport, PushClientCore and PushChannels (one target: they share the
         // client test support and the mock).
@@ -107,6 +120,9 @@ let package = Package(
                         .product(name: "CoreMetrics", package: "swift-metrics"),
                         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                     ]),
+        // The status reader (pure parts in memory, the reader against a real redis-server) and
+        // the worker's HTTP server (real sockets).
+        .testTarget(name: "SwiftPushStatusTests", dependencies: ["SwiftPushStatus", "SwiftPushWorkerHTTP", "SwiftPushWorker", "SwiftPushRedis", "PushCore"]),
         // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
         // so that a build of this one does not build them.
     ]

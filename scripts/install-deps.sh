@@ -8,8 +8,9 @@
 #   python3-venv                           the wheel test's fresh venv
 #   redis-server, libhiredis-dev           the queue-fed worker (build: hiredis; tests: a real Redis)
 #   redis-tools                            redis-cli (the tests' checks, the cluster helper's --cluster create)
-# Extras named on the command line (only what a test needs): go (golang-go), and the shells the
-# completion tests run: bash-completion, zsh, fish (about 8 MB of packages together).
+# Extras named on the command line (only what a test needs): go (golang-go), the shells the
+# completion tests run: bash-completion, zsh, fish (about 8 MB of packages together), and
+# chromium, the headless browser that loads the worker's status page (make test-status).
 set -euo pipefail
 need=()
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev)
@@ -31,7 +32,7 @@ for extra in "$@"; do
   case "$extra" in
     go) command -v go >/dev/null || need+=(golang-go) ;;
     bash-completion) [ -f /usr/share/bash-completion/bash_completion ] || need+=(bash-completion) ;;
-    zsh|fish) command -v "$extra" >/dev/null || need+=("$extra") ;;
+    zsh|fish|chromium) command -v "$extra" >/dev/null || need+=("$extra") ;;
     *) need+=("$extra") ;;
   esac
 done

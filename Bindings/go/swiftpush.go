@@ -34,41 +34,7 @@ import (
 	"unsafe"
 )
 
-// Config configures a Client. Zero values leave the library's defaults (see Option* and
-// Include/swiftpush.h). Token authentication needs KeyFile (or KeyPEM), KeyID and TeamID.
-type Config struct {
-	Host           string        // APNs host (default api.push.apple.com); also the TLS server name
-	Port           int           // TCP port (default 443)
-	CAFile         string        // PEM CA certificates to trust instead of the system's
-	KeyFile        string        // the .p8 token-signing key (PKCS#8 PEM, P-256)
-	KeyPEM         []byte        // the token key's PEM text, instead of KeyFile
-	KeyID          string        // the key's 10-character id (JWT kid)
-	TeamID         string        // the 10-character team id (JWT iss)
-	Topic          string        // topic of notifications that name none (usually the bundle id)
-	Connections    int           // connections in the pool (default 2), divided between the I/O threads
-	IOThreads      int           // I/O threads (default 1, up to 16): for hosts with cores to spare
-	MaxStreams     int           // most concurrent streams per connection (default 1000)
-	QueueCapacity  int           // notifications held at once: queued + in flight + results not yet polled (default 65536)
-	Deadline       time.Duration // how long a notification may wait for its outcome (default 60 s)
-	ConnectTimeout time.Duration // how long a connection attempt may take (default 10 s)
-
-	// Options sets any other option of the C ABI: an int, int64 or uint value for an integer
-	// option, a string or []byte for a string option (see Option.IsString). Applied after the
-	// fields above.
-	Options map[Option]interface{}
-
-	// Log receives the library's log events of LogLevel and above (default LogInfo); nil
-	// leaves the library silent. See LogFunc.
-	Log      LogFunc
-	LogLevel LogLevel
-
-	// SendTimeout is how long Send and SendBatch wait for room when the queue is full:
-	// 0 waits without limit, a negative value not at all (ErrQueueFull at once).
-	SendTimeout time.Duration
-	// DrainTimeout is how long Close lets notifications in flight finish: 0 means 5 seconds,
-	// a negative value not at all.
-	DrainTimeout time.Duration
-}
+// Config (config.go) is generated from Tables/options.tsv by scripts/gen_tables.py.
 
 // Client is an open APNs client. Create it with Open; all methods are safe for concurrent use.
 type Client struct {
@@ -177,35 +143,10 @@ func newConfig(cfg Config) (C.push_config_t, error) {
 // fillConfig sets cfg's options on conf.
 func fillConfig(conf C.push_config_t, cfg Config) error {
 	var e C.push_error
-	type str struct {
-		opt   Option
-		value string
-	}
-	for _, s := range []str{{OptionHost, cfg.Host}, {OptionCAFile, cfg.CAFile}, {OptionTokenKeyFile, cfg.KeyFile},
-		{OptionKeyID, cfg.KeyID}, {OptionTeamID, cfg.TeamID}, {OptionDefaultTopic, cfg.Topic}} {
-		if s.value != "" {
-			if err := setString(conf, s.opt, []byte(s.value), &e); err != nil {
-				return err
-			}
-		}
-	}
-	if len(cfg.KeyPEM) > 0 {
-		if err := setString(conf, OptionTokenKeyPEM, cfg.KeyPEM, &e); err != nil {
-			return err
-		}
-	}
-	type num struct {
-		opt   Option
-		value int64
-	}
-	for _, n := range []num{{OptionPort, int64(cfg.Port)}, {OptionConnections, int64(cfg.Connections)}, {OptionIoThreads, int64(cfg.IOThreads)},
-		{OptionMaxStreams, int64(cfg.MaxStreams)}, {OptionQueueCapacity, int64(cfg.QueueCapacity)},
-		{OptionDeadlineMs, cfg.Deadline.Milliseconds()}, {OptionConnectTimeoutMs, cfg.ConnectTimeout.Milliseconds()}} {
-		if n.value != 0 {
-			if err := setInt(conf, n.opt, n.value, &e); err != nil {
-				return err
-			}
-		}
+	err := cfg.eachField(func(opt Option, value []byte) error { return setString(conf, opt, value, &e) },
+		func(opt Option, value int64) error { return setInt(conf, opt, value, &e) })
+	if err != nil {
+		return err
 	}
 	// In a fixed order (by value), so that a configuration error is the same one every run. The
 	// order means nothing to the library: a .p12 is opened with its password by Open.

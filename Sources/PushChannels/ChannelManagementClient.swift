@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import CSwiftPushABI
 import PushCore
 import PushTransport
 import PushClientCore
@@ -26,8 +27,8 @@ public final class ChannelManagementClient: @unchecked Sendable {
     /// test server, where the caller names the management host).
     public static func managementEndpoint(forAPNsHost host: String) -> (host: String, port: Int)? {
         switch host {
-        case "api.push.apple.com": return ("api-manage-broadcast.push.apple.com", 2196)
-        case "api.sandbox.push.apple.com": return ("api-manage-broadcast.sandbox.push.apple.com", 2195)
+        case PUSH_HOST_PRODUCTION: return (PUSH_CHANNELS_HOST_PRODUCTION, 2196)
+        case PUSH_HOST_SANDBOX: return (PUSH_CHANNELS_HOST_SANDBOX, 2195)
         default: return nil
         }
     }

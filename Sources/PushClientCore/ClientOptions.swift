@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import CSwiftPushABI
 import PushCore
 import PushTransport
 
@@ -58,8 +59,8 @@ extension ClientConfiguration {
         }
         if option == .environment {
             switch value {
-            case 0: endpoint.host = "api.push.apple.com"
-            case 1: endpoint.host = "api.sandbox.push.apple.com"
+            case Int64(PUSH_ENV_PRODUCTION.rawValue): endpoint.host = PUSH_HOST_PRODUCTION
+            case Int64(PUSH_ENV_SANDBOX.rawValue): endpoint.host = PUSH_HOST_SANDBOX
             default: throw ClientError(.badOption, "environment must be PUSH_ENV_PRODUCTION or PUSH_ENV_SANDBOX, got \(value)")
             }
             return

@@ -331,18 +331,9 @@ public struct ResultCallback: @unchecked Sendable {
     }
 }
 
-/// An error from the client API: a status code and a message naming what was wrong.
-public struct ClientError: Error, CustomStringConvertible, Sendable {
-    /// The C ABI status.
-    public let status: PushStatus
-    /// What was wrong.
-    public let description: String
-
-    public init(_ status: PushStatus, _ description: String) {
-        self.status = status
-        self.description = description
-    }
-}
+/// An error from the client API: a status code and a message naming what was wrong (the one
+/// `StatusError` of PushCore).
+public typealias ClientError = StatusError
 
 /// The I/O thread's state as the stats show it (copied under the lock at each publish).
 struct PublishedState {

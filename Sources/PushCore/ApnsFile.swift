@@ -9,13 +9,8 @@ public struct ApnsFile: Sendable, Equatable {
     /// The key that names the bundle id.
     public static let targetBundleKey = "Simulator Target Bundle"
 
-    /// Why a file could not be read as a `.apns` file.
-    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
-        public let message: String
-        public var description: String { message }
-
-        public init(message: String) { self.message = message }
-    }
+    /// Why a file could not be read as a `.apns` file (`.badPayload`).
+    public typealias Failure = StatusError
 
     /// The bundle id from `"Simulator Target Bundle"`, nil when the file has none.
     public let bundleID: String?
@@ -28,17 +23,17 @@ public struct ApnsFile: Sendable, Equatable {
         let members: [JSON.Member]
         switch JSON.topLevelMembers(contents) {
         case .success(let m): members = m
-        case .failure(let f): throw Failure(message: "not a JSON object: \(f.message) at byte \(f.offset)")
+        case .failure(let f): throw Failure(.badPayload, "not a JSON object: \(f.message) at byte \(f.offset)")
         }
         var bundleID: String?
         var kept: [JSON.Member] = []
         for m in members {
             guard m.key == Self.targetBundleKey else { kept.append(m); continue }
             let name = contents.withUnsafeBytes { JSON.decodeString(UnsafeRawBufferPointer(rebasing: $0[m.value])) }
-            guard let name else { throw Failure(message: "\"\(Self.targetBundleKey)\" must be a string") }
-            if name.isEmpty { throw Failure(message: "\"\(Self.targetBundleKey)\" is empty") }
+            guard let name else { throw Failure(.badPayload, "\"\(Self.targetBundleKey)\" must be a string") }
+            if name.isEmpty { throw Failure(.badPayload, "\"\(Self.targetBundleKey)\" is empty") }
             if let bundleID, bundleID != name {
-                throw Failure(message: "\"\(Self.targetBundleKey)\" is given twice, with different values")
+                throw Failure(.badPayload, "\"\(Self.targetBundleKey)\" is given twice, with different values")
             }
             bundleID = name
         }

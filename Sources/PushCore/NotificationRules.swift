@@ -12,17 +12,9 @@ public enum NotificationRules {
     /// Longest topic accepted (bundle ids are far shorter; this only bounds garbage).
     public static let maxTopicBytes = 255
 
-    /// A rule that a notification broke: the C status code and a message naming the field.
-    public struct Violation: Error, Equatable, Sendable {
-        /// The C ABI status for this violation.
-        public let status: PushStatus
-        /// A message naming the field and the rule.
-        public let message: String
-        public init(_ status: PushStatus, _ message: String) {
-            self.status = status
-            self.message = message
-        }
-    }
+    /// A rule that a notification broke: the C status code and a message naming the field and
+    /// the rule.
+    public typealias Violation = StatusError
 
     /// A device token must be a non-empty, even-length string of hex digits.
     public static func checkDeviceToken(_ token: UnsafeRawBufferPointer) -> Violation? {

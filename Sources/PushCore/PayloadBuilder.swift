@@ -13,18 +13,7 @@
 public struct PayloadBuilder: Sendable, Equatable {
     /// Why a payload could not be built or a value was refused: a C status
     /// (`.badPayload` or `.payloadTooLarge`) and a message naming the field.
-    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
-        /// The C ABI status.
-        public let status: PushStatus
-        /// What was wrong, naming the field.
-        public let message: String
-        public var description: String { message }
-
-        public init(_ status: PushStatus, _ message: String) {
-            self.status = status
-            self.message = message
-        }
-    }
+    public typealias Failure = StatusError
 
     /// `aps.interruption-level`.
     public enum InterruptionLevel: String, CaseIterable, Sendable {

@@ -3,13 +3,13 @@ import Glibc
 #endif
 import Foundation
 import ArgumentParser
-import CSwiftPushABI
+import Logging
 import PushCore
 import PushClientCore
-import PushTransport
+import SwiftPushKit
 
 /// `swiftpush bench`: sends many notifications through the library as fast as it takes them
-/// and reports the rate, client CPU per notification, peak RSS and latency, with a live progress
+/// (the Swift API's `APNsEngine`, as a host that owns a thread drives it) and reports the rate, client CPU per notification, peak RSS and latency, with a live progress
 /// line. With `--pki DIR` it starts a mock server of its own (a separate process, so the CPU
 /// figures are the client's alone) and, with `--h2load`, runs nghttp2's h2load against the same
 /// server with the same request for a side-by-side ratio. `make bench` is the full protocol
@@ -25,15 +25,11 @@ struct BenchCommand: StatusCommand {
             cpu_us_per_notification=... peak_rss_mb=...
         """)
 
-    @Option(help: ArgumentHelp("start a mock server with the test keys in DIR (scripts/make-test-pki.sh)", valueName: "DIR"))
+    @Option(help: ArgumentHelp("start a mock server with the test keys in DIR (scripts/make-test-pki.sh)", valueName: "DIR"),
+            completion: .directory)
     var pki: String?
-    @Option(help: ArgumentHelp("or: send to this server (with --port, --key, --key-id, --team-id)", valueName: "HOST"))
-    var host: String?
-    @Option(help: ArgumentHelp("its port", valueName: "N"))
-    var port: Int?
-    @Option(help: ArgumentHelp("CA certificates to trust for it", valueName: "FILE"))
-    var caFile: String?
-    @OptionGroup var token: TokenKeyOptions
+    @OptionGroup(title: "Connection options (or: send to this server, instead of --pki)")
+    var connection: ConnectionOptions
     @Option(help: ArgumentHelp("apns-topic (default com.example.app)", valueName: "TOPIC"))
     var topic: String?
     @Option(help: ArgumentHelp("notifications to send (default 200000)", valueName: "N"))
@@ -58,10 +54,8 @@ struct BenchCommand: StatusCommand {
         try checkRange(connections, "connections", PushOption.connections.intRange)
         try checkRange(ioThreads, "io-threads", PushOption.ioThreads.intRange)
         if pki == nil {
-            guard host != nil else { throw ValidationError("give --pki DIR (a mock of its own) or --host with credentials") }
+            guard connection.host != nil else { throw ValidationError("give --pki DIR (a mock of its own) or --host with credentials") }
             if h2load { throw ValidationError("--h2load compares on a mock of bench's own: use --pki") }
-            try checkRange(port, "port", PushOption.port.intRange)
-            _ = try token.required()
         }
     }
 
@@ -69,62 +63,46 @@ struct BenchCommand: StatusCommand {
         let count = self.count ?? 200_000
         let window = self.window ?? 10_000
         let payloadBytes = self.payloadBytes ?? 200
-        var c = ClientConfiguration()
-        c.pool.connections = connections ?? 1
-        c.pool.ioThreads = ioThreads ?? 1
-        c.pool.queueCapacity = window + 1024
-        c.defaultTopic = Array((topic ?? "com.example.app").utf8)
         var mock: Process?
-        var keyPath: String
+        var configuration: APNsConfiguration
         if let pki {
-            keyPath = pki + "/AuthKey_TESTKEY001.p8"
-            c.endpoint.host = "localhost"
-            c.endpoint.caFile = pki + "/ca.pem"
-            c.credentials.keyID = "TESTKEY001"
-            c.credentials.teamID = "TEAM123456"
+            guard connection.isEmpty else { throw ValidationError("--pki starts a mock of its own: no connection options with it") }
+            var values = APNsOptionValues()
+            values.text = [.host: "localhost", .caFile: pki + "/ca.pem", .tokenKeyFile: pki + "/AuthKey_TESTKEY001.p8",
+                           .keyID: "TESTKEY001", .teamID: "TEAM123456"]
             let (process, port) = try Self.startMock(pki: pki)
             mock = process
-            c.endpoint.port = port
-        } else { // validate() checked that these are given
-            c.endpoint.host = host!
-            c.endpoint.port = port ?? PushOption.port.defaultInt
-            c.endpoint.caFile = caFile
-            let (key, keyID, teamID) = try token.required()
-            keyPath = key
-            c.credentials.keyID = keyID
-            c.credentials.teamID = teamID
+            values.numbers[.port] = port
+            configuration = try connection.configuration(adding: values)
+        } else {
+            configuration = try connection.configuration()
         }
         defer { if let mock { kill(mock.processIdentifier, SIGKILL); mock.waitUntilExit() } }
-        do throws(FileBytes.ReadError) {
-            c.credentials.tokenKey = try FileBytes.readSecret(path: keyPath, limit: 64 * 1024)
-        } catch {
-            throw ValidationError("cannot read \(keyPath): \(error.description)")
-        }
+        configuration.pool.connections = connections ?? 1
+        configuration.pool.ioThreads = ioThreads ?? 1
+        configuration.pool.queueCapacity = window + 1024
+        configuration.defaultTopic = topic ?? "com.example.app"
         let payload = "{\"aps\":{\"alert\":\"Hello from swiftpush\"},\"pad\":\"" + String(repeating: "x", count: payloadBytes - 47) + "\"}"
 
-        let client: PushClientGroup
-        do throws(ClientError) {
-            client = try PushClientGroup(configuration: c)
+        let engine: APNsEngine
+        do throws(PushError) {
+            engine = try APNsEngine(configuration: configuration, logger: Logger(label: "swiftpush", factory: { _ in SwiftLogNoOpLogHandler() }))
+            try engine.waitUntilConnected(timeout: .seconds(10))
         } catch {
-            Console.err("swiftpush bench: \(error.description)")
+            Console.err("swiftpush bench: \(error.message)")
             return 1
         }
-        if let e = client.waitUntilConnected(timeoutMillis: 10_000) {
-            Console.err("swiftpush bench: \(e.description)")
-            client.close(drainMillis: 0)
-            return 1
-        }
-        let r = Self.measure(client, count: count, window: window, payload: payload)
-        let stats = client.stats()
-        client.close(drainMillis: 5000)
+        let r = Self.measure(engine, count: count, window: window, payload: payload)
+        let stats = engine.stats()
+        engine.close(drain: .seconds(5))
         let rss = Self.peakRSSMegabytes()
-        Console.out("\(count) notifications, \(payloadBytes)-byte payload, \(c.pool.connections) connection(s), \(c.pool.ioThreads) I/O thread(s), window \(window)")
+        Console.out("\(count) notifications, \(payloadBytes)-byte payload, \(configuration.pool.connections) connection(s), \(configuration.pool.ioThreads) I/O thread(s), window \(window)")
         Console.out("outcomes: \(r.accepted) accepted, \(r.rejected) rejected, \(r.failed) failed")
         Console.out(String(format: "swiftpush: %.0f notifications/s, %.2f CPU-us/notification, %.1f MB peak RSS, latency p50 %lld us, p99 %lld us",
-                           r.rate, r.cpuMicros, rss, stats.latency_p50_us, stats.latency_p99_us))
+                           r.rate, r.cpuMicros, rss, Int64(stats.latencyP50 / .microseconds(1)), Int64(stats.latencyP99 / .microseconds(1))))
         var line = String(format: "swiftpush-bench rate=%.0f", r.rate)
         if h2load, let pki {
-            if let h2 = Self.runH2load(port: c.endpoint.port, pki: pki, count: count, payload: payload) {
+            if let h2 = Self.runH2load(port: configuration.environment.port, pki: pki, count: count, payload: payload) {
                 Console.out(String(format: "h2load: %.0f requests/s on the same server (ratio %.3f)", h2, r.rate / h2))
                 line += String(format: " h2load_rate=%.0f ratio=%.3f", h2, r.rate / h2)
             } else {
@@ -138,46 +116,35 @@ struct BenchCommand: StatusCommand {
 
     struct Measurement { var accepted = 0, rejected = 0, failed = 0, rate = 0.0, cpuMicros = 0.0 }
 
-    /// Keeps up to `window` notifications outstanding until `count` have results; a progress
-    /// line on stderr (when it is a terminal) twice a second.
-    static func measure(_ client: PushClientGroup, count: Int, window: Int, payload: String) -> Measurement {
+    /// Keeps up to `window` notifications outstanding until `count` have results, submitting
+    /// without waiting and taking results on this thread (`APNsEngine`); a progress line on
+    /// stderr when it is a terminal.
+    static func measure(_ engine: APNsEngine, count: Int, window: Int, payload: String) -> Measurement {
         var m = Measurement()
-        let progress = isatty(2) != 0
+        var progress = ProgressLine(total: count, quiet: false, threshold: 0)
         let start = MonotonicTime.nanos(), cpuStart = cpuSeconds()
-        var lastReport = start
-        token.withCString { tokenPtr in
-            payload.withCString { payloadPtr in
-                var batch = [push_notification](repeating: push_notification(), count: 512)
-                for i in 0..<batch.count {
-                    batch[i].device_token = tokenPtr
-                    batch[i].payload = payloadPtr
-                }
-                var results = [push_result](repeating: push_result(), count: 1024)
-                var sent = 0, done = 0
-                while done < count {
-                    let room = min(window - (sent - done), count - sent, batch.count)
-                    if room > 0 {
-                        for i in 0..<room { batch[i].tag = UInt64(sent + i) }
-                        sent += batch.withUnsafeBufferPointer { client.send($0.baseAddress!, count: room, timeoutMillis: 0).accepted }
-                    }
-                    let got = results.withUnsafeMutableBytes {
-                        client.poll(into: $0.baseAddress!, max: 1024, recordSize: MemoryLayout<push_result>.stride,
-                                    timeoutMillis: sent - done >= window || sent == count ? 100 : 0)
-                    }
-                    for r in results.prefix(got.count) {
-                        switch r.outcome { case 1: m.accepted += 1; case 2: m.rejected += 1; default: m.failed += 1 }
-                    }
-                    done += got.count
-                    if got.allDelivered { break }
-                    let now = MonotonicTime.nanos()
-                    if progress && now - lastReport > 500_000_000 {
-                        let rate = Double(done) / (Double(now - start) / 1e9)
-                        Console.err(String(format: "\u{1B}[1A\r  %d/%d done, %.0f/s          ", done, count, rate))
-                        lastReport = now
-                    }
-                }
+        // One payload shared by every notification (its bytes are copied once, into each slot).
+        let note = PushNotification(deviceToken: token, payload: PushPayload(json: payload))
+        var batch = [TaggedNotification](repeating: TaggedNotification(tag: 0, notification: note), count: 512)
+        var results: [TaggedResult] = []
+        results.reserveCapacity(1024)
+        var sent = 0, done = 0
+        while done < count {
+            let room = min(window - (sent - done), count - sent, batch.count)
+            if room > 0 {
+                for i in 0..<room { batch[i].tag = UInt64(sent + i) }
+                sent += engine.submit(batch[..<room]).accepted
             }
+            let take = engine.take(into: &results, max: 1024, timeout: sent - done >= window || sent == count ? .milliseconds(100) : .zero)
+            if take == .finished { break }
+            for r in results {
+                switch r.result.outcome { case .accepted: m.accepted += 1; case .rejected: m.rejected += 1; case .failed: m.failed += 1 }
+            }
+            done += results.count
+            results.removeAll(keepingCapacity: true)
+            progress.update(done: done)
         }
+        progress.finish(done: done)
         let seconds = Double(MonotonicTime.nanos() - start) / 1e9
         let total = m.accepted + m.rejected + m.failed
         m.rate = Double(total) / seconds

@@ -2,12 +2,14 @@
 import Glibc
 #endif
 import ArgumentParser
+import Logging
 import PushCore
 import PushChannels
 import PushClientCore
+import SwiftPushKit
 
 /// `swiftpush channels create|get|delete|list`: the broadcast channels of an app (iOS 18 Live
-/// Activities) on APNs's channel management host. Prints what APNs answered; exit status 0 on
+/// Activities) on APNs's channel management host, through the Swift API's `APNsClient`. Prints what APNs answered; exit status 0 on
 /// success, 1 when APNs refused or could not be reached, 2 for usage errors.
 struct ChannelsCommand: StatusCommand {
     static let configuration = CommandConfiguration(
@@ -67,37 +69,45 @@ struct ChannelsCommand: StatusCommand {
         case "delete": operation = .delete(channelId: channel!)
         default: operation = .list
         }
-        let request: ChannelRequest
         do throws(NotificationRules.Violation) {
-            request = try ChannelRequest(operation, bundleId: bundleID!)
+            _ = try ChannelRequest(operation, bundleId: bundleID!) // a usage error, before connecting
         } catch {
             throw ValidationError(error.message)
         }
-        var configuration = ClientConfiguration()
-        try connection.apply(to: &configuration)
-        let timeout = Int32((timeout ?? 30) * 1000)
-        configuration.timing.connectTimeoutMillis = min(Int(timeout), 10_000)
-        let apple = ChannelManagementClient.managementEndpoint(forAPNsHost: configuration.endpoint.host)
+        var configuration = try connection.configuration()
+        let timeout = Duration.seconds(self.timeout ?? 30)
+        configuration.timing.connectTimeout = min(timeout, .seconds(10))
+        let apple = ChannelManagementClient.managementEndpoint(forAPNsHost: configuration.environment.host)
         guard let host = channelHost ?? apple?.host else {
             throw ValidationError("--host names no Apple host: give --channel-host (and --channel-port)")
         }
         guard let port = channelPort ?? apple?.port else {
             throw ValidationError("--channel-host names no Apple host: give --channel-port")
         }
+        configuration.channelManagement = .custom(host: host, port: port)
 
-        let client: ChannelManagementClient
-        do throws(ClientError) {
-            client = try ChannelManagementClient(configuration: configuration, host: host, port: port)
+        let client: APNsClient
+        do throws(PushError) {
+            client = try APNsClient(configuration: configuration, logger: Logger(label: "swiftpush", factory: { _ in SwiftLogNoOpLogHandler() }))
         } catch {
-            Console.err("swiftpush channels: \(error.description)")
+            if error.code == .badOption || error.code == .key { throw ValidationError(error.message) }
+            Console.err("swiftpush channels: \(error.message)")
             return 1
         }
-        defer { client.close() }
-        switch client.send(request, timeoutMillis: timeout) {
+        let bundleID = bundleID!
+        let exchange = waitFor { () async -> Result<(ChannelRequest, ChannelManagementClient.Answer), PushError> in
+            do throws(PushError) {
+                return .success(try await client.channelExchange(operation, bundleID: bundleID, timeout: timeout))
+            } catch {
+                return .failure(error)
+            }
+        }
+        waitFor { await client.shutdown(drain: .zero) }
+        switch exchange {
         case .failure(let e):
-            Console.err("swiftpush channels: \(e.description)")
+            Console.err("swiftpush channels: \(e.message)")
             return 1
-        case .success(let answer):
+        case .success(let (request, answer)):
             return Self.report(answer, for: request, json: json)
         }
     }

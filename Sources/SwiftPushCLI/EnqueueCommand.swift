@@ -12,7 +12,7 @@ struct EnqueueCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue",
         abstract: "Add notifications (JSON lines) to a worker's Redis stream.",
-        usage: "swiftpush enqueue [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S | --shards N] [--file FILE] [--app NAME] [--pipeline N] [--wait-replicas N]",
+        usage: "swiftpush enqueue [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S | --shards N] [--file FILE] [--app NAME] [--campaign NAME] [--pipeline N] [--wait-replicas N] [--quiet]",
         discussion: """
         Each line is a JSON object whose keys become the entry's fields
         (docs/worker.md):
@@ -21,7 +21,10 @@ struct EnqueueCommand: StatusCommand {
         decimal text. With --shards N each line goes to shard crc16(id) mod N
         (push:{0}...push:{N-1}; the same rule as the Python Producer). With
         --wait-replicas N each pipeline is followed by WAIT on its connection.
-        Prints 'enqueued N' at the end. Exit status: 0 all lines enqueued (and
+        --campaign NAME sets the campaign field (echoed in outcomes, counted
+        by swiftpush status) on lines that name none. With --file on a terminal,
+        more than 5000 lines show a progress line on standard error (count,
+        rate, time left); --quiet hides it. Prints 'enqueued N' at the end. Exit status: 0 all lines enqueued (and
         confirmed), 1 some line was not JSON (the others were enqueued) or some
         entries were not confirmed by WAIT, or Redis was lost for longer than
         failover_timeout_ms, 2 usage error or a Redis that refuses us (wrong
@@ -29,10 +32,14 @@ struct EnqueueCommand: StatusCommand {
         """)
 
     @OptionGroup var redisOptions: RedisOptions
-    @Option(help: ArgumentHelp("JSON lines to read (default: standard input)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("JSON lines to read (default: standard input)", valueName: "FILE"), completion: .file())
     var file: String?
     @Option(help: ArgumentHelp("the app of lines that name none", valueName: "NAME"))
     var app: String?
+    @Option(help: ArgumentHelp("the campaign of lines that name none (swiftpush status --campaign NAME follows it)", valueName: "NAME"))
+    var campaign: String?
+    @Flag(help: "no progress line on standard error (shown on a terminal for more than \(ProgressLine.defaultThreshold) lines)")
+    var quiet = false
     @Option(help: ArgumentHelp("XADDs per round trip (default 1000)", valueName: "N"))
     var pipeline: Int?
     @Option(help: ArgumentHelp("spread lines over shards 0...N-1 by their id (instead of --shard)", valueName: "N"))
@@ -60,6 +67,9 @@ struct EnqueueCommand: StatusCommand {
         guard let file = fopen(path, "r") else { throw ValidationError("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { fclose(file) }
         let defaultApp = app
+        // The total is known when the input is a file (counted first: a byte scan, far cheaper
+        // than the enqueue); from a pipe the line shows the count and rate only.
+        var progress = ProgressLine(total: Self.lineCount(path) ?? 0, quiet: quiet || self.file == nil)
         // One batch per shard: a pipeline goes to the one master that serves its shard's slot.
         var batches: [String: [RedisArguments]] = [:]
         var enqueued = 0, bad = 0, unconfirmed = 0, lineNumber = 0
@@ -106,15 +116,35 @@ struct EnqueueCommand: StatusCommand {
                 if key == "app" { hasApp = true }
             }
             if !hasApp, let defaultApp { command.append("app"); command.append(defaultApp) }
+            if object["campaign"] == nil, let campaign { command.append("campaign"); command.append(campaign) }
             batches[stream, default: []].append(command)
             if batches[stream]!.count >= pipeline && !flush(stream) { return 1 }
+            progress.update(done: lineNumber)
         }
         for stream in batches.keys.sorted() where !flush(stream) { return 1 }
+        progress.finish(done: lineNumber)
         Console.out("enqueued \(enqueued)")
         if unconfirmed > 0, let wait {
             Console.err("swiftpush enqueue: \(unconfirmed) entries were written but not confirmed by \(wait.replicas) replica(s) within \(wait.timeoutMillis) ms (a failover may lose them)")
         }
         return bad == 0 && unconfirmed == 0 ? 0 : 1
+    }
+
+    /// The number of lines of a regular file (a last line without its newline counts), or nil
+    /// for anything else (standard input, a pipe), whose length is unknown until it ends.
+    static func lineCount(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var lines = 0, last: UInt8 = 0x0A
+        while true {
+            let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if n == 0 { break }
+            for i in 0..<n where buffer[i] == 0x0A { lines += 1 }
+            last = buffer[n - 1]
+        }
+        return last == 0x0A ? lines : lines + 1
     }
 
     /// The id a line's shard is chosen by: its "id" as text (a number's decimal text).

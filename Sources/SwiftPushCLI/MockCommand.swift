@@ -35,28 +35,28 @@ struct MockCommand: StatusCommand {
           curl -s -d '{"stall_every_nth":10}' http://127.0.0.1:$(cat F)/faults
         """)
 
-    @Option(help: ArgumentHelp("server certificate chain (PEM), required", valueName: "FILE"))
+    @Option(help: ArgumentHelp("server certificate chain (PEM), required", valueName: "FILE"), completion: .file())
     var cert: String?
-    @Option(help: ArgumentHelp("server private key (PEM), required", valueName: "FILE"))
+    @Option(help: ArgumentHelp("server private key (PEM), required", valueName: "FILE"), completion: .file())
     var key: String?
     @Option(help: ArgumentHelp("IP address to listen on (default 127.0.0.1)", valueName: "ADDR"))
     var host: String?
     @Option(help: ArgumentHelp("TCP port, 0 for any free one (default 0)", valueName: "N"))
     var port: Int?
-    @Option(help: ArgumentHelp("write the port number to FILE once listening", valueName: "FILE"))
+    @Option(help: ArgumentHelp("write the port number to FILE once listening", valueName: "FILE"), completion: .file())
     var portFile: String?
     // Authentication
     @Option(name: .customLong("key-id"), help: ArgumentHelp("token key id (kid) (repeatable)", valueName: "ID"))
     var keyID: [String] = []
     @Option(name: .customLong("team-id"), help: ArgumentHelp("team id (iss) of that key (repeatable)", valueName: "TEAM"))
     var teamID: [String] = []
-    @Option(help: ArgumentHelp("that key: .p8 or public PEM (repeatable)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("that key: .p8 or public PEM (repeatable)", valueName: "FILE"), completion: .file())
     var authKey: [String] = []
     @Option(help: ArgumentHelp("ExpiredProviderToken after this age (default 3600)", valueName: "SECONDS"))
     var tokenMaxAge: Int?
     @Option(help: ArgumentHelp("TooManyProviderTokenUpdates when a connection changes token sooner (default 1200)", valueName: "SECONDS"))
     var tokenUpdateInterval: Int?
-    @Option(name: .customLong("client-ca"), help: ArgumentHelp("accept client certificates issued by this CA (certificate auth)", valueName: "FILE"))
+    @Option(name: .customLong("client-ca"), help: ArgumentHelp("accept client certificates issued by this CA (certificate auth)", valueName: "FILE"), completion: .file())
     var clientCA: String?
     @Option(help: ArgumentHelp("token auth may push only to these (else TopicDisallowed) (repeatable)", valueName: "TOPIC"))
     var allowedTopic: [String] = []
@@ -65,7 +65,7 @@ struct MockCommand: StatusCommand {
     // Broadcast push
     @Option(help: ArgumentHelp("serve the channel management API on port N too (0: any; default off)", valueName: "N"))
     var channelPort: Int?
-    @Option(help: ArgumentHelp("serve the channel management API and write its port to FILE", valueName: "FILE"))
+    @Option(help: ArgumentHelp("serve the channel management API and write its port to FILE", valueName: "FILE"), completion: .file())
     var channelPortFile: String?
     @Option(help: ArgumentHelp("channels per app before CannotCreateChannelConfig (default 10000)", valueName: "N"))
     var channelLimit: Int?
@@ -122,7 +122,7 @@ struct MockCommand: StatusCommand {
     var recordLimit: Int?
     @Option(help: ArgumentHelp("control interface port on 127.0.0.1 (0: any; default off)", valueName: "N"))
     var controlPort: Int?
-    @Option(help: ArgumentHelp("start the control interface and write its port to FILE", valueName: "FILE"))
+    @Option(help: ArgumentHelp("start the control interface and write its port to FILE", valueName: "FILE"), completion: .file())
     var controlPortFile: String?
 
     func validate() throws(ValidationError) {

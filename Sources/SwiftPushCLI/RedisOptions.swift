@@ -14,26 +14,30 @@ struct RedisOptions: ParsableArguments {
     var redis: String?
     @Option(help: ArgumentHelp("a Redis Cluster: seed nodes, comma-separated", valueName: "HOST:PORT,..."))
     var cluster: String?
-    @Option(help: ArgumentHelp("read Redis settings from the \"redis\" object of this JSON file (a worker.json)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("read Redis settings from the \"redis\" object of this JSON file (a worker.json)", valueName: "FILE"), completion: .file())
     var redisConfig: String?
     @Option(help: ArgumentHelp("ACL user (AUTH user password)", valueName: "NAME"))
     var redisUser: String?
-    @Option(help: ArgumentHelp("file holding the Redis password", valueName: "FILE"))
+    @Option(help: ArgumentHelp("file holding the Redis password", valueName: "FILE"), completion: .file())
     var redisPasswordFile: String?
     @Option(help: ArgumentHelp("environment variable holding the Redis password", valueName: "VAR"))
     var redisPasswordEnv: String?
     @Flag(help: "TLS to Redis (verified against the system trust store unless --redis-ca-file)")
     var redisTls = false
-    @Option(help: ArgumentHelp("CA certificates for Redis's TLS certificate (implies --redis-tls)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("CA certificates for Redis's TLS certificate (implies --redis-tls)", valueName: "FILE"), completion: .file())
     var redisCaFile: String?
     @Option(help: ArgumentHelp("name Redis's certificate must carry, if not the host's (implies --redis-tls)", valueName: "NAME"))
     var redisServerName: String?
-    @Option(help: ArgumentHelp("client certificate for Redis (PEM; implies --redis-tls)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("client certificate for Redis (PEM; implies --redis-tls)", valueName: "FILE"), completion: .file())
     var redisCertFile: String?
-    @Option(help: ArgumentHelp("its key (PEM; default: in the certificate file)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("its key (PEM; default: in the certificate file)", valueName: "FILE"), completion: .file())
     var redisKeyFile: String?
-    @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}...", valueName: "S"))
-    var shard = "0"
+    /// Optional so that `status` can tell "every shard" from "shard 0"; the others read `shardName`.
+    @Option(help: ArgumentHelp("the shard: keys push:{S}, outcomes:{S}... (default 0)", valueName: "S"))
+    var shard: String?
+
+    /// The shard named, or "0".
+    var shardName: String { shard ?? "0" }
 
     func validate() throws(ValidationError) { _ = try configuration() }
 
@@ -105,7 +109,7 @@ struct RedisOptions: ParsableArguments {
         do throws(RedisError) {
             let router = try RedisRouter(c)
             if router.isCluster { try router.refresh() } else { _ = try router.connection(forSlot: 0) }
-            return (router, StreamKeys(shard: shard))
+            return (router, StreamKeys(shard: shardName))
         } catch {
             throw ValidationError(error.description)
         }

@@ -2,10 +2,11 @@
 import Glibc
 #endif
 import ArgumentParser
-import CSwiftPushABI
+import Logging
 import PushCore
 import PushClientCore
 import PushTransport
+import SwiftPushKit
 
 /// `swiftpush send`: sends one notification to one or more device tokens and prints one line
 /// per outcome, then a summary. Exit status: 0 when every notification was accepted, 1 when
@@ -33,7 +34,7 @@ struct SendCommand: StatusCommand {
 
     @Option(name: .customLong("token"), help: ArgumentHelp("a device token (repeatable)", valueName: "HEX"))
     var tokens: [String] = []
-    @Option(help: ArgumentHelp("device tokens, one per line ('#' comments, blank lines skipped)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("device tokens, one per line ('#' comments, blank lines skipped)", valueName: "FILE"), completion: .file())
     var tokensFile: String?
     @Option(help: ArgumentHelp("broadcast to this channel instead (iOS 18 Live Activities; --topic is the bundle id)", valueName: "ID"))
     var channel: String?
@@ -51,9 +52,9 @@ struct SendCommand: StatusCommand {
     var collapseID: String?
     @Option(name: .customLong("apns-id"), help: ArgumentHelp("apns-id (one token only; default: generated)", valueName: "UUID"))
     var apnsID: String?
-    @Option(help: ArgumentHelp("the JSON payload, sent as it is ('-': standard input)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("the JSON payload, sent as it is ('-': standard input)", valueName: "FILE"), completion: .file())
     var payload: String?
-    @Option(help: ArgumentHelp("a .apns file: payload plus \"Simulator Target Bundle\"", valueName: "FILE"))
+    @Option(help: ArgumentHelp("a .apns file: payload plus \"Simulator Target Bundle\"", valueName: "FILE"), completion: .file())
     var apnsFile: String?
     @Option(help: ArgumentHelp("payload from flags: aps.alert.title", valueName: "TEXT"))
     var title: String?
@@ -84,6 +85,8 @@ struct SendCommand: StatusCommand {
     var verbose = false
     @Flag(help: "with --verbose: also DEBUG events (each connection attempt)")
     var debug = false
+    @Flag(help: "no progress line on standard error (shown on a terminal for more than \(ProgressLine.defaultThreshold) notifications)")
+    var quiet = false
 
     /// Whether the payload comes from the payload flags (--title, --body, ...).
     var payloadFromFlags: Bool {
@@ -114,13 +117,13 @@ struct SendCommand: StatusCommand {
 
     func execute() throws(ValidationError) -> Int32 {
         let request = try SendRequest(self)
-        return request.deliver()
+        return try request.deliver()
     }
 }
 
 /// Everything `send` needs, checked before any connection is made.
 private struct SendRequest {
-    var configuration = ClientConfiguration()
+    var configuration: APNsConfiguration
     var tokens: [String] = []
     var topic: [UInt8] = []
     var pushType = PushType.alert
@@ -131,21 +134,20 @@ private struct SendRequest {
     var payload: [UInt8] = []
     var timeoutMillis: Int32 = 30_000
     var json = false
+    var quiet = false
+    /// The library's log events on stderr with --verbose ("swiftpush: LEVEL event: message").
+    var logger: Logger
     /// A broadcast's channel id (`--channel`): then `tokens` holds it alone, as the outcome's label.
     var channel: String?
 
     init(_ args: SendCommand) throws(ValidationError) {
         json = args.json
-        if args.verbose {
-            // The library's log events, one line each on stderr: "swiftpush: LEVEL event: message".
-            let level = args.debug ? LogLevel.debug : LogLevel.info
-            configuration.callbacks.log = LogCallback(function: { _, level, event, message in
-                let name = LogLevel(rawValue: level).map { "\($0)".uppercased() } ?? "\(level)"
-                Console.err("swiftpush: \(name) \(String(cString: event!)): \(String(cString: message!))")
-            }, userData: nil, minLevel: level.rawValue)
-        }
+        quiet = args.quiet
+        logger = StderrEventLogHandler.logger(verbose: args.verbose, debug: args.debug)
         timeoutMillis = Int32((args.timeout ?? 30) * 1000)
-        try readDestination(args.connection)
+        configuration = try args.connection.configuration()
+        configuration.timing.deadline = .milliseconds(timeoutMillis)
+        configuration.timing.connectTimeout = .milliseconds(min(Int(timeoutMillis), PushOption.connectTimeoutMs.defaultInt))
         if let id = args.channel {
             if let v = Array(id.utf8).withUnsafeBytes({ BroadcastRules.checkChannelId($0) }) { throw ValidationError("--channel: \(v.message)") }
             channel = id
@@ -159,12 +161,6 @@ private struct SendRequest {
         if apnsID != nil && tokens.count > 1 {
             throw ValidationError("--apns-id names one notification: give a single device token with it")
         }
-    }
-
-    private mutating func readDestination(_ connection: ConnectionOptions) throws(ValidationError) {
-        try connection.apply(to: &configuration)
-        configuration.timing.deadlineMillis = Int(timeoutMillis)
-        configuration.timing.connectTimeoutMillis = min(Int(timeoutMillis), PushOption.connectTimeoutMs.defaultInt)
     }
 
     private mutating func readHeaders(_ args: SendCommand) throws(ValidationError) {
@@ -290,67 +286,74 @@ private struct SendRequest {
 
     // MARK: - Sending
 
+    /// The notification to `token` (a broadcast's channel id) with the request's headers and
+    /// payload (shared, not copied, by every notification).
+    func notification(to token: String, payload shared: PushPayload) -> PushNotification {
+        // Every value was checked above by the rules the send applies again.
+        PushNotification(destination: channel == nil ? .device(token: token) : .channel(id: token), payload: shared,
+                         pushType: APNsPushType(headerValue: "\(pushType.headerValue)")!,
+                         topic: String(decoding: topic, as: UTF8.self), priority: priority == 0 ? nil : PushPriority(rawValue: Int(priority)),
+                         expiration: expiration.map(PushExpiration.init(unixSeconds:)),
+                         collapseID: collapseID.map { String(decoding: $0, as: UTF8.self) },
+                         apnsID: apnsID.flatMap { APNsID(String(decoding: $0, as: UTF8.self)) })
+    }
+
     /// Connects, sends to every token, prints every outcome as it arrives and a summary.
-    func deliver() -> Int32 {
-        let client: PushClient
-        do throws(ClientError) {
-            client = try PushClient(configuration: configuration)
+    func deliver() throws(ValidationError) -> Int32 {
+        let engine: APNsEngine
+        do throws(PushError) {
+            engine = try APNsEngine(configuration: configuration, logger: logger)
         } catch {
-            Console.err("swiftpush send: \(error.description)")
+            // A key or option the client refused when it opened (a .p12's password): a usage error.
+            if error.code == .badOption || error.code == .key { throw ValidationError(error.message) }
+            Console.err("swiftpush send: \(error.message)")
             return 1
         }
-        if let e = client.waitUntilConnected(timeoutMillis: Int32(configuration.timing.connectTimeoutMillis)) {
-            Console.err("swiftpush send: \(e.description)")
-            client.close(drainMillis: 0)
+        do throws(PushError) {
+            try engine.waitUntilConnected(timeout: configuration.timing.connectTimeout)
+        } catch {
+            Console.err("swiftpush send: \(error.message)")
+            engine.close(drain: .zero)
             return 1
         }
-        let shared = (topic: CBytes(topic), payload: CBytes(payload),
-                      collapseID: collapseID.map(CBytes.init), apnsID: apnsID.map(CBytes.init))
-        var printer = OutcomePrinter(tokens: tokens, json: json, label: channel == nil ? "token" : "channel")
+        var printer = OutcomePrinter(tokens: tokens, json: json, label: channel == nil ? "token" : "channel", quiet: quiet)
+        let shared = PushPayload(json: payload)
+        var results: [TaggedResult] = []
+        results.reserveCapacity(1024)
         var sent = 0
-        var results = [push_result](repeating: push_result(), count: 64)
 
-        func drain(waitMillis: Int32) -> Bool {
-            let r = results.withUnsafeMutableBytes {
-                client.poll(into: $0.baseAddress!, max: 64, recordSize: MemoryLayout<push_result>.stride, timeoutMillis: waitMillis)
-            }
-            for i in 0..<r.count { printer.print(results[i]) }
-            return !r.allDelivered
+        /// Prints the results that came; false once every result was taken.
+        func drain(wait: Duration) -> Bool {
+            let take = engine.take(into: &results, max: 1024, timeout: wait)
+            for r in results { printer.print(r) }
+            results.removeAll(keepingCapacity: true)
+            return take != .finished
         }
 
-        for (i, token) in tokens.enumerated() {
-            let tokenBytes = CBytes(Array(token.utf8))
-            var n = push_notification()
-            n.struct_size = UInt32(MemoryLayout<push_notification>.size)
-            n.push_type = pushType.rawValue
-            n.priority = priority
-            if let expiration {
-                n.flags = PUSH_NOTIFICATION_HAS_EXPIRATION.rawValue
-                n.expiration = expiration
-            }
-            n.tag = UInt64(i)
-            if channel == nil {
-                (n.device_token, n.device_token_len) = tokenBytes.argument
-            } else {
-                (n.channel_id, n.channel_id_len) = tokenBytes.argument
-            }
-            (n.topic, n.topic_len) = shared.topic.argument
-            (n.payload, n.payload_len) = shared.payload.argument
-            if let c = shared.collapseID { (n.collapse_id, n.collapse_id_len) = c.argument }
-            if let a = shared.apnsID { (n.apns_id, n.apns_id_len) = a.argument }
-            while true {
-                let r = withUnsafePointer(to: &n) { client.send($0, count: 1, timeoutMillis: 0) }
-                withExtendedLifetime(tokenBytes) {}
-                guard let error = r.error else { sent += 1; break }
-                if error.status == .queueFull, drain(waitMillis: 100) { continue }
+        // In chunks, so that a million tokens are not a million notifications at once.
+        var batch: [TaggedNotification] = []
+        var next = 0
+        while next < tokens.count {
+            let end = min(next + 512, tokens.count)
+            batch.removeAll(keepingCapacity: true)
+            for i in next..<end { batch.append(TaggedNotification(tag: UInt64(i), notification: notification(to: tokens[i], payload: shared))) }
+            var rest = batch[...]
+            while !rest.isEmpty {
+                let submission = engine.submit(rest)
+                sent += submission.accepted
+                rest = rest.dropFirst(submission.accepted)
+                guard let error = submission.error else { break }
+                if error.code == .queueFull, drain(wait: .milliseconds(100)) { continue }
                 // Checked before connecting, so only a closing client gets here.
-                printer.refused(token: token, error: error)
-                break
+                printer.refused(token: tokens[Int(rest.first!.tag)], error: error)
+                rest = rest.dropFirst()
             }
+            _ = drain(wait: .zero)
+            next = end
         }
-        while printer.printed < sent, drain(waitMillis: 1000) {}
-        client.close(drainMillis: 0)
-        while drain(waitMillis: 0) && printer.printed < sent {}
+        while printer.printed < tokens.count, drain(wait: .seconds(1)) {}
+        engine.close(drain: .zero)
+        while printer.printed < tokens.count, drain(wait: .zero) {}
         printer.summary()
         return printer.accepted == tokens.count ? 0 : 1
     }
@@ -366,54 +369,64 @@ private struct OutcomePrinter {
     private(set) var accepted = 0
     private(set) var rejected = 0
     private(set) var failed = 0
+    /// A progress line on a terminal's stderr for many tokens.
+    private var progress: ProgressLine
 
-    init(tokens: [String], json: Bool, label: String) {
+    init(tokens: [String], json: Bool, label: String, quiet: Bool) {
         self.tokens = tokens
         self.json = json
         self.label = label
+        progress = ProgressLine(total: tokens.count, quiet: quiet)
     }
 
-    mutating func print(_ r: push_result) {
-        printed += 1
-        let token = Int(r.tag) < tokens.count ? tokens[Int(r.tag)] : "?"
+    mutating func print(_ tagged: TaggedResult) {
+        let r = tagged.result
+        let token = Int(tagged.tag) < tokens.count ? tokens[Int(tagged.tag)] : "?"
         let outcome: String
-        switch UInt32(bitPattern: r.outcome) {
-        case PUSH_OUTCOME_ACCEPTED.rawValue: outcome = "ACCEPTED"; accepted += 1
-        case PUSH_OUTCOME_REJECTED.rawValue: outcome = "REJECTED"; rejected += 1
-        default: outcome = "FAILED"; failed += 1
+        switch r.outcome {
+        case .accepted: outcome = "ACCEPTED"; accepted += 1
+        case .rejected: outcome = "REJECTED"; rejected += 1
+        case .failed: outcome = "FAILED"; failed += 1
         }
-        let reasonCode = APNsReason(rawValue: r.reason) ?? .unknown
-        let detail = cString(r.reason_text)
-        let reason = reasonCode == .unknown && !detail.isEmpty ? detail : reasonCode.text
-        let apnsID = cString(r.apns_id)
+        let detail = r.detail
+        // An unknown reason keeps APNs's text, which is the detail.
+        let reason = r.reason?.text ?? ""
+        let apnsID = r.apnsID.description
         if json {
             var line = "{\"\(label)\":\(jsonQuoted(token)),\"outcome\":\"\(outcome)\",\"status\":\(r.status),\"reason\":\(jsonQuoted(reason))"
             line += ",\"apns_id\":\(jsonQuoted(apnsID))"
-            let uniqueID = cString(r.unique_id)
-            if !uniqueID.isEmpty { line += ",\"unique_id\":\(jsonQuoted(uniqueID))" }
-            if r.timestamp_ms != 0 { line += ",\"timestamp_ms\":\(r.timestamp_ms)" }
+            if let uniqueID = r.uniqueID { line += ",\"unique_id\":\(jsonQuoted(uniqueID.description))" }
+            if let timestamp = r.timestamp { line += ",\"timestamp_ms\":\(timestamp)" }
             if !detail.isEmpty && detail != reason { line += ",\"detail\":\(jsonQuoted(detail))" }
-            line += ",\"attempts\":\(r.attempts),\"latency_us\":\(r.latency_us)}"
-            Console.out(line)
+            line += ",\"attempts\":\(r.attempts),\"latency_us\":\(Int64(r.latency / .microseconds(1)))}"
+            emit(line)
         } else {
             var line = "\(token) \(outcome) \(r.status) \(reason.isEmpty ? "-" : reason) apns-id=\(apnsID.isEmpty ? "-" : apnsID)"
             if !detail.isEmpty && detail != reason { line += " (\(detail))" }
-            Console.out(line)
+            emit(line)
         }
     }
 
     /// A notification the client refused at send (it gets no result).
-    mutating func refused(token: String, error: ClientError) {
-        printed += 1
+    mutating func refused(token: String, error: PushError) {
         failed += 1
         if json {
-            Console.out("{\"\(label)\":\(jsonQuoted(token)),\"outcome\":\"FAILED\",\"status\":0,\"reason\":\"\",\"apns_id\":\"\",\"detail\":\(jsonQuoted(error.description))}")
+            emit("{\"\(label)\":\(jsonQuoted(token)),\"outcome\":\"FAILED\",\"status\":0,\"reason\":\"\",\"apns_id\":\"\",\"detail\":\(jsonQuoted(error.message))}")
         } else {
-            Console.out("\(token) FAILED 0 - apns-id=- (\(error.description))")
+            emit("\(token) FAILED 0 - apns-id=- (\(error.message))")
         }
     }
 
-    func summary() {
+    /// Prints an outcome's line and counts it, keeping the progress line clear of it.
+    private mutating func emit(_ line: String) {
+        progress.willPrint()
+        Console.out(line)
+        printed += 1
+        progress.update(done: printed)
+    }
+
+    mutating func summary() {
+        progress.finish(done: printed)
         let total = accepted + rejected + failed
         if json {
             Console.out("{\"summary\":{\"total\":\(total),\"accepted\":\(accepted),\"rejected\":\(rejected),\"failed\":\(failed)}}")
@@ -421,32 +434,6 @@ private struct OutcomePrinter {
             Console.out("\(total) notification\(total == 1 ? "" : "s"): \(accepted) accepted, \(rejected) rejected, \(failed) failed")
         }
     }
-
-    private func cString<T>(_ tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { raw in
-            let n = raw.firstIndex(of: 0) ?? raw.count
-            return String(decoding: raw.prefix(n), as: UTF8.self)
-        }
-    }
-}
-
-/// Bytes copied into memory that stays put (a push_notification points at it until send
-/// returns), NUL-terminated so that an empty value is an empty C string.
-private final class CBytes {
-    let pointer: UnsafeMutablePointer<CChar>
-    let count: Int
-
-    init(_ bytes: [UInt8]) {
-        count = bytes.count
-        pointer = .allocate(capacity: bytes.count + 1)
-        bytes.withUnsafeBytes { UnsafeMutableRawPointer(pointer).copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(pointer), byteCount: $0.count) }
-        pointer[bytes.count] = 0
-    }
-
-    deinit { pointer.deallocate() }
-
-    /// As a (pointer, length) field pair.
-    var argument: (UnsafePointer<CChar>?, Int) { (UnsafePointer(pointer), count) }
 }
 
 private extension Substring {

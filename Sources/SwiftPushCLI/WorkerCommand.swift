@@ -3,7 +3,9 @@ import Glibc
 #endif
 import ArgumentParser
 import SwiftPushRedis
+import SwiftPushStatus
 import SwiftPushWorker
+import SwiftPushWorkerHTTP
 
 /// `swiftpush worker`: runs a queue-fed sender until SIGTERM or SIGINT, then drains and exits.
 struct WorkerCommand: StatusCommand {
@@ -20,7 +22,7 @@ struct WorkerCommand: StatusCommand {
         pending, 2 usage or configuration error.
         """)
 
-    @Option(help: ArgumentHelp("the worker's JSON configuration (docs/worker.md)", valueName: "FILE"))
+    @Option(help: ArgumentHelp("the worker's JSON configuration (docs/worker.md)", valueName: "FILE"), completion: .file())
     var config: String
     @Option(help: ArgumentHelp("this worker's consumer name (overrides the file; keep it stable across restarts)", valueName: "NAME"))
     var consumer: String?
@@ -61,8 +63,9 @@ struct WorkerCommand: StatusCommand {
         }
         if let port = config.metricsPort {
             do throws(ConfigurationError) {
-                let server = try MetricsServer(metrics: worker.metrics, host: config.metricsHost, port: port)
-                Console.err("swiftpush worker: metrics on http://\(config.metricsHost):\(server.port)/metrics (and /healthz)")
+                let server = try WorkerHTTPServer(host: config.metricsHost, port: port,
+                                                  routes: Self.routes(worker: worker, config: config, consumer: commands.consumer))
+                Console.err("swiftpush worker: metrics on http://\(config.metricsHost):\(server.port)/metrics (and /healthz; the status page on /)")
             } catch {
                 throw ValidationError(error.description)
             }
@@ -80,6 +83,26 @@ struct WorkerCommand: StatusCommand {
         pthread_detach(thread)
         Console.err("swiftpush worker: consumer \(commands.consumer) on \(commands.keys.stream) at \(config.redis.summary), min-idle \(commands.minIdleMillis) ms")
         return worker.run() ? 0 : 1
+    }
+
+    /// What the HTTP server serves: the worker's metrics, and the fleet's status read from the
+    /// worker's Redis (its `"redis"` object: a server or a cluster, AUTH, TLS) on connections of
+    /// the page's own (every shard found there, this one
+    /// first), with this worker's own figures beside it.
+    static func routes(worker: WorkerDriver, config: WorkerConfiguration, consumer: String) -> WorkerRoutes {
+        let redis = config.redis
+        let reader = StatusReader(group: config.group, shards: .discovered(including: [config.shard], rescanMillis: 60_000)) {
+            try RedisRouter(redis)
+        }
+        let metrics = worker.metrics
+        let shard = config.shard
+        return WorkerRoutes(metrics: metrics, feed: StatusFeed(reader: reader)) {
+            let m = metrics.snapshot()
+            return LocalWorkerStatus(
+                consumer: consumer, shards: [shard], live: metrics.isLive(withinMillis: 10_000),
+                outcomes: m.outcomes.map { .init(app: $0.app, outcome: $0.outcome, reason: $0.reason, count: $0.count) },
+                counters: m.counters, gauges: m.gauges)
+        }
     }
 
     /// Host name plus "-1": stable across restarts on the same machine.

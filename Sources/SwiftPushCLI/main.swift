@@ -18,7 +18,7 @@ struct SwiftPushTool: ParsableCommand {
         // the main thread before starting threads, and an async main would have started the
         // concurrency pool's threads without that mask.
         subcommands: [SendCommand.self, BenchCommand.self, MockCommand.self, JWTCommand.self,
-                      WorkerCommand.self, EnqueueCommand.self, OutcomesCommand.self, ChannelsCommand.self])
+                      WorkerCommand.self, EnqueueCommand.self, OutcomesCommand.self, FleetStatusCommand.self, ChannelsCommand.self])
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

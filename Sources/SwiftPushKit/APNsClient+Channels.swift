@@ -50,6 +50,20 @@ extension APNsClient {
 
     /// One management request on a library thread; APNs's refusals become `.rejected`.
     private func call(_ operation: ChannelRequest.Operation, bundleID: String?, timeout: Duration) async throws(PushError) -> ChannelManagementClient.Answer {
+        let (request, answer) = try await channelExchange(operation, bundleID: bundleID, timeout: timeout)
+        guard answer.succeeded else {
+            let reason = answer.reason == .unknown ? PushReason(unknown: answer.reasonText) : PushReason(answer.reason)
+            throw PushError(.rejected, "APNs refused the \(request.method) \(request.path): \(answer.status) \(answer.reasonText)",
+                            status: Int(answer.status), reason: reason)
+        }
+        return answer
+    }
+
+    /// One management request on a library thread, and APNs's answer as it came, a refusal
+    /// included (with its `apns-request-id`: the CLI prints every answer whole). Throws for a
+    /// request that breaks a rule and when no answer came (`.connect`, `.tls`, `.timeout`).
+    package func channelExchange(_ operation: ChannelRequest.Operation, bundleID: String?,
+                                 timeout: Duration) async throws(PushError) -> (ChannelRequest, ChannelManagementClient.Answer) {
         guard let bundle = bundleID ?? defaultTopic else {
             throw PushError(.badTopic, "no bundle id: name it, or set the configuration's defaultTopic")
         }
@@ -61,18 +75,10 @@ extension APNsClient {
         }
         let client = try channelClient()
         let millis = APNsEngine.millis(timeout)
-        let result = await LibraryThread.run { client.send(request, timeoutMillis: millis) }
-        let answer: ChannelManagementClient.Answer
-        switch result {
-        case .success(let a): answer = a
+        switch await LibraryThread.run({ client.send(request, timeoutMillis: millis) }) {
+        case .success(let answer): return (request, answer)
         case .failure(let e): throw PushError(e)
         }
-        guard answer.succeeded else {
-            let reason = answer.reason == .unknown ? PushReason(unknown: answer.reasonText) : PushReason(answer.reason)
-            throw PushError(.rejected, "APNs refused the \(request.method) \(request.path): \(answer.status) \(answer.reasonText)",
-                            status: Int(answer.status), reason: reason)
-        }
-        return answer
     }
 
     private static func isChannelID(_ id: String) -> Bool {

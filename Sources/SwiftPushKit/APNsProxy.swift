@@ -25,6 +25,13 @@ public struct APNsProxy: Sendable, CustomStringConvertible {
         credentials = SecretBytes(copying: user + ":" + password)
     }
 
+    /// A proxy at `host`:`port` with "user:password" credentials as a host read them (nil: none).
+    init(host: String, port: Int, credentials: String?) {
+        self.host = host
+        self.port = port
+        self.credentials = credentials.map { SecretBytes(copying: $0) }
+    }
+
     /// "host:port" (never the credentials).
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 

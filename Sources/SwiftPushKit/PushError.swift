@@ -47,15 +47,9 @@ public struct PushError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The message.
     public var description: String { message }
 
-    init(_ error: ClientError) {
-        self.init(Code(rawValue: error.status.rawValue), error.description)
-    }
-
-    init(_ violation: NotificationRules.Violation) {
-        self.init(Code(rawValue: violation.status.rawValue), violation.message)
-    }
-
-    init(_ failure: PayloadBuilder.Failure) {
-        self.init(Code(rawValue: failure.status.rawValue), failure.message)
+    /// The library's error (a client call, a broken rule, a payload that could not be built)
+    /// with the same code and message.
+    init(_ error: StatusError) {
+        self.init(Code(rawValue: error.status.rawValue), error.message)
     }
 }

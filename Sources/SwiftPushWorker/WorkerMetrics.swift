@@ -68,6 +68,16 @@ public final class WorkerMetrics: @unchecked Sendable {
         lock.withLock { MonotonicTime.nanos() - lastLoopNanos < millis * 1_000_000 }
     }
 
+    /// The figures as values (the status page's view of this worker).
+    public func snapshot() -> WorkerMetricsSnapshot {
+        lock.withLock {
+            WorkerMetricsSnapshot(
+                outcomes: outcomes.map { WorkerMetricsSnapshot.Outcome(app: $0.key.app, outcome: $0.key.outcome, reason: $0.key.reason, count: $0.value) }
+                    .sorted { $0.count != $1.count ? $0.count > $1.count : ($0.app, $0.outcome, $0.reason) < ($1.app, $1.outcome, $1.reason) },
+                counters: counters, gauges: gauges)
+        }
+    }
+
     /// The Prometheus text exposition.
     public func render() -> String {
         lock.withLock {

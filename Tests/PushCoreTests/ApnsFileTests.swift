@@ -55,17 +55,17 @@ struct ApnsFileTests {
 
     @Test("Files that are not a JSON object with a string bundle id are refused with a message")
     func refused() {
-        #expect(throws: ApnsFile.Failure(message: "not a JSON object: expected a JSON object at byte 0")) { try read("[1]") }
-        #expect(throws: ApnsFile.Failure(message: "not a JSON object: unexpected end of JSON in an object at byte 9")) {
+        #expect(throws: ApnsFile.Failure(.badPayload, "not a JSON object: expected a JSON object at byte 0")) { try read("[1]") }
+        #expect(throws: ApnsFile.Failure(.badPayload, "not a JSON object: unexpected end of JSON in an object at byte 9")) {
             try read(#"{"aps":{}"#)
         }
-        #expect(throws: ApnsFile.Failure(message: #""Simulator Target Bundle" must be a string"#)) {
+        #expect(throws: ApnsFile.Failure(.badPayload, #""Simulator Target Bundle" must be a string"#)) {
             try read(#"{"aps":{},"Simulator Target Bundle":42}"#)
         }
-        #expect(throws: ApnsFile.Failure(message: #""Simulator Target Bundle" is empty"#)) {
+        #expect(throws: ApnsFile.Failure(.badPayload, #""Simulator Target Bundle" is empty"#)) {
             try read(#"{"aps":{},"Simulator Target Bundle":""}"#)
         }
-        #expect(throws: ApnsFile.Failure(message: #""Simulator Target Bundle" is given twice, with different values"#)) {
+        #expect(throws: ApnsFile.Failure(.badPayload, #""Simulator Target Bundle" is given twice, with different values"#)) {
             try read(#"{"Simulator Target Bundle":"a","Simulator Target Bundle":"b"}"#)
         }
     }

@@ -142,6 +142,18 @@ if "$cli" bench --help > "$out/stdout" 2>&1 && grep -q -- "--h2load" "$out/stdou
    && ! "$cli" bench --count 10 > "$out/stdout" 2> "$out/stderr" && grep -q "give --pki" "$out/stderr"
 then ok "$name"; else bad "$name"; fi
 
+name="completions: path options complete as files or directories (zsh: _files, _files -/; bash: file completion)"
+if "$cli" --generate-completion-script zsh > "$out/stdout" 2> "$out/stderr" \
+   && grep -q -- "--ca-file\[.*\]:FILE:_files'" "$out/stdout" && grep -q -- "--tokens-file\[.*\]:FILE:_files'" "$out/stdout" \
+   && grep -q -- "--pki\[.*\]:DIR:_files -/'" "$out/stdout" && grep -q -- "--config\[.*\]:FILE:_files'" "$out/stdout" \
+   && "$cli" --generate-completion-script bash > "$out/stdout" 2> "$out/stderr" \
+   && grep -A3 -- "'--ca-file')" "$out/stdout" | grep -q "add_completions -f$"
+then ok "$name"; else bad "$name"; fi
+
+name="send --tokens-file: a progress line on a terminal's stderr (a pty) for 6000 tokens, none with --quiet, for 2 tokens, or in a file"
+if python3 Tests/cli/progress.py "$cli" "$port" "$pki" "$out" > "$out/stdout" 2> "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
 echo "cli: $pass passed, $fail failed"
 # Broadcast push: channels and send --channel, against a mock with a management listener.
 bash Tests/cli/broadcast.sh "$build" || fail=$((fail + 1))

@@ -69,6 +69,16 @@ if "$cli" enqueue "${tls_opts[@]}" --shard t1 --file "$out/1000.jsonl" > "$out/s
    && grep -qx "enqueued 1000" "$out/stdout" && [ "$(rcli XLEN 'push:{t1}')" = 1000 ]
 then ok "$name"; else bad "$name"; fi
 
+# The progress line on a terminal, --quiet, and --campaign (Tests/redis/enqueue_progress.py).
+if python3 Tests/redis/enqueue_progress.py "$cli" "$out" -- "${tls_opts[@]}" > "$out/progress.out" 2> "$out/err"
+then ok "enqueue: a progress line on a terminal for 6000 lines, none with --quiet or into a file"; else bad "enqueue progress: $(grep FAILED "$out/progress.out" | head -3)"; fi
+name="enqueue --campaign: set on the lines that name none, a line's own campaign kept"
+if [ "$(rcli XLEN 'push:{prog}')" = 6000 ] \
+   && [ "$(rcli XRANGE 'push:{prog}' - + COUNT 1 | grep -A1 -x campaign | tail -1)" = own ] \
+   && [ "$(rcli XREVRANGE 'push:{prog}' + - COUNT 1 | grep -A1 -x campaign | tail -1)" = spring ] \
+   && [ -z "$(rcli XREVRANGE 'push:{quiet}' + - COUNT 1 | grep -x campaign)" ]
+then ok "$name"; else bad "$name"; fi
+
 name="outcomes over TLS as an ACL user, the password from an environment variable, settings from a worker.json"
 rcli XADD 'outcomes:{t1}' '*' id tls-7 outcome ACCEPTED status 200 reason "" apns_id x entry 1-1 > /dev/null
 cat > "$out/worker.json" <<JSON

@@ -543,11 +543,15 @@ if ! grep -q hiredis <<< "$(ldd "$build/libswiftpush.so")" && grep -q hiredis <<
    && ! grep -qi -e redis -e SwiftPushWorker <<< "$(nm -D "$build/libswiftpush.so")"
 then ok "$name"; else bad "$name"; fi
 
-# ArgumentParser is linked statically, so ldd cannot see it: look for its symbols (the CLI's
-# prove the pattern matches them; outputs taken whole, as above).
-name="libswiftpush.so holds nothing of swift-argument-parser (only the CLI does)"
-if ! grep -q 14ArgumentParser <<< "$(nm "$build/libswiftpush.so")" && grep -q 14ArgumentParser <<< "$(nm "$cli")"
-then ok "$name"; else bad "$name"; fi
+# ArgumentParser, Hummingbird and SwiftNIO are linked statically, so ldd cannot see them: look
+# for their symbols (the CLI's prove each pattern matches them; outputs taken whole, as above).
+name="libswiftpush.so holds nothing of swift-argument-parser, Hummingbird or SwiftNIO (only the CLI does)"
+local lib_symbols cli_symbols linked=yes pattern
+lib_symbols=$(nm "$build/libswiftpush.so"); cli_symbols=$(nm "$cli")
+for pattern in 14ArgumentParser 11Hummingbird 7NIOCore 8NIOPosix; do
+  if grep -q "$pattern" <<< "$lib_symbols" || ! grep -q "$pattern" <<< "$cli_symbols"; then linked="no ($pattern)"; fi
+done
+if [ "$linked" = yes ]; then ok "$name"; else bad "$name: $linked"; fi
 }
 
 # ---------------------------------------------------------------------------------------------

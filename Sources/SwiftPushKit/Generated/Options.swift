@@ -80,6 +80,30 @@ extension APNsConfiguration {
         }
     }
 
+    /// Sets `value` on the property of `pool`, `timing` or `recovery` that the int option
+    /// `option` has (milliseconds for a duration); false when it has none. Unchecked:
+    /// `clientConfiguration()` checks the ranges.
+    mutating func setGroupOption(_ option: PushOption, _ value: Int) -> Bool {
+        switch option {
+        case .connections: pool.connections = value
+        case .maxStreams: pool.maxStreamsPerConnection = value
+        case .queueCapacity: pool.queueCapacity = value
+        case .deadlineMs: timing.deadline = .milliseconds(value)
+        case .connectTimeoutMs: timing.connectTimeout = .milliseconds(value)
+        case .maxAttempts: recovery.maxAttempts = value
+        case .retryDelayMs: recovery.retryDelay = .milliseconds(value)
+        case .idlePingMs: timing.idlePing = .milliseconds(value)
+        case .pingTimeoutMs: timing.pingTimeout = .milliseconds(value)
+        case .retireAfterTimeouts: recovery.retireAfterTimeouts = value
+        case .ioThreads: pool.ioThreads = value
+        case .reconnectMaxMs: recovery.reconnectMaxDelay = .milliseconds(value)
+        case .minConnections: pool.minConnections = value
+        case .poolShrinkMs: pool.shrinkWindow = .milliseconds(value)
+        default: return false
+        }
+        return true
+    }
+
     /// Where each option of the C ABI (`PUSH_OPT_*`) lives in an `APNsConfiguration`.
     static func setting(for option: PushOption) -> String {
         switch option {

@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+// Examples of the Swift API (SwiftPushKit) a Swift developer would copy:
+//   notify-service  a Hummingbird 2 service: POST /notify sends through APNsClient, and SIGTERM
+//                   drains it and closes cleanly (ServiceLifecycle)
+//   send-one        the README's few lines: one notification, its result
+//   send-many       the README's engine loop: a batch at full rate on the host's own thread
+// In your own package, depend on swiftpush by its URL instead of this path.
+import PackageDescription
+
+let package = Package(
+    name: "NotifyService",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "swiftpush", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        .executableTarget(name: "NotifyService", dependencies: [
+            .product(name: "SwiftPushKit", package: "swiftpush"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+        ]),
+        .executableTarget(name: "SendOne", dependencies: [.product(name: "SwiftPushKit", package: "swiftpush")]),
+        .executableTarget(name: "SendMany", dependencies: [.product(name: "SwiftPushKit", package: "swiftpush")]),
+    ]
+)

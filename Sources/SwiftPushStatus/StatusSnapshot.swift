@@ -1,0 +1,35 @@
+/// Everything one read of the fleet found: each shard's reading, the rates measured up to it,
+/// and the rates of the reads before (the page's chart). A value: the page's server hands the
+/// same snapshot to every client, each seeing it through its own focus (`FleetStatus`).
+public struct StatusSnapshot: Sendable {
+    /// One rate measurement of every series at one read.
+    public struct Tick: Sendable {
+        /// Redis's clock at the read, UNIX ms.
+        public var timeMillis: Int
+        /// The rate of each series that had one.
+        public var rates: [RateKey: Double]
+    }
+
+    /// The consumer group read.
+    public var group: String
+    /// The newest Redis time of the read (UNIX ms); 0 when nothing could be read.
+    public var timeMillis: Int
+    /// One reading per shard, in shard order.
+    public var readings: [ShardReading]
+    /// The reads so far, oldest first, the last being this one.
+    public var history: [Tick]
+    /// Why nothing (or not every shard) could be read: Redis unreachable, shards not found.
+    public var error: String?
+
+    /// A snapshot given field by field (tests; the reader makes the real ones).
+    public init(group: String, timeMillis: Int, readings: [ShardReading], history: [Tick], error: String? = nil) {
+        self.group = group
+        self.timeMillis = timeMillis
+        self.readings = readings
+        self.history = history
+        self.error = error
+    }
+
+    /// The rate of `key` at this read.
+    public func rate(_ key: RateKey) -> Double? { history.last?.rates[key] }
+}
