@@ -12,7 +12,7 @@ struct EnqueueCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue",
         abstract: "Add notifications (JSON lines) to a worker's Redis stream.",
-        usage: "swiftpush enqueue [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S | --shards N] [--file FILE] [--app NAME] [--campaign NAME] [--pipeline N] [--wait-replicas N] [--quiet]",
+        usage: "swiftpush enqueue [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S | --shards N] [--file FILE | --tokens FILE --payload JSON --id ID [--per-entry N]] [--app NAME] [--campaign NAME] [--pipeline N] [--wait-replicas N] [--quiet]",
         discussion: """
         Each line is a JSON object whose keys become the entry's fields
         (docs/worker.md):
@@ -21,6 +21,11 @@ struct EnqueueCommand: StatusCommand {
         decimal text. With --shards N each line goes to shard crc16(id) mod N
         (push:{0}...push:{N-1}; the same rule as the Python Producer). With
         --wait-replicas N each pipeline is followed by WAIT on its connection.
+        With --tokens FILE (one hex token per line) and --payload (JSON text,
+        or @FILE), one payload goes to every token in multicast entries of
+        --per-entry tokens (default 500, at most 1000); entry k gets the id
+        ID#k (ID alone when one entry holds them all). Each (id, token) pair
+        is one notification with one outcome (docs/worker.md, "Multicast").
         --campaign NAME sets the campaign field (echoed in outcomes, counted
         by swiftpush status) on lines that name none. With --file on a terminal,
         more than 5000 lines show a progress line on standard error (count,
@@ -34,6 +39,14 @@ struct EnqueueCommand: StatusCommand {
     @OptionGroup var redisOptions: RedisOptions
     @Option(help: ArgumentHelp("JSON lines to read (default: standard input)", valueName: "FILE"), completion: .file())
     var file: String?
+    @Option(help: ArgumentHelp("device tokens, one per line: multicast entries of one payload (--payload, --id)", valueName: "FILE"), completion: .file())
+    var tokens: String?
+    @Option(help: ArgumentHelp("the multicast entries' payload: JSON text, or @FILE", valueName: "JSON"))
+    var payload: String?
+    @Option(help: ArgumentHelp("the multicast entries' id (entry k of several: ID#k)", valueName: "ID"))
+    var id: String?
+    @Option(help: ArgumentHelp("tokens per multicast entry (default 500, at most \(EntryKind.maxNotifications))", valueName: "N"))
+    var perEntry: Int?
     @Option(help: ArgumentHelp("the app of lines that name none", valueName: "NAME"))
     var app: String?
     @Option(help: ArgumentHelp("the campaign of lines that name none (swiftpush status --campaign NAME follows it)", valueName: "NAME"))
@@ -54,6 +67,10 @@ struct EnqueueCommand: StatusCommand {
         try checkRange(shards, "shards", 1...16384)
         try checkRange(waitReplicas, "wait-replicas", 0...16)
         try checkRange(waitTimeoutMs, "wait-timeout-ms", 1...3_600_000)
+        try checkRange(perEntry, "per-entry", 1...EntryKind.maxNotifications)
+        if tokens != nil && (payload == nil || id == nil) { throw ValidationError("--tokens needs --payload and --id") }
+        if tokens == nil && (payload != nil || id != nil || perEntry != nil) { throw ValidationError("--payload, --id and --per-entry go with --tokens") }
+        if tokens != nil && file != nil { throw ValidationError("give --file or --tokens, not both") }
     }
 
     func execute() throws(ValidationError) -> Int32 {
@@ -63,6 +80,9 @@ struct EnqueueCommand: StatusCommand {
         let replicas = waitReplicas ?? configuration.waitReplicas
         let wait = replicas > 0 ? RedisWait(replicas: replicas, timeoutMillis: waitTimeoutMs ?? configuration.waitTimeoutMillis) : nil
         let pipeline = self.pipeline ?? 1000
+        if let tokens, let payload, let id {
+            return try enqueueMulticast(tokensPath: tokens, payload: payload, id: id, redis: redis, keys: keys, wait: wait, pipeline: pipeline)
+        }
         let path = self.file ?? "/dev/stdin"
         guard let file = fopen(path, "r") else { throw ValidationError("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { fclose(file) }
