@@ -29,38 +29,19 @@ extension EnqueueCommand {
         }
         let size = perEntry ?? 500
         let chunks = stride(from: 0, to: list.count, by: size).map { list[$0..<min($0 + size, list.count)] }
-        var batches: [String: [RedisArguments]] = [:]
-        var enqueued = 0, bad = 0, unconfirmed = 0
-        func flush(_ stream: String) -> Bool {
-            guard let batch = batches[stream], !batch.isEmpty else { return true }
-            do throws(RedisError) {
-                let result = try redis.pipeline(batch, slot: RedisSlot.of(stream), wait: wait)
-                for reply in result.replies {
-                    if case .error(let e) = reply { Console.err("swiftpush enqueue: XADD: \(e)"); bad += 1 } else { enqueued += 1 }
-                }
-                if !result.isConfirmed(wait) { unconfirmed += batch.count }
-            } catch {
-                Console.err("swiftpush enqueue: \(error.description)")
-                return false
-            }
-            batches[stream] = []
-            return true
-        }
+        var batches = EnqueueBatches()
         for (k, chunk) in chunks.enumerated() {
             let entryID = chunks.count == 1 ? id : "\(id)#\(k)"
             let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: entryID, count: $0)).stream } ?? keys.stream
             var fields = ["v", "2", "id", entryID, "tokens", chunk.joined(separator: ","), "payload", body]
             if let app { fields += ["app", app] }
             if let campaign { fields += ["campaign", campaign] }
-            batches[stream, default: []].append(RedisArguments(["XADD", stream, "*"] + fields))
             // A multicast entry is large: a pipeline carries at most about a megabyte of them.
-            if batches[stream]!.count >= max(1, min(pipeline, 1_000_000 / (chunk.count * 66 + body.utf8.count))) && !flush(stream) { return 1 }
+            let most = max(1, min(pipeline, 1_000_000 / (chunk.count * 66 + body.utf8.count)))
+            if batches.add(RedisArguments(["XADD", stream, "*"] + fields), stream: stream, notifications: chunk.count, campaign: campaign) >= most
+                && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
         }
-        for stream in batches.keys.sorted() where !flush(stream) { return 1 }
-        Console.out("enqueued \(enqueued)")
-        if unconfirmed > 0, let wait {
-            Console.err("swiftpush enqueue: \(unconfirmed) entries were written but not confirmed by \(wait.replicas) replica(s) within \(wait.timeoutMillis) ms (a failover may lose them)")
-        }
-        return bad == 0 && unconfirmed == 0 ? 0 : 1
+        for stream in batches.streams where !batches.flush(stream, redis: redis, wait: wait) { return 1 }
+        return Self.summary(batches, bad: 0, wait: wait)
     }
 }

@@ -90,28 +90,11 @@ struct EnqueueCommand: StatusCommand {
         // The total is known when the input is a file (counted first: a byte scan, far cheaper
         // than the enqueue); from a pipe the line shows the count and rate only.
         var progress = ProgressLine(total: Self.lineCount(path) ?? 0, quiet: quiet || self.file == nil)
-        // One batch per shard: a pipeline goes to the one master that serves its shard's slot.
-        var batches: [String: [RedisArguments]] = [:]
-        var enqueued = 0, bad = 0, unconfirmed = 0, lineNumber = 0
+        var batches = EnqueueBatches()
+        var bad = 0, lineNumber = 0
         var linePointer: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(linePointer) }
-
-        func flush(_ stream: String) -> Bool {
-            guard let batch = batches[stream], !batch.isEmpty else { return true }
-            do throws(RedisError) {
-                let result = try redis.pipeline(batch, slot: RedisSlot.of(stream), wait: wait)
-                for reply in result.replies {
-                    if case .error(let e) = reply { Console.err("swiftpush enqueue: XADD: \(e)"); bad += 1 } else { enqueued += 1 }
-                }
-                if !result.isConfirmed(wait) { unconfirmed += batch.count }
-            } catch {
-                Console.err("swiftpush enqueue: \(error.description)")
-                return false
-            }
-            batches[stream] = []
-            return true
-        }
 
         while true {
             let n = getline(&linePointer, &capacity, file)
@@ -137,17 +120,23 @@ struct EnqueueCommand: StatusCommand {
             }
             if !hasApp, let defaultApp { command.append("app"); command.append(defaultApp) }
             if object["campaign"] == nil, let campaign { command.append("campaign"); command.append(campaign) }
-            batches[stream, default: []].append(command)
-            if batches[stream]!.count >= pipeline && !flush(stream) { return 1 }
+            let lineCampaign = object["campaign"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? campaign
+            if batches.add(command, stream: stream, notifications: 1, campaign: lineCampaign) >= pipeline
+                && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
             progress.update(done: lineNumber)
         }
-        for stream in batches.keys.sorted() where !flush(stream) { return 1 }
+        for stream in batches.streams where !batches.flush(stream, redis: redis, wait: wait) { return 1 }
         progress.finish(done: lineNumber)
-        Console.out("enqueued \(enqueued)")
-        if unconfirmed > 0, let wait {
-            Console.err("swiftpush enqueue: \(unconfirmed) entries were written but not confirmed by \(wait.replicas) replica(s) within \(wait.timeoutMillis) ms (a failover may lose them)")
+        return Self.summary(batches, bad: bad, wait: wait)
+    }
+
+    /// Prints `enqueued N` (and what WAIT did not confirm); the exit status.
+    static func summary(_ batches: EnqueueBatches, bad: Int, wait: RedisWait?) -> Int32 {
+        Console.out("enqueued \(batches.enqueued)")
+        if batches.unconfirmed > 0, let wait {
+            Console.err("swiftpush enqueue: \(batches.unconfirmed) entries were written but not confirmed by \(wait.replicas) replica(s) within \(wait.timeoutMillis) ms (a failover may lose them)")
         }
-        return bad == 0 && unconfirmed == 0 ? 0 : 1
+        return bad == 0 && batches.refused == 0 && batches.unconfirmed == 0 ? 0 : 1
     }
 
     /// The number of lines of a regular file (a last line without its newline counts), or nil

@@ -4,7 +4,7 @@ import Glibc
 
 /// One stream entry as read from the queue: its stream id (`1700000000000-0`) and its fields in
 /// the order the producer gave them. Field names and values are bytes: nothing is assumed about
-/// what a producer wrote until `EntryParser` has checked it.
+/// what a producer wrote until `EntryReader` has checked it.
 ///
 /// The fields live in one byte array, names and values back to back, with their end offsets in
 /// a second: two allocations per entry instead of two per field (a batch of a thousand entries

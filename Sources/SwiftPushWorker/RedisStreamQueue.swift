@@ -3,7 +3,7 @@ import SwiftPushRedis
 /// `WorkQueue` on a Redis stream with a consumer group (the protocol: `RedisShardCommands`,
 /// docs/worker.md), one request at a time on one connection: for tests of the protocol against
 /// a real server and for tools. The worker itself sends the same commands without waiting
-/// (`ShardLink`). Not thread-safe.
+/// (`WorkerDriver`, through `RedisLane`). Not thread-safe.
 public final class RedisStreamQueue: WorkQueue {
     /// The connector (configuration, password, TLS context).
     public let connector: RedisConnector

@@ -69,6 +69,11 @@ public final class WorkerDriver {
         }
     }
 
+    deinit {
+        Glibc.close(stopPipe.read)
+        Glibc.close(stopPipe.write)
+    }
+
     /// Asks `run` to stop reading, finish what is in flight (up to `drain_ms`), settle and
     /// return. Safe from any thread (also from a signal thread).
     public func requestStop() {
@@ -302,7 +307,7 @@ public final class WorkerDriver {
         }
     }
 
-    /// This worker's heartbeat (the status page's `workers:{s}` field, /work docs/worker.md "Status").
+    /// This worker's heartbeat: its field of `workers:{s}`, read by `swiftpush status` (docs/worker.md, "Status").
     private func heartbeat() -> String {
         let c = machine.counters
         func q(_ s: String) -> String {

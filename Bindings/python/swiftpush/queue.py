@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 NOTIFICATION_NAMESPACE = uuid.UUID("5b0f3f1e-8c53-4b8e-9d6a-2f1c7a4e9b30")
 
 #: Entry fields a notification may carry (format version 1), besides id, token and payload.
-OPTIONAL_FIELDS = ("app", "topic", "push_type", "priority", "expiration", "collapse_id", "not_after")
+OPTIONAL_FIELDS = ("app", "topic", "push_type", "priority", "expiration", "collapse_id", "not_after", "campaign")
 
 
 def shard_of(notification_id: str, shards: int) -> str:
@@ -278,8 +278,8 @@ class Producer:
         fields = entry_fields(notification_id, token, payload, **options)
         stream = self.stream_for(notification_id)
         if self.wait_replicas:
-            return self._write_confirmed(stream, [fields])[0]
-        return self.redis.xadd(stream, fields)
+            return self._write([(stream, fields)])[0]
+        return self._write([(stream, fields)])[0]
 
     def send_many(self, notifications: Iterable[Mapping[str, Any]], batch: int = 1000) -> list:
         """Adds many notifications (dicts with id, token, payload and options), pipelined
@@ -316,7 +316,26 @@ class Producer:
         return self._write(entries) if entries else []
 
     def _write(self, entries: list) -> list:
-        """XADDs `entries` ((stream, fields) pairs); their entry ids in order."""
+        """XADDs `entries` ((stream, fields) pairs); their entry ids in order. Then counts them
+        in each shard's `stats:{s}` (`enqueued`, `campaign:<name>:enqueued`, in notifications),
+        which `swiftpush status` reads what remains from."""
+        ids = self._add(entries)
+        counts: dict = {}
+        for stream, fields in entries:
+            stats = "stats:" + stream[stream.index("{"):]
+            n = len(fields["tokens"].split(",")) if "tokens" in fields else 1
+            counts[(stats, "enqueued")] = counts.get((stats, "enqueued"), 0) + n
+            if fields.get("campaign"):
+                key = (stats, f"campaign:{fields['campaign']}:enqueued")
+                counts[key] = counts.get(key, 0) + n
+        pipe = self.redis.pipeline(transaction=False)
+        for (stats, field), n in sorted(counts.items()):
+            pipe.hincrby(stats, field, n)
+        pipe.execute()
+        return ids
+
+    def _add(self, entries: list) -> list:
+        """The XADDs of `_write`."""
         if not self.wait_replicas:
             pipe = self.redis.pipeline(transaction=False)
             for stream, fields in entries:

@@ -225,8 +225,13 @@ def test_send_to_many_every_token_gets_exactly_one_outcome(redis_url: str, worke
     producer = queue.Producer(redis_url, shard=worker)
     last = next(iter(reversed(list(producer.outcomes(follow=False)))), None)
     tokens = ["ab%062x" % i for i in range(1200)]
-    ids = producer.send_to_many("py-mc", tokens, {"aps": {"alert": "to many"}}, per_entry=500, app="demo")
+    stats = f"stats:{{{worker}}}"
+    before = int(producer.redis.hget(stats, "enqueued") or 0)
+    ids = producer.send_to_many("py-mc", tokens, {"aps": {"alert": "to many"}}, per_entry=500, app="demo", campaign="py")
     assert len(ids) == 3
+    # Counted for swiftpush status, in notifications: the shard's and the campaign's.
+    assert int(producer.redis.hget(stats, "enqueued")) - before == 1200
+    assert int(producer.redis.hget(stats, "campaign:py:enqueued") or 0) >= 1200
     covered: dict = {}
     deadline = time.monotonic() + 120
     for o in producer.outcomes(after=last.stream_id if last else "0", block_ms=500):
