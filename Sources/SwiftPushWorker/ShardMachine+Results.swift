@@ -127,7 +127,7 @@ extension ShardMachine {
         h.delayed!.pieces.append(.init(index: i, bytes: piece))
         h.tracks[i].phase = .decided
         h.open -= 1
-        if h.decidedSinceNanos == nil { h.decidedSinceNanos = t.nanos }
+        noteDecided(h, t)
     }
 
     // MARK: Refused credentials

@@ -50,7 +50,7 @@ extension ShardMachine {
         } else {
             h.others.append(.init(index: index, outcome: o))
         }
-        if h.decidedSinceNanos == nil { h.decidedSinceNanos = t.nanos }
+        noteDecided(h, t)
     }
 
     /// Every notification of `h` still open has outcome `o`: one group (a multicast's rest), or
@@ -65,7 +65,7 @@ extension ShardMachine {
             count(o.kind, n)
             h.rest = o
             h.restCount = n
-            if h.decidedSinceNanos == nil { h.decidedSinceNanos = t.nanos }
+            noteDecided(h, t)
             return
         }
         for i in h.tracks.indices where h.tracks[i].phase == .waiting || h.tracks[i].phase == .resend {
@@ -83,10 +83,21 @@ extension ShardMachine {
         queueSettlement(h, final: true, t)
     }
 
+    /// `h` has an outcome decided and not queued: its checkpoint is due `checkpoint_ms` after
+    /// the oldest such (only these entries are looked at for checkpoints: with thousands of
+    /// single entries held, walking every one at each event was the loop's largest cost).
+    mutating func noteDecided(_ h: HeldEntry, _ t: WorkerTime) {
+        guard h.decidedSinceNanos == nil else { return }
+        h.decidedSinceNanos = t.nanos
+        decidedUnqueued.insert(h.serial)
+    }
+
     /// Checkpoints: entries whose oldest unqueued outcome is `checkpoint_ms` old.
     mutating func checkpoints(_ t: WorkerTime, _ out: inout [WorkerAction]) {
+        if decidedUnqueued.isEmpty { return }
         let due = UInt64(settings.checkpointMillis) * 1_000_000
-        for h in held.values {
+        for serial in decidedUnqueued {
+            guard let h = held[serial] else { decidedUnqueued.remove(serial); continue }
             guard let since = h.decidedSinceNanos, t.nanos >= since + due, !h.finalQueued, h.hasUnqueued else { continue }
             counters.checkpoints += 1
             queueSettlement(h, final: false, t)
@@ -129,11 +140,13 @@ extension ShardMachine {
         h.restCount = 0
         h.delayed = nil
         h.decidedSinceNanos = nil
+        decidedUnqueued.remove(h.serial)
         if final { h.finalQueued = true }
         let queued = QueuedSettlement(settlement: s, notes: notes, tally: Array(tally.values))
-        if let k = unsettled[settling...].lastIndex(where: { $0.settlement.entryID == e.entryID }) {
+        if let k = mergeable[e.entryID], k >= settling, k < unsettled.count, unsettled[k].settlement.entryID == e.entryID {
             unsettled[k].merge(queued)
         } else {
+            mergeable[e.entryID] = unsettled.count
             unsettled.append(queued)
         }
     }
@@ -172,7 +185,16 @@ extension ShardMachine {
         out.append(.recorded(done.flatMap(\.tally)))
         unsettled.removeFirst(settling)
         settling = 0
+        reindexUnsettled()
         settleFailures = 0
+    }
+
+    /// Where each entry's queued settlement is in `unsettled` (one lookup instead of a search of
+    /// the queue per outcome: with thousands of single entries queued, that search was the
+    /// loop's largest cost), after the queue's front moved.
+    mutating func reindexUnsettled() {
+        mergeable.removeAll(keepingCapacity: true)
+        for (k, q) in unsettled.enumerated() { mergeable[q.settlement.entryID] = k }
     }
 
     /// The settle in flight failed (an error reply: a write that failed midway): it goes again

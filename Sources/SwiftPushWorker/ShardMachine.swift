@@ -71,8 +71,12 @@ public struct ShardMachine {
     var notesPerEntry = EntryKind.maxNotifications
     /// No read before this time (after one that came back short).
     var nextReadNanos: UInt64 = 0
+    /// Entries with outcomes decided and not yet queued for settling (`noteDecided`).
+    var decidedUnqueued = Set<UInt64>()
     /// Tags waiting to be sent again.
     var waitingResend: [UInt64] = []
+    /// Where each entry's settlement not yet sent is in `unsettled` (it merges there).
+    var mergeable: [String: Int] = [:]
     /// Settlements queued, the first `settling` of them in the settle in flight.
     var unsettled: [QueuedSettlement] = []
     var settling = 0
@@ -145,7 +149,7 @@ public struct ShardMachine {
             consider(suspects.nextGroupNanos)
         }
         for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }
-        for h in held.values { if let d = h.decidedSinceNanos { consider(d + UInt64(settings.checkpointMillis) * 1_000_000) } }
+        for serial in decidedUnqueued { if let d = held[serial]?.decidedSinceNanos { consider(d + UInt64(settings.checkpointMillis) * 1_000_000) } }
         if stopping { consider(drainDeadlineNanos) }
         return next
     }
