@@ -143,10 +143,13 @@ extension ShardMachine {
         decidedUnqueued.remove(h.serial)
         if final { h.finalQueued = true }
         let queued = QueuedSettlement(settlement: s, notes: notes, tally: Array(tally.values))
-        if let k = mergeable[e.entryID], k >= settling, k < unsettled.count, unsettled[k].settlement.entryID == e.entryID {
+        // One lookup instead of a search of the queue per outcome (with thousands of single
+        // entries queued, that search was the loop's largest cost).
+        if let a = mergeable[e.entryID], case let k = a - unsettledBase, k >= settling, k < unsettled.count,
+           unsettled[k].settlement.entryID == e.entryID {
             unsettled[k].merge(queued)
         } else {
-            mergeable[e.entryID] = unsettled.count
+            mergeable[e.entryID] = unsettledBase + unsettled.count
             unsettled.append(queued)
         }
     }
@@ -170,31 +173,25 @@ extension ShardMachine {
     /// The settle in flight was applied: its entries' outcomes are recorded; an entry settled
     /// whole is no longer held.
     mutating func settled(_ t: WorkerTime, _ out: inout [WorkerAction]) {
-        let done = unsettled[..<settling]
-        for q in done {
-            guard let serial = heldByID[q.settlement.entryID], let h = held[serial] else { continue }
-            if q.settlement.final {
+        // By index: a settlement is a large value, and copying each one out cost retains.
+        for k in 0..<settling {
+            let entryID = unsettled[k].settlement.entryID
+            if mergeable[entryID] == unsettledBase + k { mergeable[entryID] = nil }
+            guard let serial = heldByID[entryID], let h = held[serial] else { continue }
+            if unsettled[k].settlement.final {
                 heldNotes -= h.unsettled
                 held[serial] = nil
-                heldByID[q.settlement.entryID] = nil
+                heldByID[entryID] = nil
             } else {
-                h.unsettled -= q.notes
-                heldNotes -= q.notes
+                h.unsettled -= unsettled[k].notes
+                heldNotes -= unsettled[k].notes
             }
         }
-        out.append(.recorded(done.flatMap(\.tally)))
+        out.append(.recorded(unsettled[..<settling].flatMap(\.tally)))
         unsettled.removeFirst(settling)
+        unsettledBase += settling
         settling = 0
-        reindexUnsettled()
         settleFailures = 0
-    }
-
-    /// Where each entry's queued settlement is in `unsettled` (one lookup instead of a search of
-    /// the queue per outcome: with thousands of single entries queued, that search was the
-    /// loop's largest cost), after the queue's front moved.
-    mutating func reindexUnsettled() {
-        mergeable.removeAll(keepingCapacity: true)
-        for (k, q) in unsettled.enumerated() { mergeable[q.settlement.entryID] = k }
     }
 
     /// The settle in flight failed (an error reply: a write that failed midway): it goes again

@@ -75,8 +75,11 @@ public struct ShardMachine {
     var decidedUnqueued = Set<UInt64>()
     /// Tags waiting to be sent again.
     var waitingResend: [UInt64] = []
-    /// Where each entry's settlement not yet sent is in `unsettled` (it merges there).
+    /// Where each entry's settlement not yet sent is in `unsettled` (it merges there), as a
+    /// position counted from the first settlement ever queued; `unsettledBase` is the position
+    /// of `unsettled[0]`.
     var mergeable: [String: Int] = [:]
+    var unsettledBase = 0
     /// Settlements queued, the first `settling` of them in the settle in flight.
     var unsettled: [QueuedSettlement] = []
     var settling = 0
