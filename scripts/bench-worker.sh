@@ -2,8 +2,8 @@
 # make bench-worker: the queue-fed worker's end-to-end rate against the raw library rate.
 #   scripts/bench-worker.sh RELEASE_DIR PKI_DIR
 # N notifications (BENCH_COUNT, default 200,000) are enqueued first, as single entries (one
-# notification each) or as multicast entries of T tokens (BENCH_TOKENS, default "1 100 500": a
-# row each); then 1 worker, then 2 workers (a fresh shard each) drain them to the mock; the rate
+# notification each), as multicast entries of T tokens, or as batch entries of N single
+# notifications ("bN"; BENCH_TOKENS, default "1 100 500 b500": a row each); then 1 worker, then 2 workers (a fresh shard each) drain them to the mock; the rate
 # is from the worker's start to the last outcome recorded (measured on the outcomes stream's own
 # ids, which are Redis's millisecond clock). The raw library rate is load.c
 # (Bindings/c/examples) against the same mock in the same run. Redis (AOF, everysec), the mock
@@ -14,6 +14,7 @@
 # commands are counted both on their own and inside its EVALSHA), which is where a profile
 # starts. Last lines, one per row:
 #   swiftpush-worker-bench workers=W tokens_per_entry=T rate=R library_rate=L ratio=R/L redis_us=U worker_us=U lost=0 duplicates=D peak_rss_mb=M
+# (a batch row: tokens_per_entry=1 batch=N).
 #
 # Knobs: BENCH_OUTCOME_FORMAT (1): the workers' outcome_format (2: one outcomes entry per settled
 # batch, docs/worker.md). BENCH_WORKERS ("1 2"): the worker counts to run. BENCH_RUNS (1): rounds; with more
@@ -27,7 +28,7 @@ cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: bench-worker.sh RELEASE_DIR PKI_DIR}" && pwd)
 pki=$(cd "${2:?}" && pwd)
 count=${BENCH_COUNT:-200000}
-token_counts=${BENCH_TOKENS:-1 100 500}
+token_counts=${BENCH_TOKENS:-1 100 500 b500}
 runs=${BENCH_RUNS:-1}
 outcome_format=${BENCH_OUTCOME_FORMAT:-1}
 cli=$build/swiftpush-cli
@@ -80,10 +81,12 @@ open(sys.argv[2], "w").write("".join("ff%062x\n" % (i % 10007 + 1) for i in rang
 open(sys.argv[3], "w").write(json.dumps({"aps": {"alert": "Hello from swiftpush"}, "pad": "x" * 120}))
 PY
 
-# enqueue SHARD T: the N notifications into push:{SHARD}, as single entries (T=1) or multicast
-# entries of T tokens.
+# enqueue SHARD T: the N notifications into push:{SHARD}, as single entries (T=1), batch entries
+# of N of them (T=bN) or multicast entries of T tokens.
 enqueue() {
-  if [ "$2" -eq 1 ]; then
+  if [ "${2#b}" != "$2" ]; then
+    "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" --batch "${2#b}" > /dev/null
+  elif [ "$2" -eq 1 ]; then
     "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" > /dev/null
   else
     "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --tokens "$out/tokens.txt" --payload "@$out/payload.json" \
@@ -197,9 +200,10 @@ lib = statistics.median(float(r[1]) for r in rows if r[0] == "library")
 runs = {}
 for r in rows:
     if r[0] != "library":
-        runs.setdefault((r[0], int(r[1]), int(r[2])), []).append(r[3:])
+        runs.setdefault((r[0], int(r[1]), r[2]), []).append(r[3:])
 first = sys.argv[2]
-ordered = sorted(runs, key=lambda k: (k[0] == first, k[2], k[1]))
+size = lambda t: (t.startswith("b"), int(t.lstrip("b")))
+ordered = sorted(runs, key=lambda k: (k[0] == first, size(k[2]), k[1]))
 for v, w, t in ordered:
     got = runs[(v, w, t)]
     rate = statistics.median(float(g[0]) for g in got)
@@ -212,7 +216,8 @@ for v, w, t in ordered:
     rate = statistics.median(float(g[0]) for g in got)
     redis_us = statistics.median(float(g[4]) for g in got)
     worker_us = statistics.median(float(g[5]) for g in got)
-    print(f"swiftpush-worker-bench workers={w} tokens_per_entry={t} rate={rate:.0f} library_rate={lib:.0f} ratio={rate / lib:.3f} "
+    shape = f"tokens_per_entry=1 batch={t[1:]}" if t.startswith("b") else f"tokens_per_entry={t}"
+    print(f"swiftpush-worker-bench workers={w} {shape} rate={rate:.0f} library_rate={lib:.0f} ratio={rate / lib:.3f} "
           f"redis_us={redis_us:.2f} worker_us={worker_us:.2f} "
           f"lost={sum(int(g[1]) for g in got)} duplicates={sum(int(g[2]) for g in got)} "
           f"peak_rss_mb={max(float(g[3]) for g in got):.1f}")

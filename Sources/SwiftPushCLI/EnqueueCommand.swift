@@ -45,6 +45,8 @@ struct EnqueueCommand: StatusCommand {
     var payload: String?
     @Option(help: ArgumentHelp("the multicast entries' id (entry k of several: ID#k)", valueName: "ID"))
     var id: String?
+    @Option(help: ArgumentHelp("put up to N lines in one batch entry (format 2, `notifications`; lines grouped by shard, app and campaign): one entry, one claim and one record for N notifications", valueName: "N"))
+    var batch: Int?
     @Option(help: ArgumentHelp("tokens per multicast entry (default 500, at most \(EntryKind.maxNotifications))", valueName: "N"))
     var perEntry: Int?
     @Option(help: ArgumentHelp("the app of lines that name none", valueName: "NAME"))
@@ -68,6 +70,8 @@ struct EnqueueCommand: StatusCommand {
         try checkRange(waitReplicas, "wait-replicas", 0...16)
         try checkRange(waitTimeoutMs, "wait-timeout-ms", 1...3_600_000)
         try checkRange(perEntry, "per-entry", 1...EntryKind.maxNotifications)
+        try checkRange(batch, "batch", 1...EntryKind.maxNotifications)
+        if batch != nil && tokens != nil { throw ValidationError("--batch goes with JSON lines, not --tokens") }
         if tokens != nil && (payload == nil || id == nil) { throw ValidationError("--tokens needs --payload and --id") }
         if tokens == nil && (payload != nil || id != nil || perEntry != nil) { throw ValidationError("--payload, --id and --per-entry go with --tokens") }
         if tokens != nil && file != nil { throw ValidationError("give --file or --tokens, not both") }
@@ -91,6 +95,7 @@ struct EnqueueCommand: StatusCommand {
         // than the enqueue); from a pipe the line shows the count and rate only.
         var progress = ProgressLine(total: Self.lineCount(path) ?? 0, quiet: quiet || self.file == nil)
         var batches = EnqueueBatches()
+        var grouper = BatchEntryGrouper()
         var bad = 0, lineNumber = 0
         var linePointer: UnsafeMutablePointer<CChar>?
         var capacity = 0
@@ -108,6 +113,17 @@ struct EnqueueCommand: StatusCommand {
                 continue
             }
             let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: Self.idText(object["id"]), count: $0)).stream } ?? keys.stream
+            if let batch {
+                let lineApp = object["app"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? defaultApp ?? ""
+                let lineCampaign = object["campaign"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? campaign
+                var text = data
+                while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 { text.removeLast() }
+                if let full = grouper.add(Array(text), stream: stream, app: lineApp, campaign: lineCampaign, limit: batch),
+                   batches.add(full.command, stream: stream, notifications: full.count, campaign: lineCampaign) >= max(1, pipeline / batch)
+                    && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
+                progress.update(done: lineNumber)
+                continue
+            }
             var command = RedisArguments(reservingBytes: 256)
             command.append("XADD")
             command.append(stream)
@@ -124,6 +140,9 @@ struct EnqueueCommand: StatusCommand {
             if batches.add(command, stream: stream, notifications: 1, campaign: lineCampaign) >= pipeline
                 && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
             progress.update(done: lineNumber)
+        }
+        for rest in grouper.drain() {
+            _ = batches.add(rest.command, stream: rest.stream, notifications: rest.count, campaign: rest.campaign)
         }
         for stream in batches.streams where !batches.flush(stream, redis: redis, wait: wait) { return 1 }
         progress.finish(done: lineNumber)

@@ -873,9 +873,30 @@ print(len(ids), len(set(ids)))' "$out/$shard.record")"
 else bad "$name (no checkpoint seen)"; fi
 }
 
+# ---------------------------------------------------------------------------------------------
+# Batch entries (format 2, `notifications`): many single notifications in one entry.
+test_batch_entries() {
+name="batch entries (swiftpush enqueue --batch 100): 20000 notifications in 200 entries, 2 workers: every id exactly one outcome, each 410 its own, the 410 stream exact, the entries deleted"
+shard=batch
+notifications $shard 20000 > "$out/$shard.jsonl"
+config "$out/$shard.json" $shard "$mock_port"
+if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" --batch 100 > "$out/$shard.enqueue" \
+   && grep -q "^enqueued 200$" "$out/$shard.enqueue"; then
+  start_worker batch-a "$out/$shard.json"; a=$WORKER_PID
+  start_worker batch-b "$out/$shard.json"; b=$WORKER_PID
+  if wait_until 120 drained $shard; then
+    sa=0; sb=0; stop_worker "$a" || sa=$?; stop_worker "$b" || sb=$?
+    if [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] && check $shard > "$out/$shard.check" && [ "$(rcli XLEN "push:{$shard}")" -eq 0 ] \
+       && [ "$(rcli HGET "stats:{$shard}" enqueued)" -eq 20000 ] && [ "$(rcli HGET "stats:{$shard}" accepted)" -eq 19980 ]
+    then ok "$name ($(cat "$out/$shard.check"); $(outcome_count $shard) outcomes stream entries)"
+    else bad "$name (exit $sa/$sb; $(cat "$out/$shard.check" | tr '\n' ' '); stream $(rcli XLEN "push:{$shard}"))"; fi
+  else bad "$name (not drained: pending $(pending_count $shard))"; fi
+else bad "$name (enqueue: $(cat "$out/$shard.enqueue"))"; fi
+}
+
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
-all_tests="end_to_end outcome_format_2 multicast multicast_kill failed_settle_write crash sigterm short_drain dead_letter bad_entries
+all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries failed_settle_write crash sigterm short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop completion_stale_lag
   redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli library_links"
 for t in ${WORKER_TESTS:-$all_tests}; do
