@@ -9,7 +9,7 @@ struct OutcomesCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "outcomes",
         abstract: "Print the outcomes the workers recorded (or the 410 token stream).",
-        usage: "swiftpush outcomes [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S] [--json] [--follow] [--from ID] [--count N] [--unregistered]",
+        usage: "swiftpush outcomes [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S] [--json] [--follow] [--from ID] [--count N] [--campaign NAME] [--unregistered]",
         discussion: "Text lines: ID OUTCOME STATUS REASON apns-id=UUID entry=STREAM-ID [detail]")
 
     @OptionGroup var redisOptions: RedisOptions
@@ -21,6 +21,8 @@ struct OutcomesCommand: StatusCommand {
     var from: String?
     @Option(help: ArgumentHelp("stop after N outcomes (in outcome format 2 this may be inside a batch entry; --from that entry's id resumes after the whole entry)", valueName: "N"))
     var count: Int?
+    @Option(help: ArgumentHelp("only the outcomes of this campaign (the entries' campaign field)", valueName: "NAME"))
+    var campaign: String?
     @Flag(help: "read unregistered:{S} (tokens APNs reported gone) instead")
     var unregistered = false
 
@@ -68,13 +70,19 @@ struct OutcomesCommand: StatusCommand {
                     Console.err("swiftpush outcomes: entry \(id) is an outcome-format-2 batch (or format-3 records) whose outcomes field is not a JSON array of objects")
                     return 1
                 }
-                for outcome in outcomes where printed < limit {
+                for outcome in outcomes where printed < limit && Self.isIn(campaign, outcome) {
                     Console.out(json ? Self.json(id: id, outcome) : Self.text(outcome, id: id, unregistered: unregistered))
                     printed += 1
                 }
             }
         }
         return 0
+    }
+
+    /// Whether an outcome belongs to the campaign asked for (every outcome when none is asked).
+    static func isIn(_ campaign: String?, _ fields: [(String, String)]) -> Bool {
+        guard let campaign else { return true }
+        return fields.contains { $0.0 == "campaign" && $0.1 == campaign }
     }
 
     /// The outcomes one stream entry holds, each as its fields: the entry itself in format 1; in

@@ -11,6 +11,7 @@ extension ShardMachine {
         let slot = index < e.notes.count ? e.notes[index] : nil
         var o = OutcomeRecord(id: slot?.id ?? e.id ?? "", entryID: e.entryID, kind: kind)
         o.app = e.app
+        o.campaign = e.campaign
         o.reason = reason
         o.detail = detail
         o.deliveries = h.deliveries
@@ -22,6 +23,7 @@ extension ShardMachine {
     func outcome(_ h: HeldEntry, kind: OutcomeRecord.Kind, reason: String, detail: String) -> OutcomeRecord {
         var o = OutcomeRecord(id: h.entry.id ?? "", entryID: h.entryID, kind: kind)
         o.app = h.app
+        o.campaign = h.entry.campaign
         o.reason = reason
         o.detail = detail
         o.deliveries = h.deliveries

@@ -894,9 +894,45 @@ if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$s
 else bad "$name (enqueue: $(cat "$out/$shard.enqueue"))"; fi
 }
 
+test_campaign() {
+name="campaigns: entries enqueued with --campaign (single, and a multicast of 300 tokens) echo it in their outcomes; outcomes --campaign shows theirs only; the workers count it in stats"
+shard=camp
+notifications $shard 40 > "$out/$shard.jsonl"
+head -n 25 "$out/$shard.jsonl" > "$out/$shard.spring.jsonl"; tail -n 15 "$out/$shard.jsonl" > "$out/$shard.other.jsonl"
+tokens_file "$out/$shard.tokens" 300
+config "$out/$shard.json" $shard "$mock_port"
+if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.spring.jsonl" --campaign spring > /dev/null \
+   && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.other.jsonl" > /dev/null \
+   && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/$shard.tokens" --id campmc --app demo \
+        --payload '{"aps":{"alert":"spring"}}' --campaign spring > /dev/null; then
+  start_worker camp-a "$out/$shard.json"; a=$WORKER_PID
+  if wait_until 60 drained $shard; then
+    sa=0; stop_worker "$a" || sa=$?
+    "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --campaign spring --json > "$out/$shard.spring"
+    "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --campaign nobody > "$out/$shard.nobody"
+    # Notifications: 25 singles + 300 tokens (accepted tokens of a multicast are one record with a count).
+    spring=$(python3 -c 'import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    assert o.get("campaign") == "spring", o
+    n += int(o.get("count", 1))
+print(n)' "$out/$shard.spring" 2>&1)
+    counted=0
+    for kind in accepted rejected failed; do
+      n=$(rcli HGET "stats:{$shard}" "campaign:spring:$kind"); counted=$((counted + ${n:-0}))
+    done
+    if [ "$sa" -eq 0 ] && [ "$spring" = 325 ] && [ ! -s "$out/$shard.nobody" ] && [ "$counted" -eq 325 ] \
+       && [ "$(rcli HGET "stats:{$shard}" campaign:spring:enqueued)" -eq 325 ]
+    then ok "$name"
+    else bad "$name (exit $sa; spring outcomes: $spring; stats: $counted; $(wc -l < "$out/$shard.nobody") for nobody)"; fi
+  else bad "$name (not drained: pending $(pending_count $shard))"; fi
+else bad "$name (enqueue failed)"; fi
+}
+
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
-all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries failed_settle_write crash sigterm short_drain dead_letter bad_entries
+all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop completion_stale_lag
   redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli library_links"
 for t in ${WORKER_TESTS:-$all_tests}; do
