@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "SwiftPushRedis", dependencies: ["PushCore", "PushTransport", "CHiredis", "COpenSSL"]),
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
-        .target(name: "SwiftPushWorker", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
+        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
         // What the fleet's Redis keys say (issue 26): per shard, app and campaign progress, rates,
         // time left, heartbeats; read by `swiftpush status` and the worker's status page.
         .target(name: "SwiftPushStatus", dependencies: ["SwiftPushWorker", "SwiftPushRedis"]),

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # make bench-worker: the queue-fed worker's end-to-end rate against the raw library rate.
 #   scripts/bench-worker.sh RELEASE_DIR PKI_DIR
-# N entries (BENCH_COUNT, default 200,000) are enqueued first; then 1 worker, then 2 workers (a
-# fresh shard each) drain them to the mock; the rate is from the worker's start to the last
-# outcome recorded (measured on the outcomes stream's own ids, which are Redis's millisecond
-# clock). The raw library rate is load.c (Bindings/c/examples) against the same mock in the same
-# run. Redis (AOF, everysec), the mock and the workers share this machine's cores. Each run also
-# prints the CPU time per notification of the workers, Redis and the mock, and Redis's own time
-# per notification by command (INFO commandstats; a script's commands are counted both on their
-# own and inside its EVALSHA), which is where a profile starts. Last line:
-#   swiftpush-worker-bench workers=W rate=R library_rate=L ratio=R/L lost=0 duplicates=D peak_rss_mb=M
+# N notifications (BENCH_COUNT, default 200,000) are enqueued first, as single entries (one
+# notification each), as multicast entries of T tokens, or as batch entries of N single
+# notifications ("bN"; BENCH_TOKENS, default "1 100 500 b500": a row each); then 1 worker, then 2 workers (a fresh shard each) drain them to the mock; the rate
+# is from the worker's start to the last outcome recorded (measured on the outcomes stream's own
+# ids, which are Redis's millisecond clock). The raw library rate is load.c
+# (Bindings/c/examples) against the same mock in the same run. Redis (AOF, everysec), the mock
+# and the workers share this machine's cores. Each run also prints the CPU time per notification
+# of the workers, Redis (the enqueue included: its clock starts before the XADDs) and the mock,
+# the fleet ceiling that Redis's share gives (1,000,000 / Redis-µs per notification, per Redis
+# core), and Redis's own time per notification by command (INFO commandstats; a script's
+# commands are counted both on their own and inside its EVALSHA), which is where a profile
+# starts. Last lines, one per row:
+#   swiftpush-worker-bench workers=W tokens_per_entry=T rate=R library_rate=L ratio=R/L redis_us=U worker_us=U lost=0 duplicates=D peak_rss_mb=M
+# (a batch row: tokens_per_entry=1 batch=N).
 #
 # Knobs: BENCH_OUTCOME_FORMAT (1): the workers' outcome_format (2: one outcomes entry per settled
 # batch, docs/worker.md). BENCH_WORKERS ("1 2"): the worker counts to run. BENCH_RUNS (1): rounds; with more
@@ -23,6 +28,7 @@ cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: bench-worker.sh RELEASE_DIR PKI_DIR}" && pwd)
 pki=$(cd "${2:?}" && pwd)
 count=${BENCH_COUNT:-200000}
+token_counts=${BENCH_TOKENS:-1 100 500 b500}
 runs=${BENCH_RUNS:-1}
 outcome_format=${BENCH_OUTCOME_FORMAT:-1}
 cli=$build/swiftpush-cli
@@ -49,7 +55,7 @@ rcli() { redis-cli -p "$redis_port" "$@"; }
 # utime + stime of a process, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-per_note() { echo $(($1 * 1000000 / hz / count)); }
+per_note() { python3 -c "import sys; print(f'{int(sys.argv[1]) * 1e6 / int(sys.argv[2]) / int(sys.argv[3]):.2f}')" "$1" "$hz" "$count"; }
 
 build_load "$build" "$out/load"
 library() {
@@ -67,13 +73,34 @@ for i in range(int(sys.argv[1])):
     print(json.dumps({"id": f"b-{i}", "app": "bench", "token": "ff%062x" % (i % 10007 + 1),
                       "payload": {"aps": {"alert": "Hello from swiftpush"}, "pad": pad}}))
 PY
+# The multicast rows' tokens (the same tokens as the single entries', in order) and payload.
+python3 - "$count" "$out/tokens.txt" "$out/payload.json" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+open(sys.argv[2], "w").write("".join("ff%062x\n" % (i % 10007 + 1) for i in range(n)))
+open(sys.argv[3], "w").write(json.dumps({"aps": {"alert": "Hello from swiftpush"}, "pad": "x" * 120}))
+PY
 
-# drain VARIANT CLI WORKERS ROUND: enqueues the entries on a fresh shard and drains them with
-# WORKERS workers of CLI; prints the figures and appends "VARIANT WORKERS rate lost dups rss".
+# enqueue SHARD T: the N notifications into push:{SHARD}, as single entries (T=1), batch entries
+# of N of them (T=bN) or multicast entries of T tokens.
+enqueue() {
+  if [ "${2#b}" != "$2" ]; then
+    "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" --batch "${2#b}" > /dev/null
+  elif [ "$2" -eq 1 ]; then
+    "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" > /dev/null
+  else
+    "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --tokens "$out/tokens.txt" --payload "@$out/payload.json" \
+      --id b --app bench --per-entry "$2" > /dev/null
+  fi
+}
+
+# drain VARIANT CLI WORKERS ROUND T: enqueues the notifications (entries of T tokens) on a fresh
+# shard and drains them with WORKERS workers of CLI; prints the figures and appends
+# "VARIANT WORKERS T rate lost dups rss redis_us worker_us".
 drain() {
-  local variant=$1 wcli=${2%@*} workers=$3 round=$4 outcome_format=$outcome_format
+  local variant=$1 wcli=${2%@*} workers=$3 round=$4 tokens=$5 outcome_format=$outcome_format
   [ "$2" != "$wcli" ] && outcome_format=${2##*@}
-  local shard=$variant-w$workers-r$round
+  local shard=$variant-w$workers-r$round-t$tokens
   cat > "$out/$shard.json" <<JSON
 {"redis": {"host": "127.0.0.1", "port": $redis_port}, "shard": "$shard", "max_in_flight": 10000, "batch": 1000,
  "outcome_format": $outcome_format,
@@ -81,10 +108,12 @@ drain() {
                     "host": "localhost", "port": $port, "ca_file": "$pki/ca.pem", "topics": ["com.example.app"],
                     "connections": 1}}}
 JSON
-  "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$shard" --file "$out/entries.jsonl" > /dev/null
   rcli CONFIG RESETSTAT > /dev/null
   local redis_t0 mock_t0 start_ms
-  redis_t0=$(cpu_ticks "$REDIS_PID"); mock_t0=$(cpu_ticks "$MOCK_PID")
+  # Redis's clock starts before the enqueue: its figure is everything Redis does per notification.
+  redis_t0=$(cpu_ticks "$REDIS_PID")
+  enqueue "$shard" "$tokens"
+  mock_t0=$(cpu_ticks "$MOCK_PID")
   start_ms=$(rcli TIME | python3 -c 'import sys; s, us = sys.stdin.read().split(); print(int(s) * 1000 + int(us) // 1000)')
   WORKERS=""
   for w in $(seq 1 "$workers"); do
@@ -104,7 +133,9 @@ JSON
   local redis_ticks=$(( $(cpu_ticks "$REDIS_PID") - redis_t0 )) mock_ticks=$(( $(cpu_ticks "$MOCK_PID") - mock_t0 ))
   for p in $WORKERS; do wait "$p"; done
   WORKERS=""
-  echo "$variant, $workers worker(s): CPU-us per notification: worker(s) $(per_note $worker_ticks), redis $(per_note $redis_ticks), mock $(per_note $mock_ticks)"
+  local worker_us redis_us
+  worker_us=$(per_note $worker_ticks); redis_us=$(per_note $redis_ticks)
+  echo "$variant, $workers worker(s), $tokens token(s) per entry: CPU-us per notification: worker(s) $worker_us, redis $redis_us (enqueue included), mock $(per_note $mock_ticks); fleet ceiling $(python3 -c "import sys; print(f'{1e6 / max(float(sys.argv[1]), 0.01):.0f}')" "$redis_us")/s per Redis core"
   rcli INFO commandstats | python3 -c '
 import re, sys
 n = int(sys.argv[1])
@@ -117,19 +148,33 @@ print("  Redis usec per notification by command: " + ", ".join(
   # redis-cli short with SIGPIPE (fatal under pipefail).
   last_ms=$(sed -n '1s/-.*//p' <<< "$(rcli XREVRANGE "outcomes:{$shard}" + - COUNT 1)")
   "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard "$shard" --json > "$out/$shard.outcomes"
+  # A notification is (id, position in its entry): a multicast's accepted tokens come as one
+  # line with their positions as ranges.
   read -r lost duplicates <<< "$(python3 - "$out/$shard.outcomes" "$count" <<'PY'
 import json, sys
-ids = [json.loads(l)["id"] for l in open(sys.argv[1])]
-print(int(sys.argv[2]) - len(set(ids)), len(ids) - len(set(ids)))
+seen, dups = set(), 0
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    at = [o.get("index", 0)]
+    if "indexes" in o:
+        at = []
+        for part in filter(None, o["indexes"].split(",")):
+            a, _, b = part.partition("-")
+            at += range(int(a), int(b or a) + 1)
+    for p in at:
+        key = (o["id"], p)
+        dups += key in seen
+        seen.add(key)
+print(int(sys.argv[2]) - len(seen), dups)
 PY
 )"
   rm -f "$out/$shard.outcomes"
-  python3 - "$variant" "$workers" "$count" "$start_ms" "$last_ms" "$lost" "$duplicates" "$rss" >> "$out/results" <<'PY'
+  python3 - "$variant" "$workers" "$tokens" "$count" "$start_ms" "$last_ms" "$lost" "$duplicates" "$rss" "$redis_us" "$worker_us" >> "$out/results" <<'PY'
 import sys
-v, w, n, t0, t1, lost, dup, rss = sys.argv[1:]
-print(v, w, f"{int(n) / ((int(t1) - int(t0)) / 1000):.0f}", lost, dup, f"{int(rss) / 1024:.1f}")
+v, w, t, n, t0, t1, lost, dup, rss, redis_us, worker_us = sys.argv[1:]
+print(v, w, t, f"{int(n) / ((int(t1) - int(t0)) / 1000):.0f}", lost, dup, f"{int(rss) / 1024:.1f}", redis_us, worker_us)
 PY
-  echo "  $(tail -1 "$out/results" | awk '{print $3}') notifications/s, lost=$lost duplicates=$duplicates peak_rss_mb=$(tail -1 "$out/results" | awk '{print $6}')"
+  echo "  $(tail -1 "$out/results" | awk '{print $4}') notifications/s, lost=$lost duplicates=$duplicates peak_rss_mb=$(tail -1 "$out/results" | awk '{print $7}')"
   # The next drain starts from an empty Redis (the guards of 200,000 ids would stay a day).
   rcli FLUSHALL > /dev/null
   rcli BGREWRITEAOF > /dev/null
@@ -139,8 +184,10 @@ PY
 
 for round in $(seq 1 "$runs"); do
   library
-  for workers in ${BENCH_WORKERS:-1 2}; do
-    for v in $variants; do drain "${v%%=*}" "${v#*=}" "$workers" "$round"; done
+  for tokens in $token_counts; do
+    for workers in ${BENCH_WORKERS:-1 2}; do
+      for v in $variants; do drain "${v%%=*}" "${v#*=}" "$workers" "$round" "$tokens"; done
+    done
   done
 done
 
@@ -153,20 +200,25 @@ lib = statistics.median(float(r[1]) for r in rows if r[0] == "library")
 runs = {}
 for r in rows:
     if r[0] != "library":
-        runs.setdefault((r[0], int(r[1])), []).append(r[2:])
+        runs.setdefault((r[0], int(r[1]), r[2]), []).append(r[3:])
 first = sys.argv[2]
-ordered = sorted(runs, key=lambda k: (k[0] == first, k[1]))
-for v, w in ordered:
-    got = runs[(v, w)]
+size = lambda t: (t.startswith("b"), int(t.lstrip("b")))
+ordered = sorted(runs, key=lambda k: (k[0] == first, size(k[2]), k[1]))
+for v, w, t in ordered:
+    got = runs[(v, w, t)]
     rate = statistics.median(float(g[0]) for g in got)
-    if len(got) > 1 or len(runs) > 2:
-        print(f"{v}, {w} worker(s): rates {' '.join(g[0] for g in got)}: median {rate:.0f}, {rate / lib:.3f} x library")
-for v, w in ordered:
+    if len(got) > 1 or len({k[0] for k in runs}) > 1:
+        print(f"{v}, {w} worker(s), {t} token(s) per entry: rates {' '.join(g[0] for g in got)}: median {rate:.0f}, {rate / lib:.3f} x library")
+for v, w, t in ordered:
     if v != first:
         continue
-    got = runs[(v, w)]
+    got = runs[(v, w, t)]
     rate = statistics.median(float(g[0]) for g in got)
-    print(f"swiftpush-worker-bench workers={w} rate={rate:.0f} library_rate={lib:.0f} ratio={rate / lib:.3f} "
+    redis_us = statistics.median(float(g[4]) for g in got)
+    worker_us = statistics.median(float(g[5]) for g in got)
+    shape = f"tokens_per_entry=1 batch={t[1:]}" if t.startswith("b") else f"tokens_per_entry={t}"
+    print(f"swiftpush-worker-bench workers={w} {shape} rate={rate:.0f} library_rate={lib:.0f} ratio={rate / lib:.3f} "
+          f"redis_us={redis_us:.2f} worker_us={worker_us:.2f} "
           f"lost={sum(int(g[1]) for g in got)} duplicates={sum(int(g[2]) for g in got)} "
           f"peak_rss_mb={max(float(g[3]) for g in got):.1f}")
 PY

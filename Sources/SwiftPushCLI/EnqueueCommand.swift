@@ -12,7 +12,7 @@ struct EnqueueCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "enqueue",
         abstract: "Add notifications (JSON lines) to a worker's Redis stream.",
-        usage: "swiftpush enqueue [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S | --shards N] [--file FILE] [--app NAME] [--campaign NAME] [--pipeline N] [--wait-replicas N] [--quiet]",
+        usage: "swiftpush enqueue [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S | --shards N] [--file FILE | --tokens FILE --payload JSON --id ID [--per-entry N]] [--app NAME] [--campaign NAME] [--pipeline N] [--wait-replicas N] [--quiet]",
         discussion: """
         Each line is a JSON object whose keys become the entry's fields
         (docs/worker.md):
@@ -21,6 +21,11 @@ struct EnqueueCommand: StatusCommand {
         decimal text. With --shards N each line goes to shard crc16(id) mod N
         (push:{0}...push:{N-1}; the same rule as the Python Producer). With
         --wait-replicas N each pipeline is followed by WAIT on its connection.
+        With --tokens FILE (one hex token per line) and --payload (JSON text,
+        or @FILE), one payload goes to every token in multicast entries of
+        --per-entry tokens (default 500, at most 1000); entry k gets the id
+        ID#k (ID alone when one entry holds them all). Each (id, token) pair
+        is one notification with one outcome (docs/worker.md, "Multicast").
         --campaign NAME sets the campaign field (echoed in outcomes, counted
         by swiftpush status) on lines that name none. With --file on a terminal,
         more than 5000 lines show a progress line on standard error (count,
@@ -34,6 +39,16 @@ struct EnqueueCommand: StatusCommand {
     @OptionGroup var redisOptions: RedisOptions
     @Option(help: ArgumentHelp("JSON lines to read (default: standard input)", valueName: "FILE"), completion: .file())
     var file: String?
+    @Option(help: ArgumentHelp("device tokens, one per line: multicast entries of one payload (--payload, --id)", valueName: "FILE"), completion: .file())
+    var tokens: String?
+    @Option(help: ArgumentHelp("the multicast entries' payload: JSON text, or @FILE", valueName: "JSON"))
+    var payload: String?
+    @Option(help: ArgumentHelp("the multicast entries' id (entry k of several: ID#k)", valueName: "ID"))
+    var id: String?
+    @Option(help: ArgumentHelp("put up to N lines in one batch entry (format 2, `notifications`; lines grouped by shard, app and campaign): one entry, one claim and one record for N notifications", valueName: "N"))
+    var batch: Int?
+    @Option(help: ArgumentHelp("tokens per multicast entry (default 500, at most \(EntryKind.maxNotifications))", valueName: "N"))
+    var perEntry: Int?
     @Option(help: ArgumentHelp("the app of lines that name none", valueName: "NAME"))
     var app: String?
     @Option(help: ArgumentHelp("the campaign of lines that name none (swiftpush status --campaign NAME follows it)", valueName: "NAME"))
@@ -54,6 +69,12 @@ struct EnqueueCommand: StatusCommand {
         try checkRange(shards, "shards", 1...16384)
         try checkRange(waitReplicas, "wait-replicas", 0...16)
         try checkRange(waitTimeoutMs, "wait-timeout-ms", 1...3_600_000)
+        try checkRange(perEntry, "per-entry", 1...EntryKind.maxNotifications)
+        try checkRange(batch, "batch", 1...EntryKind.maxNotifications)
+        if batch != nil && tokens != nil { throw ValidationError("--batch goes with JSON lines, not --tokens") }
+        if tokens != nil && (payload == nil || id == nil) { throw ValidationError("--tokens needs --payload and --id") }
+        if tokens == nil && (payload != nil || id != nil || perEntry != nil) { throw ValidationError("--payload, --id and --per-entry go with --tokens") }
+        if tokens != nil && file != nil { throw ValidationError("give --file or --tokens, not both") }
     }
 
     func execute() throws(ValidationError) -> Int32 {
@@ -63,6 +84,9 @@ struct EnqueueCommand: StatusCommand {
         let replicas = waitReplicas ?? configuration.waitReplicas
         let wait = replicas > 0 ? RedisWait(replicas: replicas, timeoutMillis: waitTimeoutMs ?? configuration.waitTimeoutMillis) : nil
         let pipeline = self.pipeline ?? 1000
+        if let tokens, let payload, let id {
+            return try enqueueMulticast(tokensPath: tokens, payload: payload, id: id, redis: redis, keys: keys, wait: wait, pipeline: pipeline)
+        }
         let path = self.file ?? "/dev/stdin"
         guard let file = fopen(path, "r") else { throw ValidationError("cannot read \(path): \(String(cString: strerror(errno)))") }
         defer { fclose(file) }
@@ -70,28 +94,12 @@ struct EnqueueCommand: StatusCommand {
         // The total is known when the input is a file (counted first: a byte scan, far cheaper
         // than the enqueue); from a pipe the line shows the count and rate only.
         var progress = ProgressLine(total: Self.lineCount(path) ?? 0, quiet: quiet || self.file == nil)
-        // One batch per shard: a pipeline goes to the one master that serves its shard's slot.
-        var batches: [String: [RedisArguments]] = [:]
-        var enqueued = 0, bad = 0, unconfirmed = 0, lineNumber = 0
+        var batches = EnqueueBatches()
+        var grouper = BatchEntryGrouper()
+        var bad = 0, lineNumber = 0
         var linePointer: UnsafeMutablePointer<CChar>?
         var capacity = 0
         defer { free(linePointer) }
-
-        func flush(_ stream: String) -> Bool {
-            guard let batch = batches[stream], !batch.isEmpty else { return true }
-            do throws(RedisError) {
-                let result = try redis.pipeline(batch, slot: RedisSlot.of(stream), wait: wait)
-                for reply in result.replies {
-                    if case .error(let e) = reply { Console.err("swiftpush enqueue: XADD: \(e)"); bad += 1 } else { enqueued += 1 }
-                }
-                if !result.isConfirmed(wait) { unconfirmed += batch.count }
-            } catch {
-                Console.err("swiftpush enqueue: \(error.description)")
-                return false
-            }
-            batches[stream] = []
-            return true
-        }
 
         while true {
             let n = getline(&linePointer, &capacity, file)
@@ -105,6 +113,17 @@ struct EnqueueCommand: StatusCommand {
                 continue
             }
             let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: Self.idText(object["id"]), count: $0)).stream } ?? keys.stream
+            if let batch {
+                let lineApp = object["app"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? defaultApp ?? ""
+                let lineCampaign = object["campaign"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? campaign
+                var text = data
+                while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 { text.removeLast() }
+                if let full = grouper.add(Array(text), stream: stream, app: lineApp, campaign: lineCampaign, limit: batch),
+                   batches.add(full.command, stream: stream, notifications: full.count, campaign: lineCampaign) >= max(1, pipeline / batch)
+                    && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
+                progress.update(done: lineNumber)
+                continue
+            }
             var command = RedisArguments(reservingBytes: 256)
             command.append("XADD")
             command.append(stream)
@@ -117,17 +136,26 @@ struct EnqueueCommand: StatusCommand {
             }
             if !hasApp, let defaultApp { command.append("app"); command.append(defaultApp) }
             if object["campaign"] == nil, let campaign { command.append("campaign"); command.append(campaign) }
-            batches[stream, default: []].append(command)
-            if batches[stream]!.count >= pipeline && !flush(stream) { return 1 }
+            let lineCampaign = object["campaign"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? campaign
+            if batches.add(command, stream: stream, notifications: 1, campaign: lineCampaign) >= pipeline
+                && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
             progress.update(done: lineNumber)
         }
-        for stream in batches.keys.sorted() where !flush(stream) { return 1 }
-        progress.finish(done: lineNumber)
-        Console.out("enqueued \(enqueued)")
-        if unconfirmed > 0, let wait {
-            Console.err("swiftpush enqueue: \(unconfirmed) entries were written but not confirmed by \(wait.replicas) replica(s) within \(wait.timeoutMillis) ms (a failover may lose them)")
+        for rest in grouper.drain() {
+            _ = batches.add(rest.command, stream: rest.stream, notifications: rest.count, campaign: rest.campaign)
         }
-        return bad == 0 && unconfirmed == 0 ? 0 : 1
+        for stream in batches.streams where !batches.flush(stream, redis: redis, wait: wait) { return 1 }
+        progress.finish(done: lineNumber)
+        return Self.summary(batches, bad: bad, wait: wait)
+    }
+
+    /// Prints `enqueued N` (and what WAIT did not confirm); the exit status.
+    static func summary(_ batches: EnqueueBatches, bad: Int, wait: RedisWait?) -> Int32 {
+        Console.out("enqueued \(batches.enqueued)")
+        if batches.unconfirmed > 0, let wait {
+            Console.err("swiftpush enqueue: \(batches.unconfirmed) entries were written but not confirmed by \(wait.replicas) replica(s) within \(wait.timeoutMillis) ms (a failover may lose them)")
+        }
+        return bad == 0 && batches.refused == 0 && batches.unconfirmed == 0 ? 0 : 1
     }
 
     /// The number of lines of a regular file (a last line without its newline counts), or nil

@@ -9,7 +9,7 @@ struct OutcomesCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "outcomes",
         abstract: "Print the outcomes the workers recorded (or the 410 token stream).",
-        usage: "swiftpush outcomes [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S] [--json] [--follow] [--from ID] [--count N] [--unregistered]",
+        usage: "swiftpush outcomes [--redis HOST:PORT | --cluster HOST:PORT,...] [--shard S] [--json] [--follow] [--from ID] [--count N] [--campaign NAME] [--unregistered]",
         discussion: "Text lines: ID OUTCOME STATUS REASON apns-id=UUID entry=STREAM-ID [detail]")
 
     @OptionGroup var redisOptions: RedisOptions
@@ -21,6 +21,8 @@ struct OutcomesCommand: StatusCommand {
     var from: String?
     @Option(help: ArgumentHelp("stop after N outcomes (in outcome format 2 this may be inside a batch entry; --from that entry's id resumes after the whole entry)", valueName: "N"))
     var count: Int?
+    @Option(help: ArgumentHelp("only the outcomes of this campaign (the entries' campaign field)", valueName: "NAME"))
+    var campaign: String?
     @Flag(help: "read unregistered:{S} (tokens APNs reported gone) instead")
     var unregistered = false
 
@@ -65,16 +67,22 @@ struct OutcomesCommand: StatusCommand {
                 var i = 0
                 while i + 1 < flat.count { fields.append((flat[i], flat[i + 1])); i += 2 }
                 guard let outcomes = Self.outcomes(in: fields) else {
-                    Console.err("swiftpush outcomes: entry \(id) is an outcome-format-2 batch whose outcomes field is not a JSON array of objects")
+                    Console.err("swiftpush outcomes: entry \(id) is an outcome-format-2 batch (or format-3 records) whose outcomes field is not a JSON array of objects")
                     return 1
                 }
-                for outcome in outcomes where printed < limit {
+                for outcome in outcomes where printed < limit && Self.isIn(campaign, outcome) {
                     Console.out(json ? Self.json(id: id, outcome) : Self.text(outcome, id: id, unregistered: unregistered))
                     printed += 1
                 }
             }
         }
         return 0
+    }
+
+    /// Whether an outcome belongs to the campaign asked for (every outcome when none is asked).
+    static func isIn(_ campaign: String?, _ fields: [(String, String)]) -> Bool {
+        guard let campaign else { return true }
+        return fields.contains { $0.0 == "campaign" && $0.1 == campaign }
     }
 
     /// The outcomes one stream entry holds, each as its fields: the entry itself in format 1; in
@@ -84,6 +92,10 @@ struct OutcomesCommand: StatusCommand {
     /// read (never printed as one bogus outcome).
     static func outcomes(in fields: [(String, String)]) -> [[(String, String)]]? {
         let f = Dictionary(fields, uniquingKeysWith: { a, _ in a })
+        if f["v"] == "3" {
+            guard let rows = try? OutcomeRow.rows(streamID: "", fields: fields) else { return nil }
+            return rows.map(Self.fields(of:))
+        }
         guard f["v"] == "2" else { return [fields] }
         guard let text = f["outcomes"],
               let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] else { return nil }
@@ -93,9 +105,31 @@ struct OutcomesCommand: StatusCommand {
         }
     }
 
+    /// A format-3 record's line as fields, named as formats 1 and 2 name them; a group (a
+    /// multicast's accepted tokens, or a refusal of a whole entry) adds `count` and `indexes`
+    /// (the notifications' positions in the entry, as ranges: "0-41,43-499").
+    static func fields(of r: OutcomeRow) -> [(String, String)] {
+        var f: [(String, String)] = [("v", "3"), ("worker", r.worker), ("id", r.id), ("outcome", r.outcome), ("status", String(r.status)),
+                                     ("reason", r.reason), ("entry", r.entry), ("kind", r.kind), ("app", r.app),
+                                     ("attempts", String(r.attempts)), ("deliveries", String(r.deliveries))]
+        if !r.token.isEmpty { f.append(("token", r.token)) }
+        if !r.apnsID.isEmpty { f.append(("apns_id", r.apnsID)) }
+        if !r.detail.isEmpty { f.append(("detail", r.detail)) }
+        if !r.campaign.isEmpty { f.append(("campaign", r.campaign)) }
+        if r.latencyUs > 0 { f.append(("latency_us", String(r.latencyUs))) }
+        if r.timestampMs > 0 { f.append(("timestamp_ms", String(r.timestampMs))) }
+        if r.maybeDelivered { f.append(("maybe_delivered", "1")) }
+        if let i = r.index { f.append(("index", String(i))) }
+        if r.count > 1 || r.indexes != nil {
+            f.append(("count", String(r.count)))
+            f.append(("indexes", r.indexes ?? ""))
+        }
+        return f
+    }
+
     static func json(id: String, _ fields: [(String, String)]) -> String {
         var object: [String: Any] = ["stream_id": id]
-        for (k, v) in fields { object[k] = OutcomeRecord.numericFields.contains(k) ? (Int64(v).map { $0 as Any } ?? v) : v }
+        for (k, v) in fields { object[k] = OutcomeRecord.numericFields.contains(k) || k == "count" || k == "index" ? (Int64(v).map { $0 as Any } ?? v) : v }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
@@ -107,6 +141,7 @@ struct OutcomesCommand: StatusCommand {
         }
         var line = "\(f["id"].map { $0.isEmpty ? "-" : $0 } ?? "-") \(f["outcome"] ?? "?") \(f["status"] ?? "0") \((f["reason"] ?? "").isEmpty ? "-" : f["reason"]!)"
         line += " apns-id=\(f["apns_id"] ?? "-") entry=\(f["entry"] ?? "-")"
+        if let n = f["count"] { line += " count=\(n) indexes=\(f["indexes"] ?? "")" }
         if let d = f["detail"], !d.isEmpty { line += " (\(d))" }
         return line
     }

@@ -38,14 +38,13 @@ struct WorkerCommand: StatusCommand {
             throw ValidationError(error.description)
         }
         if let consumer { config.consumer = consumer }
-        var options = RedisStreamQueue.Options()
-        options.redis = config.redis
-        options.keys = StreamKeys(shard: config.shard)
-        options.group = config.group
-        options.consumer = config.consumer ?? Self.defaultConsumerName()
-        options.minIdleMillis = config.effectiveMinIdleMillis
-        options.guardTTLSeconds = config.guardTTLSeconds
-        options.outcomeFormat = config.outcomeFormat
+        let commands = config.shardCommands(consumer: config.consumer ?? Self.defaultConsumerName())
+        let connector: RedisConnector
+        do throws(RedisError) {
+            connector = try RedisConnector(config.redis)
+        } catch {
+            throw ValidationError(error.description)
+        }
 
         // Block the stop signals before any client thread exists, so that every thread inherits
         // the mask and only the sigwait thread below sees them: no async signal handler.
@@ -55,17 +54,17 @@ struct WorkerCommand: StatusCommand {
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
-        let worker: Worker
+        let worker: WorkerDriver
         do throws(ConfigurationError) {
-            worker = try Worker(configuration: config, queue: RedisStreamQueue(options: options),
-                                log: WorkerLog(verbose: !quiet))
+            worker = try WorkerDriver(configuration: config, connector: connector, commands: commands,
+                                      log: WorkerLog(verbose: !quiet))
         } catch {
             throw ValidationError(error.description)
         }
         if let port = config.metricsPort {
             do throws(ConfigurationError) {
                 let server = try WorkerHTTPServer(host: config.metricsHost, port: port,
-                                                  routes: Self.routes(worker: worker, config: config, consumer: options.consumer))
+                                                  routes: Self.routes(worker: worker, config: config, consumer: commands.consumer))
                 Console.err("swiftpush worker: metrics on http://\(config.metricsHost):\(server.port)/metrics (and /healthz; the status page on /)")
             } catch {
                 throw ValidationError(error.description)
@@ -82,7 +81,7 @@ struct WorkerCommand: StatusCommand {
             return nil
         }, box)
         pthread_detach(thread)
-        Console.err("swiftpush worker: consumer \(options.consumer) on \(options.keys.stream) at \(config.redis.summary), min-idle \(options.minIdleMillis) ms")
+        Console.err("swiftpush worker: consumer \(commands.consumer) on \(commands.keys.stream) at \(config.redis.summary), min-idle \(commands.minIdleMillis) ms")
         return worker.run() ? 0 : 1
     }
 
@@ -90,7 +89,7 @@ struct WorkerCommand: StatusCommand {
     /// worker's Redis (its `"redis"` object: a server or a cluster, AUTH, TLS) on connections of
     /// the page's own (every shard found there, this one
     /// first), with this worker's own figures beside it.
-    static func routes(worker: Worker, config: WorkerConfiguration, consumer: String) -> WorkerRoutes {
+    static func routes(worker: WorkerDriver, config: WorkerConfiguration, consumer: String) -> WorkerRoutes {
         let redis = config.redis
         let reader = StatusReader(group: config.group, shards: .discovered(including: [config.shard], rescanMillis: 60_000)) {
             try RedisRouter(redis)
@@ -116,9 +115,9 @@ struct WorkerCommand: StatusCommand {
 
 /// What the signal thread needs (passed to it through pthread_create's argument).
 private final class StopTarget {
-    let worker: Worker
+    let worker: WorkerDriver
     let signals: sigset_t
-    init(worker: Worker, signals: sigset_t) {
+    init(worker: WorkerDriver, signals: sigset_t) {
         self.worker = worker
         self.signals = signals
     }

@@ -161,6 +161,42 @@ public final class RedisConnection {
         }
     }
 
+    /// The connection's socket descriptor, for a caller's own `poll` (nil once closed): when it
+    /// is readable, `receiveIfReady` until it returns nil.
+    public var descriptor: Int32? { socket.map(\.descriptor) }
+
+    /// The reply to the oldest command sent and not yet answered if it has arrived whole, handed
+    /// to `parse` as `receive(parsing:)` does; nil, without waiting, when it has not (what has
+    /// arrived of it is kept). Reads until the socket has nothing more, so that after a nil a
+    /// `poll` on `descriptor` is a true test of whether more has come. For an event loop that
+    /// waits on several connections at once (the worker's driver).
+    public func receiveIfReady<T>(parsing parse: (UnsafePointer<redisReply>) -> T) throws(RedisError) -> T? {
+        guard let socket else { throw notConnected() }
+        if !output.isEmpty { try flush() }
+        while true {
+            var raw: UnsafeMutableRawPointer?
+            if redisReaderGetReply(reader, &raw) != REDIS_OK {
+                let message = withUnsafeBytes(of: reader.pointee.errstr) { raw -> String in
+                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                }
+                throw lost(RedisError(.connection, "Redis at \(endpoint): protocol error: \(message)"))
+            }
+            if let raw {
+                defer { freeReplyObject(raw) }
+                pendingReplies -= 1
+                return parse(UnsafePointer(raw.assumingMemoryBound(to: redisReply.self)))
+            }
+            let n: Int
+            do throws(RedisError) {
+                n = try socket.readAvailable(into: input)
+            } catch {
+                throw lost(error)
+            }
+            if n == 0 { return nil }
+            _ = redisReaderFeed(reader, input.baseAddress!.assumingMemoryBound(to: CChar.self), n)
+        }
+    }
+
     /// A copy of hiredis's reply `r` (kept for the worker's parsers; `RedisReply(copying:)`).
     public static func convert(_ r: UnsafePointer<redisReply>) -> RedisReply { RedisReply(copying: r) }
 

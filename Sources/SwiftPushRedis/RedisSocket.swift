@@ -151,6 +151,36 @@ final class RedisSocket {
         }
     }
 
+    /// The socket's descriptor (-1 once closed), for a caller's own `poll`: readable means a
+    /// `readAvailable` will find bytes (or the end of the connection).
+    var descriptor: Int32 { fd }
+
+    /// Reads what has arrived into `buffer` without waiting: the byte count, 0 when nothing is
+    /// there yet (the socket, and OpenSSL's buffer, are drained: `poll` on `descriptor` then
+    /// says when more comes). A closed or broken connection throws.
+    func readAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(RedisError) -> Int {
+        guard fd >= 0 else { throw RedisError(.connection, "Redis at \(endpoint): not connected") }
+        while true {
+            if let ssl {
+                let n = SSL_read(ssl, buffer.baseAddress, Int32(min(buffer.count, Int(Int32.max))))
+                if n > 0 { return Int(n) }
+                let e = errno
+                switch SSL_get_error(ssl, n) {
+                case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return 0
+                case SSL_ERROR_SYSCALL where e == EINTR: OpenSSLError.clear(); continue
+                default: try waitForSSL(ssl, n, deadline: 0, doing: "reading a reply")
+                }
+            } else {
+                let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+                if n > 0 { return n }
+                if n == 0 { throw RedisError(.connection, "Redis at \(endpoint): connection closed by the server") }
+                if errno == EAGAIN { return 0 }
+                if errno == EINTR { continue }
+                throw lost("read", errno)
+            }
+        }
+    }
+
     /// After an SSL_read or SSL_write that did not complete: waits for what OpenSSL wants, or
     /// throws what broke.
     private func waitForSSL(_ ssl: OpaquePointer, _ rc: Int32, deadline: UInt64, doing: String) throws(RedisError) {

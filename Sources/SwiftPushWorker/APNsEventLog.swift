@@ -10,9 +10,9 @@ import PushCore
 ///
 /// Thread-safe: the clients' I/O threads report through their log callbacks (`AppEventSink`),
 /// the loop reports the rest and flushes.
-final class APNsEventLog: @unchecked Sendable {
+public final class APNsEventLog: @unchecked Sendable {
     /// A kind of event: its metric label and its log message.
-    enum Kind: String, CaseIterable, Sendable {
+    public enum Kind: String, CaseIterable, Sendable {
         case connectionLost = "connection_lost"
         case goaway
         case backOff = "back_off"

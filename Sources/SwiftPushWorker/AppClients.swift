@@ -3,21 +3,19 @@ import PushCore
 import PushClientCore
 import PushTransport
 
-/// One PushClient per credential set (APNs binds a connection to one team), opened from the
-/// configuration, all delivering results to one inbox.
+/// One client per credential set (APNs binds a connection to one team), opened from the
+/// configuration; the driver polls each one's results (`resultFileDescriptor` in its poll).
 final class AppClients {
-    private(set) var clients: [String: PushClient] = [:]
+    private(set) var clients: [String: PushClientGroup] = [:]
     /// What the entry parser needs to know of each app.
     let policies: [String: AppPolicy]
     /// Each client's log callback's user data: alive as long as the clients.
     private var sinks: [AppEventSink] = []
 
-    /// Opens every app's client, its results going to `inbox` and its trouble to `events`;
-    /// fails on the first credential set that cannot be used (the message names the app, never
-    /// the secret).
-    init(configuration: WorkerConfiguration, inbox: ResultInbox, events: APNsEventLog) throws(ConfigurationError) {
+    /// Opens every app's client, its trouble going to `events`; fails on the first credential
+    /// set that cannot be used (the message names the app, never the secret).
+    init(configuration: WorkerConfiguration, events: APNsEventLog) throws(ConfigurationError) {
         var policies: [String: AppPolicy] = [:]
-        let userData = Unmanaged.passUnretained(inbox).toOpaque()
         for (name, app) in configuration.apps.sorted(by: { $0.key < $1.key }) {
             var c = ClientConfiguration()
             if let host = app.host {
@@ -31,7 +29,6 @@ final class AppClients {
             c.timing.deadlineMillis = configuration.deadlineMillis
             // Room for everything in flight plus results on their way to the callback.
             c.pool.queueCapacity = configuration.maxInFlight + 1024
-            c.callbacks.result = ResultCallback(function: ResultInbox.callback, userData: userData)
             let sink = AppEventSink(app: name, events: events)
             sinks.append(sink)
             c.callbacks.log = sink.logCallback
@@ -54,9 +51,9 @@ final class AppClients {
                 c.credentials.clientCertificate = .pem(certificateFile: cert, keyFile: app.certKeyFile ?? cert)
             }
             do throws(ClientError) {
-                clients[name] = try PushClient(configuration: c)
+                clients[name] = try PushClientGroup(configuration: c)
             } catch {
-                for (_, opened) in clients { opened.close(drainMillis: 0) }
+                for (_, opened) in clients { _ = opened.close(drainMillis: 0) }
                 throw ConfigurationError("app \"\(name)\": \(error.description)")
             }
             policies[name] = AppPolicy(topics: app.topics ?? [])
@@ -65,8 +62,8 @@ final class AppClients {
     }
 
     /// Closes every client: in-flight notifications get up to `drainMillis`, the rest are
-    /// cancelled (their results still reach the inbox).
+    /// cancelled (their results can still be polled).
     func close(drainMillis: Int32 = 0) {
-        for (_, client) in clients { client.close(drainMillis: drainMillis) }
+        for (_, client) in clients { _ = client.close(drainMillis: drainMillis) }
     }
 }

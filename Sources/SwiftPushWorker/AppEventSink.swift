@@ -19,7 +19,7 @@ final class AppEventSink: @unchecked Sendable {
     }
 
     /// The library's event names (push_config_set_log_callback) and the kind each one is; GOAWAYs
-    /// are counted from the client's stats instead (`Worker.noteClientEvents`), refused
+    /// are counted from the client's stats instead (`WorkerDriver`'s `noteClientEvents`), refused
     /// credentials from the results.
     static let kinds: [String: APNsEventLog.Kind] = [
         "connection.closed": .connectionLost, // at WARNING: an abrupt end (ours and orderly ones are INFO)

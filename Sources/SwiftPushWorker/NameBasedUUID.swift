@@ -1,5 +1,6 @@
 import COpenSSL
 import PushCore
+import SwiftPushKit
 
 /// Name-based (version 5, SHA-1) UUIDs, RFC 9562 section 5.5: the apns-id of a queued
 /// notification is derived from its `id`, so every resend of the same notification (after a
@@ -15,35 +16,54 @@ public enum NameBasedUUID {
 
     /// The version-5 UUID of `name` in `namespace` (16 bytes), as lowercase canonical text.
     public static func make(namespace: [UInt8] = notificationNamespace, name: some Collection<UInt8>) -> String {
+        id(namespace: namespace, name) { _ in }.description
+    }
+
+    /// The version-5 UUID of `first` followed by `rest`'s bytes in the notification namespace,
+    /// as an apns-id: a multicast notification's is that of `id`, "/" and its token, hashed in
+    /// parts (no concatenated copy). Hashed in updates and packed into the id's two words: no
+    /// allocation.
+    static func id(namespace: [UInt8] = notificationNamespace, _ first: some Collection<UInt8>,
+                   _ rest: (inout SHA_CTX) -> Void) -> APNsID {
         precondition(namespace.count == 16)
-        // Hashed in two updates and written straight into the string: one allocation per id
-        // (the string), where concatenating the input and building the text took five.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
             var ctx = SHA_CTX()
             SHA1_Init(&ctx)
             namespace.withUnsafeBytes { _ = SHA1_Update(&ctx, $0.baseAddress, $0.count) }
-            if let done = name.withContiguousStorageIfAvailable({ SHA1_Update(&ctx, $0.baseAddress, $0.count) }) {
-                _ = done
-            } else {
-                let copy = Array(name)
-                copy.withUnsafeBytes { _ = SHA1_Update(&ctx, $0.baseAddress, $0.count) }
-            }
+            update(&ctx, first)
+            rest(&ctx)
             SHA1_Final(digest.baseAddress, &ctx)
             digest[6] = (digest[6] & 0x0F) | 0x50   // version 5
             digest[8] = (digest[8] & 0x3F) | 0x80   // RFC 4122 variant
-            return String(unsafeUninitializedCapacity: 36) { out in
-                var at = 0
-                for i in 0..<16 {
-                    if i == 4 || i == 6 || i == 8 || i == 10 {
-                        out[at] = UInt8(ascii: "-")
-                        at += 1
-                    }
-                    out[at] = hexDigits[Int(digest[i] >> 4)]
-                    out[at + 1] = hexDigits[Int(digest[i] & 0xF)]
-                    at += 2
-                }
-                return at
+            var high: UInt64 = 0, low: UInt64 = 0
+            for i in 0..<8 { high = high << 8 | UInt64(digest[i]) }
+            for i in 8..<16 { low = low << 8 | UInt64(digest[i]) }
+            return APNsID(high: high, low: low)
+        }
+    }
+
+    /// The apns-id of a single or batch notification: the UUID of its id's UTF-8 bytes.
+    static func id(of notificationID: String) -> APNsID {
+        var text = notificationID
+        return text.withUTF8 { id(UnsafeRawBufferPointer($0)) { _ in } }
+    }
+
+    /// The apns-id of a multicast notification: the UUID of `id`, "/" and the token.
+    static func id(of notificationID: String, token: some Collection<UInt8>) -> APNsID {
+        var text = notificationID
+        return text.withUTF8 { bytes in
+            id(UnsafeRawBufferPointer(bytes)) { ctx in
+                update(&ctx, "/".utf8)
+                update(&ctx, token)
             }
+        }
+    }
+
+    /// Hashes `bytes` into `ctx` (in place when they are contiguous).
+    static func update(_ ctx: inout SHA_CTX, _ bytes: some Collection<UInt8>) {
+        if bytes.withContiguousStorageIfAvailable({ SHA1_Update(&ctx, $0.baseAddress, $0.count) }) == nil {
+            let copy = Array(bytes)
+            copy.withUnsafeBytes { _ = SHA1_Update(&ctx, $0.baseAddress, $0.count) }
         }
     }
 

@@ -22,6 +22,7 @@ extension OutcomeRecord {
         w.key("status"); w.integer(Int64(status))
         w.key("reason"); w.string(reason)
         if !app.isEmpty { w.key("app"); w.string(app) }
+        if !campaign.isEmpty { w.key("campaign"); w.string(campaign) }
         if !detail.isEmpty { w.key("detail"); w.string(detail) }
         if !apnsID.isEmpty { w.key("apns_id"); w.string(apnsID) }
         if !token.isEmpty { w.key("token"); w.string(token) }

@@ -15,6 +15,9 @@ public struct OutcomeRecord: Sendable, Equatable {
     public var entryID: String
     /// The app (credential set), when known.
     public var app: String = ""
+    /// The entry's campaign (`campaign`), when it named one: echoed so that `swiftpush outcomes
+    /// --campaign` can select its outcomes.
+    public var campaign: String = ""
     /// The outcome.
     public var kind: Kind
     /// APNs's HTTP status; 0 when APNs did not answer (or was never asked).
@@ -53,6 +56,7 @@ public struct OutcomeRecord: Sendable, Equatable {
     public func fields(worker: String) -> [String] {
         var f = ["v", "1", "id", id, "entry", entryID, "outcome", kind.rawValue, "status", String(status), "reason", reason]
         if !app.isEmpty { f += ["app", app] }
+        if !campaign.isEmpty { f += ["campaign", campaign] }
         if !detail.isEmpty { f += ["detail", detail] }
         if !apnsID.isEmpty { f += ["apns_id", apnsID] }
         if !token.isEmpty { f += ["token", token] }

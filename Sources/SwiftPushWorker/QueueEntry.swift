@@ -4,7 +4,7 @@ import Glibc
 
 /// One stream entry as read from the queue: its stream id (`1700000000000-0`) and its fields in
 /// the order the producer gave them. Field names and values are bytes: nothing is assumed about
-/// what a producer wrote until `EntryParser` has checked it.
+/// what a producer wrote until `EntryReader` has checked it.
 ///
 /// The fields live in one byte array, names and values back to back, with their end offsets in
 /// a second: two allocations per entry instead of two per field (a batch of a thousand entries
@@ -13,8 +13,9 @@ import Glibc
 public struct QueueEntry: Sendable, Equatable {
     /// The entry's id in the stream (what XACK takes).
     public let entryID: String
-    /// Every field's name and value, back to back, in order.
-    private let bytes: [UInt8]
+    /// Every field's name and value, back to back, in order (values are ranges of it:
+    /// `range(of:)`).
+    let bytes: [UInt8]
     /// Per field, the end of its name and the end of its value in `bytes` (the name starts where
     /// the previous value ended).
     private let ends: [Int32]
@@ -101,6 +102,20 @@ public struct QueueEntry: Sendable, Equatable {
     public func value(_ name: StaticString) -> ArraySlice<UInt8>? {
         let key = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
         for i in 0..<fieldCount where nameEquals(i, key) { return value(at: i) }
+        return nil
+    }
+
+    /// Calls `body` with each field's name and value ranges in `bytes`, in order.
+    func forEachField(_ body: (Range<Int>, Range<Int>) -> Void) {
+        for i in 0..<fieldCount {
+            body((i == 0 ? 0 : Int(ends[2 * i - 1]))..<Int(ends[2 * i]), Int(ends[2 * i])..<Int(ends[2 * i + 1]))
+        }
+    }
+
+    /// Where the value of the first field called `name` lies in `bytes`.
+    func range(of name: StaticString) -> Range<Int>? {
+        let key = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        for i in 0..<fieldCount where nameEquals(i, key) { return Int(ends[2 * i])..<Int(ends[2 * i + 1]) }
         return nil
     }
 

@@ -1,187 +1,322 @@
-/// The Lua scripts that make each queue step atomic on the Redis server. Every key a script
-/// touches carries the shard's hash tag (`{s}`), so on a cluster they all live in one slot.
+/// The Lua scripts that make each queue step atomic on the Redis server (docs/worker.md, "The
+/// protocol"). Every key a script touches carries the shard's hash tag (`{s}`), so on a cluster
+/// they all live in one slot. `InMemoryWorkQueue` implements the same steps in Swift for the
+/// machine's unit tests, and `WorkQueueContractTests` runs one set of scenarios against both.
 enum RedisStreamScripts {
-    /// Settles a batch: records outcomes (once per guard), parks delayed entries, and
-    /// acknowledges every entry, all in one atomic step. KEYS: stream, outcomes, unregistered,
-    /// delayed set. ARGV: group, worker, ttl, delayed-hash prefix, then per settlement:
-    ///   's' guard entry <the values of OutcomeRecord.sentShape but v, entry and worker>
-    ///   'o' guard entry nOutcome nUnregistered <outcome fields> <unregistered fields>
-    ///   'a' guard entry
-    ///   'd' guard entry nFields due <entry fields>
-    /// An outcome is written only if its guard (set by the claim to the entry's id) was not
-    /// already turned into `<entry>!` — by another worker that held the entry too (a reclaim from
-    /// a slow worker), by an earlier run of this call whose reply was lost, or by a life of the
-    /// entry before the group was rewound — and the guard becomes `<entry>!` here. An outcome
-    /// whose guard names another entry belongs to a duplicate entry: it is recorded once under a
-    /// guard of its own (`<guard>#<entry>`). Returns {recorded, skipped, delayed}.
-    static let settle = RedisScript(settleScript(setup: "local outcomes = KEYS[2]", records: """
-      if kind == 's' then
-        next = i + \(OutcomeRecord.sentShapeValueCount + 3)
-        local marked = fresh(guard, entry)
-        if marked then
-          write(marked, guard, entry, 'XADD', outcomes, '*', \(sentShapeArguments(first: 3)))
-          recorded = recorded + 1
-        else skipped = skipped + 1 end
-      elseif kind == 'o' then
-        local n1, n2 = tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
-        local f = i + 5
-        next = f + n1 + n2
-        local marked = fresh(guard, entry)
-        if marked then
-          if n2 > 0 then write(marked, guard, entry, 'XADD', KEYS[3], '*', unpack(ARGV, f + n1, f + n1 + n2 - 1)) end
-          write(marked, guard, entry, 'XADD', outcomes, '*', unpack(ARGV, f, f + n1 - 1))
-          recorded = recorded + 1
-        else skipped = skipped + 1 end
-    """, finish: ""))
+    /// Claims the notification ids of a read batch: per id, its guard in the time-bucketed guard
+    /// hashes, written once (`HSETNX`) with the entry that owns the id and the claim's time
+    /// (`<entry> <unix seconds>`). A guard that names the entry (or the entry it came from,
+    /// `origin`, for an entry back from the delayed set) is a re-delivery: fine. One that names
+    /// another entry and is younger than the TTL makes the id a duplicate. The current bucket
+    /// is `floor(now / ttl)`; the previous one is read too (a guard there older than the TTL is
+    /// forgotten), so a guard lives exactly the TTL; each bucket expires when it can hold no
+    /// live guard. Also returns each entry's progress (which of its notifications have
+    /// outcomes already) when asked.
+    ///
+    /// KEYS: progress hash. ARGV: guard-hash prefix, ttl (s), then per entry: entry id, origin
+    /// ("" for none), "1" to read its progress, n, and its n ids. Returns the entries with
+    /// something to say, in order: {{entry number (from 1), progress or false, id number, owner,
+    /// id number, owner, ...}, ...}.
+    static let claim = RedisScript("""
+    local prefix, ttl = ARGV[1], tonumber(ARGV[2])
+    local now = tonumber(redis.call('TIME')[1])
+    local b = math.floor(now / ttl)
+    local cur, prev = prefix .. b, prefix .. (b - 1)
+    local hasPrev = redis.call('EXISTS', prev) == 1
+    local out, written = {}, false
+    local i, e = 3, 0
+    while i <= #ARGV do
+      e = e + 1
+      local entry, origin, wantProgress, n = ARGV[i], ARGV[i+1], ARGV[i+2], tonumber(ARGV[i+3])
+      local mine = entry
+      if origin ~= '' then mine = origin end
+      local stamp = mine .. ' ' .. now
+      local answer = nil
+      for k = 1, n do
+        local id = ARGV[i + 3 + k]
+        local owner = nil
+        if hasPrev then
+          local g = redis.call('HGET', prev, id)
+          if g then
+            local o, at = string.match(g, '^(%S+) (%d+)$')
+            if o and now - tonumber(at) < ttl then owner = o end
+          end
+        end
+        if not owner then
+          if redis.call('HSETNX', cur, id, stamp) == 1 then
+            written = true
+          else
+            owner = string.match(redis.call('HGET', cur, id), '^(%S+)')
+          end
+        end
+        if owner and owner ~= mine and owner ~= entry then
+          answer = answer or {e, false}
+          answer[#answer+1] = k
+          answer[#answer+1] = owner
+        end
+      end
+      if wantProgress == '1' then
+        local p = redis.call('HGET', KEYS[1], entry)
+        if p then
+          answer = answer or {e, false}
+          answer[2] = p
+        end
+      end
+      if answer then out[#out+1] = answer end
+      i = i + 4 + n
+    end
+    if written then redis.call('EXPIREAT', cur, (b + 2) * ttl) end
+    return out
+    """)
 
-    /// The settle script of outcome format 2 (`OutcomeRecord.json`): the same guards, delays and
-    /// acknowledgement as `settle`, but the outcomes recorded go to one stream entry for the
-    /// whole call — `v` 2, `worker`, `count` and `outcomes` (a JSON array of the objects). KEYS
-    /// and the first four ARGV as `settle`; then per settlement:
-    ///   'j' guard entry json nUnregistered <unregistered fields>
-    ///   'a' guard entry
-    ///   'd' guard entry nFields due <entry fields>
-    /// Returns {recorded, skipped, delayed}.
-    /// The outcomes' one write comes last, so if it fails every mark of this call is taken back
-    /// and nothing is acknowledged: the whole chunk is recorded when it is sent again (a 410's
-    /// unregistered record, written before, may then be written twice).
-    static let settleBatched = RedisScript(settleScript(setup: "local objects, marks = {}, {}", records: """
-      if kind == 'j' then
-        local n = tonumber(ARGV[i+4])
-        next = i + 5 + n
-        local marked = fresh(guard, entry)
-        if marked then
-          if n > 0 then write(marked, guard, entry, 'XADD', KEYS[3], '*', unpack(ARGV, i + 5, i + 4 + n)) end
-          objects[#objects+1] = ARGV[i+3]
-          marks[#marks+1] = {marked, guard, entry}
-          recorded = recorded + 1
-        else skipped = skipped + 1 end
-    """, finish: """
+    /// Settles a chunk of entries in one atomic step: for each entry still pending (settled by
+    /// nobody else, nor by an earlier run of this call whose reply was lost), the notifications
+    /// its settlement covers less those its progress marks done already get their outcomes
+    /// recorded — format 1: an `outcomes` entry each; format 2: objects of one `v 2` entry;
+    /// records: one object per entry in one `v 3` entry (`OutcomeRecord+Record.swift`) — their
+    /// 410s go to the unregistered stream, the ones a 429 parks go to the delayed set as a new
+    /// entry, and the entry's progress is updated, or, once every notification of the entry
+    /// has its outcome (`final`), the entry is acknowledged, deleted and its progress dropped.
+    /// The `stats` counters count what was recorded.
+    ///
+    /// Redis keeps a script's earlier writes when a later command fails (a key of the wrong
+    /// type, memory), so nothing is marked (progress, acknowledgement) before every write its
+    /// outcomes need has succeeded: the loop runs under `pcall`, an entry whose writes failed
+    /// midway is not marked, and nor is any entry whose record was to go in a batched `XADD`
+    /// that failed; the script then fails and the worker sends the chunk again (a 410's record
+    /// in the unregistered stream may be written twice).
+    ///
+    /// KEYS: stream, outcomes, unregistered, delayed set, progress hash, stats hash. ARGV:
+    /// group, worker, delayed-hash prefix, then per entry (`RedisSettleArguments`): entry, dest
+    /// ('1', '2' or '3'), n, final ('1'/'0'), app, campaign, record header, accepted count,
+    /// accepted bitmap, accepted ranges, accepted ids, repeats, the number of other outcomes and
+    /// each (index, kind letter, reason, JSON, nf, nu, nf outcome fields, nu unregistered
+    /// fields), the rest (kind letter or '', then reason and JSON), the number of delayed
+    /// pieces (then due, member, join field, nf, nf fields, and index + piece each).
+    /// Returns {entries marked, entries skipped}.
+    static let settle = RedisScript("""
+    local group, worker, hprefix = ARGV[1], ARGV[2], ARGV[3]
+    local band, bor, bnot, rshift = bit.band, bit.bor, bit.bnot, bit.rshift
+    local function popcount(x) local c = 0 while x ~= 0 do c = c + band(x, 1) x = rshift(x, 1) end return c end
+    local function getbit(m, idx) return band(m[rshift(idx, 3) + 1] or 0, rshift(128, band(idx, 7))) ~= 0 end
+    local function setbit(m, idx) local j = rshift(idx, 3) + 1 m[j] = bor(m[j] or 0, rshift(128, band(idx, 7))) end
+    local function bytes(s, nb)
+      local t = {}
+      for j = 1, nb do t[j] = 0 end
+      if s then for j = 1, math.min(#s, nb) do t[j] = string.byte(s, j) end end
+      return t
+    end
+    local function ranges(m, n, want)
+      local out, start = {}, nil
+      for idx = 0, n do
+        local on = idx < n and getbit(m, idx) == want
+        if on and not start then start = idx
+        elseif not on and start then
+          if idx - 1 == start then out[#out+1] = tostring(start) else out[#out+1] = start .. '-' .. (idx - 1) end
+          start = nil
+        end
+      end
+      return table.concat(out, ',')
+    end
+    local kinds = {a = 'accepted', r = 'rejected', f = 'failed'}
+    local i, skipped = 4, 0
+    local marks, records, objects = {}, {}, {}
+    local recordCount = 0
+    local ok, failure = pcall(function()
+      while i <= #ARGV do
+        local E, dest, n, final = ARGV[i], ARGV[i+1], tonumber(ARGV[i+2]), ARGV[i+3] == '1'
+        local app, campaign, hdr = ARGV[i+4], ARGV[i+5], ARGV[i+6]
+        local acc, accmap, accat, accids, repeats = tonumber(ARGV[i+7]), ARGV[i+8], ARGV[i+9], ARGV[i+10], tonumber(ARGV[i+11])
+        local o = i + 13
+        local others = {}
+        for k = 1, tonumber(ARGV[i+12]) do
+          local nf, nu = tonumber(ARGV[o+4]), tonumber(ARGV[o+5])
+          others[k] = {idx = tonumber(ARGV[o]), kind = ARGV[o+1], reason = ARGV[o+2], json = ARGV[o+3], f = o + 6, nf = nf, u = o + 6 + nf, nu = nu}
+          o = o + 6 + nf + nu
+        end
+        local rest = nil
+        if ARGV[o] ~= '' then
+          rest = {kind = ARGV[o], reason = ARGV[o+1], json = ARGV[o+2]}
+          o = o + 3
+        else
+          o = o + 1
+        end
+        local delay = nil
+        local nd = tonumber(ARGV[o])
+        if nd > 0 then
+          local nf = tonumber(ARGV[o+4])
+          delay = {due = ARGV[o+1], member = ARGV[o+2], join = ARGV[o+3], f = o + 5, nf = nf, p = o + 5 + nf, np = nd}
+          o = o + 5 + nf + 2 * nd
+        else
+          o = o + 1
+        end
+        i = o
+        if not redis.call('XPENDING', KEYS[1], group, E, E, 1)[1] then
+          skipped = skipped + 1
+        else
+          local p = false
+          if n > 1 then p = redis.call('HGET', KEYS[5], E) end
+          local nb = math.floor((n + 7) / 8)
+          local need = p or not final or rest ~= nil
+          local c = nil
+          if need then c = bytes(p or nil, nb) end
+          local counts = {}
+          local k, at, ids = 0, '', ''
+          if acc > 0 then
+            if not p then
+              k, at, ids = acc, accat, accids
+              if need then for j = 1, nb do c[j] = bor(c[j], string.byte(accmap, j) or 0) end end
+            else
+              local fresh, whole = {}, true
+              for j = 1, nb do
+                local a = string.byte(accmap, j) or 0
+                local f = band(a, bnot(c[j]))
+                if f ~= a then whole = false end
+                fresh[j] = f
+                k = k + popcount(f)
+              end
+              if whole then
+                at, ids = accat, accids
+              else
+                at = ranges(fresh, n, true)
+                if accids ~= '' then
+                  local kept, bitno, am = {}, -1, bytes(accmap, nb)
+                  for item in string.gmatch(accids, '[^\\n]+') do
+                    repeat bitno = bitno + 1 until getbit(am, bitno)
+                    if string.sub(item, -1) == ',' then item = string.sub(item, 1, -2) end
+                    if getbit(fresh, bitno) then kept[#kept+1] = item end
+                  end
+                  ids = table.concat(kept, ',')
+                end
+              end
+              for j = 1, nb do c[j] = bor(c[j], fresh[j]) end
+            end
+            if k > 0 then counts[#counts+1] = {'a', '', k} end
+          end
+          local frags = {}
+          for _, ot in ipairs(others) do
+            if not (need and getbit(c, ot.idx)) then
+              if need then setbit(c, ot.idx) end
+              if ot.nu > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, ot.u, ot.u + ot.nu - 1)) end
+              if dest == '1' then redis.call('XADD', KEYS[2], '*', unpack(ARGV, ot.f, ot.f + ot.nf - 1)) end
+              frags[#frags+1] = ot.json
+              counts[#counts+1] = {ot.kind, ot.reason, 1}
+            end
+          end
+          local dcount = 0
+          if delay then
+            local pieces = {}
+            for q = 0, delay.np - 1 do
+              local idx = tonumber(ARGV[delay.p + 2 * q])
+              if not (need and getbit(c, idx)) then
+                if need then setbit(c, idx) end
+                pieces[#pieces+1] = ARGV[delay.p + 2 * q + 1]
+              end
+            end
+            dcount = #pieces
+            if dcount > 0 then
+              local h = hprefix .. delay.member
+              redis.call('DEL', h)
+              redis.call('HSET', h, unpack(ARGV, delay.f, delay.f + delay.nf - 1))
+              if delay.join == 'tokens' then redis.call('HSET', h, 'tokens', table.concat(pieces, ','))
+              elseif delay.join == 'notifications' then redis.call('HSET', h, 'notifications', '[' .. table.concat(pieces, ',') .. ']') end
+              redis.call('ZADD', KEYS[4], delay.due, delay.member)
+            end
+          end
+          local rc, rat = 0, ''
+          if rest then
+            for idx = 0, n - 1 do if not getbit(c, idx) then rc = rc + 1 end end
+            rat = ranges(c, n, false)
+            for idx = 0, n - 1 do setbit(c, idx) end
+            if rc > 0 then counts[#counts+1] = {rest.kind, rest.reason, rc} end
+          end
+          local cnt = k + #frags + rc
+          local mark = {E = E, final = final, hadP = p ~= false, counts = counts, app = app, campaign = campaign}
+          if not final then mark.map = string.char(unpack(c)) end
+          if dest == '2' then
+            for _, f in ipairs(frags) do objects[#objects+1] = f end
+            mark.r2 = #frags > 0
+          elseif dest == '3' and (cnt > 0 or dcount > 0 or final) then
+            local r = hdr .. ',"count":' .. cnt
+            if k > 0 then
+              r = r .. ',"accepted":' .. k .. ',"accepted_at":"' .. at .. '"'
+              if ids ~= '' then r = r .. ',"accepted_ids":[' .. ids .. ']' end
+            end
+            if #frags > 0 then r = r .. ',"others":[' .. table.concat(frags, ',') .. ']' end
+            if rc > 0 then r = r .. ',"rest":{' .. rest.json .. '},"rest_count":' .. rc .. ',"rest_at":"' .. rat .. '"' end
+            if dcount > 0 then r = r .. ',"delayed":' .. dcount end
+            if final then
+              if repeats > 0 then r = r .. ',"repeats":' .. repeats end
+              r = r .. ',"final":true'
+            end
+            records[#records+1] = r .. '}'
+            recordCount = recordCount + cnt
+            mark.r3 = true
+          end
+          marks[#marks+1] = mark
+        end
+      end
+    end)
+    local ok3, e3, ok2, e2 = true, nil, true, nil
+    if #records > 0 then
+      ok3, e3 = pcall(redis.call, 'XADD', KEYS[2], '*', 'v', '3', 'worker', worker, 'count', recordCount,
+                      'records', '[' .. table.concat(records, ',') .. ']')
+    end
     if #objects > 0 then
-      local written, e = pcall(redis.call, 'XADD', KEYS[2], '*', 'v', '2', 'worker', worker, 'count', #objects,
-                               'outcomes', '[' .. table.concat(objects, ',') .. ']')
-      if not written then
-        for _, m in ipairs(marks) do unmark(m[1], m[2], m[3]) end
-        acks = {}
-        ok, failure = false, e
+      ok2, e2 = pcall(redis.call, 'XADD', KEYS[2], '*', 'v', '2', 'worker', worker, 'count', #objects,
+                      'outcomes', '[' .. table.concat(objects, ',') .. ']')
+    end
+    local acks, drops, sets, inc = {}, {}, {}, {}
+    local function add(field, n) inc[field] = (inc[field] or 0) + n end
+    local marked = 0
+    for _, m in ipairs(marks) do
+      if (ok3 or not m.r3) and (ok2 or not m.r2) then
+        marked = marked + 1
+        if m.final then
+          acks[#acks+1] = m.E
+          if m.hadP then drops[#drops+1] = m.E end
+        else
+          sets[#sets+1] = m.E
+          sets[#sets+1] = m.map
+        end
+        for _, c in ipairs(m.counts) do
+          local word, reason, n = kinds[c[1]], c[2], c[3]
+          add(word, n)
+          if reason ~= '' then add('reason:' .. reason, n) end
+          if m.app ~= '' then add('app:' .. m.app .. ':' .. word, n) end
+          if m.campaign ~= '' then
+            add('campaign:' .. m.campaign .. ':' .. word, n)
+            if reason ~= '' then add('campaign:' .. m.campaign .. ':reason:' .. reason, n) end
+          end
+        end
       end
     end
-    """))
-
-    /// A settle script: `prologue`, then `setup`, then the loop over the settlements — the
-    /// `records` branches (an `if kind == ...` chain, left open), the 'd' branch, every entry
-    /// acknowledged — then `finish` and the XACK.
-    ///
-    /// Redis does not undo a script's writes when a command in it fails (a key of the wrong
-    /// type, memory), so a failure must not leave a guard marked without its outcome: the loop
-    /// runs under `pcall`, a failed outcome write undoes its own guard (`write`), and what the
-    /// settlements before the failure recorded is still finished and acknowledged. The script
-    /// then fails; the worker sends the chunk again, and the settlements done are skipped by
-    /// their guards.
-    private static func settleScript(setup: String, records: String, finish: String) -> String {
-        """
-        \(prologue)
-        \(setup)
-        local ok, failure = pcall(function()
-          while i <= #ARGV do
-            local kind, guard, entry = ARGV[i], ARGV[i+1], ARGV[i+2]
-            local next = i + 3
-            \(records)
-            \(delayBranch)
-            end
-            acks[#acks+1] = entry
-            i = next
-          end
-        end)
-        \(finish)
-        \(acknowledge)
-        """
-    }
-
-    /// The settle scripts' common start: their arguments, counters, `fresh` — one `SET ... GET`
-    /// in the common case (the guard is ours); a duplicate's write is undone; it returns the key
-    /// it marked, or false — and `write`, an outcome's write that, when it fails, takes the mark
-    /// back (`unmark`: the guard to the entry the claim named, a duplicate's own guard deleted)
-    /// before failing the loop, so the settlement is recorded when it is sent again.
-    private static let prologue = """
-    local group, worker, ttl, hprefix = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
-    local i, recorded, skipped, delayed = 5, 0, 0, 0
-    local acks = {}
-    local function fresh(guard, entry)
-      local done = entry .. '!'
-      local g = redis.call('SET', guard, done, 'GET', 'EX', ttl)
-      if g == done then return false end
-      if not g or g == entry then return guard end
-      redis.call('SET', guard, g, 'KEEPTTL')
-      local own = guard .. '#' .. entry
-      if redis.call('SET', own, '1', 'NX', 'EX', ttl) then return own end
-      return false
+    if #acks > 0 then
+      redis.call('XACK', KEYS[1], group, unpack(acks))
+      redis.call('XDEL', KEYS[1], unpack(acks))
     end
-    local function unmark(marked, guard, entry)
-      if marked == guard then redis.call('SET', guard, entry, 'KEEPTTL') else redis.call('DEL', marked) end
+    if #drops > 0 then redis.call('HDEL', KEYS[5], unpack(drops)) end
+    if #sets > 0 then redis.call('HSET', KEYS[5], unpack(sets)) end
+    for field, n in pairs(inc) do redis.call('HINCRBY', KEYS[6], field, n) end
+    local err = nil
+    if not ok then err = failure elseif not ok3 then err = e3 elseif not ok2 then err = e2 end
+    if err then
+      if type(err) == 'table' and err.err then return redis.error_reply(err.err) end
+      return redis.error_reply(tostring(err))
     end
-    local function write(marked, guard, entry, ...)
-      local done, e = pcall(redis.call, ...)
-      if done then return end
-      unmark(marked, guard, entry)
-      error(e)
-    end
-    """
+    return {marked, skipped}
+    """)
 
-    /// The settle scripts' 'd' settlement: n fields follow the due time; the entry comes back
-    /// from the hash when due.
-    private static let delayBranch = """
-    elseif kind == 'd' then
-        local n = tonumber(ARGV[i+3])
-        next = i + 5 + n
-        redis.call('DEL', hprefix .. entry)
-        redis.call('HSET', hprefix .. entry, unpack(ARGV, i + 5, i + 4 + n))
-        redis.call('ZADD', KEYS[4], ARGV[i+4], entry)
-        delayed = delayed + 1
-    """
-
-    /// The settle scripts' end: every settled entry acknowledged in one XACK; then the loop's
-    /// failure, if it had one, as the script's error.
-    private static let acknowledge = """
-    if #acks > 0 then redis.call('XACK', KEYS[1], group, unpack(acks)) end
-    if not ok then
-      if type(failure) == 'table' and failure.err then return redis.error_reply(failure.err) end
-      return redis.error_reply(tostring(failure))
-    end
-    return {recorded, skipped, delayed}
-    """
-
-    /// The XADD arguments of a sent-shape outcome (`OutcomeRecord.sentShape`): the field names
-    /// as Lua constants, `v` and `worker` filled in here, `entry` from the settlement, the rest
-    /// from ARGV in table order starting at `ARGV[i + first]`.
-    static func sentShapeArguments(first: Int) -> String {
-        var next = first
-        return OutcomeRecord.sentShape.map { name -> String in
-            let value: String
-            switch name {
-            case "v": value = "'1'"
-            case "worker": value = "worker"
-            case "entry": value = "entry"
-            default:
-                value = "ARGV[i+\(next)]"
-                next += 1
-            }
-            return "'\(name)', \(value)"
-        }.joined(separator: ", ")
-    }
-
-    /// Moves due delayed entries back into the stream (new entry ids, same notification ids:
-    /// their guards are handed to the new entries). KEYS: stream, delayed set. ARGV: now (ms),
-    /// limit, delayed-hash prefix, guard prefix. Returns how many moved.
+    /// Moves due delayed entries back into the stream as new entries (their fields carry
+    /// `origin`, so their ids' guards still name the entry they came from). KEYS: stream,
+    /// delayed set. ARGV: now (ms), limit, delayed-hash prefix. Returns how many moved.
     static let promote = RedisScript("""
     local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
     for _, m in ipairs(due) do
       local h = ARGV[3] .. m
       local f = redis.call('HGETALL', h)
       if #f > 0 then
-        local newid = redis.call('XADD', KEYS[1], '*', unpack(f))
-        local id = redis.call('HGET', h, 'id')
-        if id then redis.call('SET', ARGV[4] .. 'id:' .. id, newid, 'KEEPTTL') end
+        redis.call('XADD', KEYS[1], '*', unpack(f))
         redis.call('DEL', h)
       end
       redis.call('ZREM', KEYS[2], m)

@@ -1,10 +1,16 @@
 /// A Redis stream entry id, `<ms>-<seq>`, ordered as Redis orders them (by time, then
 /// sequence), so that two ids compare as numbers rather than as text.
-public struct StreamID: Comparable, Sendable, CustomStringConvertible {
+public struct StreamID: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// The milliseconds part.
     public let millis: UInt64
     /// The sequence part.
     public let sequence: UInt64
+
+    /// The id `<millis>-<sequence>`.
+    public init(millis: UInt64, sequence: UInt64) {
+        self.millis = millis
+        self.sequence = sequence
+    }
 
     /// Parses `<ms>-<seq>`; nil for anything else.
     public init?(_ text: String) {

@@ -49,6 +49,12 @@ struct SuspectPacer {
     /// Suspects waiting to be sent, over every app.
     var waitingCount: Int { apps.values.reduce(0) { $0 + $1.waiting.count } }
 
+    /// When the next group may go without an answer (a group out past `groupWaitNanos`), if
+    /// one waits behind a group in flight; a group with none in flight goes at once.
+    var nextGroupNanos: UInt64? {
+        apps.values.filter { !$0.waiting.isEmpty && !$0.outstanding.isEmpty }.map { $0.groupSentNanos &+ groupWaitNanos }.min()
+    }
+
     /// Adds a suspect of `app` (held under `tag`) delivered `deliveries` times so far.
     mutating func add(tag: UInt64, app: String, deliveries: Int) {
         arrivals += 1

@@ -158,7 +158,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
         if deadlineMillis < 100 { throw ConfigurationError("deadline_ms must be at least 100") }
         if maxDeliveries < 1 { throw ConfigurationError("max_deliveries must be at least 1") }
         if maxSends < 1 { throw ConfigurationError("max_sends must be at least 1") }
-        if outcomeFormat != 1 && outcomeFormat != 2 { throw ConfigurationError("outcome_format must be 1 or 2") }
+        if !(1...3).contains(outcomeFormat) { throw ConfigurationError("outcome_format must be 1, 2 or 3") }
         if ResultPolicy.UnknownResults(rawValue: unknownResults) == nil {
             throw ConfigurationError("unknown_results must be \"resend\" or \"record\"")
         }

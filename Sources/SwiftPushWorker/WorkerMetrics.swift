@@ -24,7 +24,7 @@ public final class WorkerMetrics: @unchecked Sendable {
     /// The apps' clients, whose own figures (`push_client_metrics_text`: connections, retries,
     /// GOAWAYs, answer latency...) follow the worker's on the page, labelled by app. Set once
     /// by the worker before serving.
-    private var appClients: [(app: String, client: PushClient)] = []
+    private var appClients: [(app: String, client: PushClientGroup)] = []
 
     /// The events of trouble with APNs, counted by app and kind (set once by the worker).
     private var events: APNsEventLog?
@@ -35,17 +35,17 @@ public final class WorkerMetrics: @unchecked Sendable {
     }
 
     /// Adds the apps' clients to what `render` shows.
-    func showClients(_ clients: [String: PushClient]) {
+    func showClients(_ clients: [String: PushClientGroup]) {
         lock.withLock { appClients = clients.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
     }
 
     /// Counts the outcomes a settle recorded, and their latencies (one lock for the batch).
-    func outcomes(in settled: ArraySlice<Settlement>) {
+    func outcomes(_ tallies: [OutcomeTally]) {
         lock.withLock {
-            for case .record(let o) in settled {
-                outcomes[OutcomeKey(app: o.app, outcome: o.kind.rawValue, reason: o.reason), default: 0] += 1
-                if o.latencyUs > 0 {
-                    let seconds = Double(o.latencyUs) / 1e6
+            for t in tallies {
+                outcomes[OutcomeKey(app: t.app, outcome: t.kind.rawValue, reason: t.reason), default: 0] += t.count
+                for us in t.latenciesUs where us > 0 {
+                    let seconds = Double(us) / 1e6
                     if let i = Self.bounds.firstIndex(where: { seconds <= $0 }) { buckets[i] += 1 }
                     latencyCount += 1
                     latencySum += seconds

@@ -1,5 +1,4 @@
 import Foundation
-import SwiftPushRedis
 @testable import SwiftPushWorker
 import Testing
 
@@ -39,26 +38,15 @@ struct OutcomeFormatTests {
         }
     }
 
-    @Test("A format-2 settlement is j, guard, entry, the object, and the 410 stream's fields after their count")
-    func settlement() {
-        var o = OutcomeRecord(id: "n-1", entryID: "17-3", kind: .rejected)
-        (o.status, o.reason, o.token, o.app, o.timestampMs) = (410, "Unregistered", "00ff", "demo", 5)
-        var args = RedisArguments()
-        RedisStreamQueue.append(.record(o), to: &args, keys: StreamKeys(shard: "t"), worker: "w1", format: 2)
-        let a = args.strings
-        #expect(Array(a.prefix(3)) == ["j", "out:{t}:id:n-1", "17-3"])
-        #expect(a[3] == String(decoding: o.json(), as: UTF8.self))
-        #expect(a[4] == "10" && Array(a.dropFirst(5)) == o.unregisteredFields())
-    }
-
-    @Test("outcome_format must be 1 or 2")
+    @Test("outcome_format must be 1, 2 or 3")
     func configuration() throws {
         let app = #""apps": {"demo": {"key_file": "k.p8", "key_id": "K", "team_id": "T"}}"#
         let two = try JSONDecoder().decode(WorkerConfiguration.self, from: Data((#"{"outcome_format": 2, "# + app + "}").utf8))
         #expect(two.outcomeFormat == 2)
         try two.check()
-        let three = try JSONDecoder().decode(WorkerConfiguration.self, from: Data((#"{"outcome_format": 3, "# + app + "}").utf8))
-        #expect(throws: ConfigurationError.self) { try three.check() }
+        try JSONDecoder().decode(WorkerConfiguration.self, from: Data((#"{"outcome_format": 3, "# + app + "}").utf8)).check()
+        let four = try JSONDecoder().decode(WorkerConfiguration.self, from: Data((#"{"outcome_format": 4, "# + app + "}").utf8))
+        #expect(throws: ConfigurationError.self) { try four.check() }
         #expect(try JSONDecoder().decode(WorkerConfiguration.self, from: Data(("{" + app + "}").utf8)).outcomeFormat == 1)
     }
 }

@@ -29,7 +29,7 @@ struct StreamReplyTests {
         let resp = "*1\r\n*2\r\n" + bulk("push:{0}") + "*2\r\n"
             + "*2\r\n" + bulk("17-1") + "*\(fields1.count)\r\n" + fields1.map(bulk).joined()
             + "*2\r\n" + bulk("17-2") + "*-1\r\n"
-        let (entries, error) = withReply(resp, RedisStreamQueue.entries(fromRead:))
+        let (entries, error) = withReply(resp, RedisStreamReplies.entries(fromRead:))
         #expect(error == nil)
         #expect(entries.map(\.entryID) == ["17-1", "17-2"])
         let e = entries[0]
@@ -45,9 +45,9 @@ struct StreamReplyTests {
 
     @Test("A nil read (nothing new) is no entries; an error reply is handed back as such")
     func nilAndError() {
-        let (none, noError) = withReply("*-1\r\n", RedisStreamQueue.entries(fromRead:))
+        let (none, noError) = withReply("*-1\r\n", RedisStreamReplies.entries(fromRead:))
         #expect(none.isEmpty && noError == nil)
-        let (entries, error) = withReply("-NOGROUP No such key\r\n", RedisStreamQueue.entries(fromRead:))
+        let (entries, error) = withReply("-NOGROUP No such key\r\n", RedisStreamReplies.entries(fromRead:))
         #expect(entries.isEmpty && error == .error("NOGROUP No such key"))
     }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `swiftpush status` and the worker's status page end to end (issue 26): a real redis-server, the
-# mock, and a running worker (today's: it counts nothing in Redis, so two more shards are seeded
-# as docs/worker.md's "Status" keys say the fleet writes them: one paused with a dead consumer,
-# one counted, with stats:{s} and heartbeats). Checks the HTTP server with 50 idle connections,
+# mock, and a running worker (it counts its outcomes in stats:{w} and writes its heartbeat; two
+# more shards are seeded as docs/worker.md's "Status" keys say a fleet leaves them: one paused
+# with a dead consumer and no counters, as workers before issue 22 left it, one counted, with
+# stats:{s} and heartbeats). Checks the HTTP server with 50 idle connections,
 # `status` (JSON, plain lines, a terminal's redraw, the rate between two reads, empty views, a
 # Redis Cluster of 3 masters and 3 replicas), and
 # the page in headless Chromium against Redis, saving a screenshot.
@@ -109,15 +110,15 @@ assert list(shards) == ["counted", "paused", "w"], list(shards)
 p, c, w = shards["paused"], shards["counted"], shards["w"]
 assert (p["waiting"], p["pending"], p["delayed"], p["unregistered"], p["counted"]) == (25, 15, 3, 2, False), p
 assert p["progress"]["unit"] == "entries" and p["progress"]["done"] == 0 and p["progress"]["remaining"] == 43, p["progress"]
-assert (w["waiting"], w["pending"], w["outcome_records"], w["progress"]["done"], w["progress"]["remaining"]) == (0, 0, 300, 300, 0), w
+assert (w["waiting"], w["pending"], w["outcome_records"], w["progress"]["done"], w["counted"]) == (0, 0, 300, 300, True), w
 assert c["counted"] and c["progress"]["done"] == 3150 and c["progress"]["remaining"] == 1850 and c["outcomes"]["gone"] == 80, c
 assert s["fleet"]["progress"]["unit"] == "mixed" and s["fleet"]["pending"] == 19 and s["fleet"]["waiting"] == 31, s["fleet"]
 camps = {x["name"]: x for x in s["campaigns"]}
 assert camps["spring"]["progress"]["done"] == 1550 and camps["spring"]["progress"]["remaining"] == 450, camps
 workers = {x["consumer"]: x for x in s["workers"]}
 assert workers["hb-stale"]["stale"] and not workers["hb-fresh"]["stale"] and workers["dead-worker"]["redis_pending"] == 15, workers
-assert "status-w1" in workers and workers["status-w1"]["heartbeat_ms"] is None
-assert any("shards paused, w: no stats:{s}" in n for n in s["notes"]), s["notes"]
+assert workers["status-w1"]["heartbeat_ms"] is not None and not workers["status-w1"]["stale"], workers["status-w1"]
+assert any("shard paused: no stats:{s}" in n for n in s["notes"]), s["notes"]
 assert all("…" in g["token"] for g in s["recent_unregistered"]) and s["error"] is None
 PY
 then ok "$name"; else bad "$name"; fi
@@ -139,7 +140,7 @@ then ok "$name"; else bad "$name (exits $c1 $c2 $c3)"; fi
 name="status in a pipe prints plain lines (no bar, no escape); on a terminal --watch redraws in place with a bar"
 "$cli" status --redis "127.0.0.1:$redis_port" --interval 0 > "$out/plain.txt"
 script -qec "$cli status --redis 127.0.0.1:$redis_port --watch --count 2 --interval 0.2 --shards counted" /dev/null > "$out/tty.txt" 2>&1 || true
-if grep -q "^shard  *waiting" "$out/plain.txt" && grep -q "^note: shards paused, w: no stats" "$out/plain.txt" \
+if grep -q "^shard  *waiting" "$out/plain.txt" && grep -q "^note: shard paused: no stats" "$out/plain.txt" \
    && ! grep -q $'\e' "$out/plain.txt" && ! grep -q "█" "$out/plain.txt" \
    && grep -q $'\e\[[0-9]*A' "$out/tty.txt" && grep -q "█" "$out/tty.txt" && [ "$(grep -c "^shard  *waiting" "$out/tty.txt")" -eq 2 ]
 then ok "$name"; else bad "$name"; cat "$out/plain.txt"; cat -v "$out/tty.txt" | head -20; fi

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 NOTIFICATION_NAMESPACE = uuid.UUID("5b0f3f1e-8c53-4b8e-9d6a-2f1c7a4e9b30")
 
 #: Entry fields a notification may carry (format version 1), besides id, token and payload.
-OPTIONAL_FIELDS = ("app", "topic", "push_type", "priority", "expiration", "collapse_id", "not_after")
+OPTIONAL_FIELDS = ("app", "topic", "push_type", "priority", "expiration", "collapse_id", "not_after", "campaign")
 
 
 def shard_of(notification_id: str, shards: int) -> str:
@@ -62,9 +62,77 @@ def _read_password(password_file: Optional[str], password_env: Optional[str]) ->
 _RETRY_LATER = ("MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY")
 
 
-def apns_id(notification_id: str) -> str:
-    """The apns-id the worker sends notification `notification_id` with (every resend too)."""
-    return str(uuid.uuid5(NOTIFICATION_NAMESPACE, notification_id))
+def apns_id(notification_id: str, token: Optional[str] = None) -> str:
+    """The apns-id the worker sends notification `notification_id` with (every resend too); for
+    a token of a multicast entry, the name-based UUID of ``id + "/" + token``."""
+    name = notification_id if token is None else f"{notification_id}/{token}"
+    return str(uuid.uuid5(NOTIFICATION_NAMESPACE, name))
+
+
+#: The most tokens one multicast entry carries (the worker refuses larger entries whole).
+MAX_TOKENS_PER_ENTRY = 1000
+
+
+def multicast_fields(notification_id: str, tokens: Iterable[str], payload: Union[Mapping[str, Any], str, bytes],
+                     **options: Any) -> dict:
+    """The stream entry's fields for one payload to many tokens (a multicast entry, format
+    version 2; at most `MAX_TOKENS_PER_ENTRY` tokens). Options as for `entry_fields`."""
+    tokens = list(tokens)
+    if not 1 <= len(tokens) <= MAX_TOKENS_PER_ENTRY:
+        raise ValueError(f"a multicast entry carries 1 to {MAX_TOKENS_PER_ENTRY} tokens, not {len(tokens)}")
+    if any("," in t for t in tokens):
+        raise ValueError("a token may not contain a comma")
+    fields = entry_fields(notification_id, "", payload, **options)
+    del fields["token"]
+    fields.update(v="2", tokens=",".join(tokens))
+    return fields
+
+
+def _index_ranges(text: str) -> list:
+    """ "0-2,5" -> [0, 1, 2, 5] (a record's notification positions)."""
+    out: list = []
+    for part in filter(None, text.split(",")):
+        first, _, last = part.partition("-")
+        out += range(int(first), int(last or first) + 1)
+    return out
+
+
+def _record_outcomes(sid: str, fields: Mapping[str, str]) -> Iterator["Outcome"]:
+    """The outcomes of a format-3 entry (docs/worker.md, "Outcome records"): per record, its
+    accepted notifications (one Outcome per id of a batch or single entry; one with `count` for
+    a multicast's accepted tokens), its other outcomes one by one, and its rest (one Outcome with
+    `count` for the notifications that share it)."""
+    worker = fields.get("worker", "")
+    for rec in json.loads(fields.get("records", "[]")):
+        base = dict(entry=rec.get("entry", ""), app=rec.get("app", ""), campaign=rec.get("campaign", ""),
+                    kind=rec.get("kind", ""), deliveries=int(rec.get("deliveries", 0)), worker=worker)
+        rid = rec.get("id", "")
+        accepted = int(rec.get("accepted", 0))
+        if accepted:
+            at = _index_ranges(rec.get("accepted_at", ""))
+            if rec.get("kind") == "multicast":
+                yield Outcome(stream_id=sid, id=rid, outcome="ACCEPTED", status=200, reason="", count=accepted,
+                              indexes=rec.get("accepted_at", ""), **base)
+            else:
+                ids = rec.get("accepted_ids") or [rid] * accepted
+                for nid, index in zip(ids, at):
+                    yield Outcome(stream_id=sid, id=nid, outcome="ACCEPTED", status=200, reason="", index=index,
+                                  apns_id=apns_id(nid), **base)
+        for o in rec.get("others", []):
+            nid = o.get("id", rid)
+            token = o.get("token", "")
+            sent = int(o.get("attempts", 0)) > 0 or int(o.get("status", 0)) != 0
+            yield Outcome(stream_id=sid, id=nid, outcome=o.get("outcome", ""), status=int(o.get("status", 0)),
+                          reason=o.get("reason", ""), detail=o.get("detail", ""), token=token,
+                          apns_id=(apns_id(nid, token) if rec.get("kind") == "multicast" else apns_id(nid)) if sent else "",
+                          attempts=int(o.get("attempts", 0)), latency_us=int(o.get("latency_us", 0)),
+                          timestamp_ms=int(o.get("timestamp_ms", 0)), maybe_delivered=str(o.get("maybe_delivered", "")) == "1",
+                          index=int(o.get("index", 0)), **base)
+        if "rest" in rec:
+            o = rec["rest"]
+            yield Outcome(stream_id=sid, id=rid, outcome=o.get("outcome", ""), status=int(o.get("status", 0)),
+                          reason=o.get("reason", ""), detail=o.get("detail", ""), count=int(rec.get("rest_count", 0)),
+                          indexes=rec.get("rest_at", ""), **base)
 
 
 @dataclass(frozen=True)
@@ -87,6 +155,14 @@ class Outcome:
     latency_us: int = 0
     timestamp_ms: int = 0
     maybe_delivered: bool = False
+    #: Format 3 (records): the entry's kind, its campaign, the notification's position in the
+    #: entry, and for a group (a multicast's accepted tokens, or one outcome shared by a whole
+    #: entry) how many notifications it stands for and their positions ("0-41,43-499").
+    kind: str = ""
+    campaign: str = ""
+    index: Optional[int] = None
+    count: int = 1
+    indexes: str = ""
 
     @classmethod
     def from_fields(cls, stream_id: str, fields: Mapping[str, str]) -> "Outcome":
@@ -202,8 +278,8 @@ class Producer:
         fields = entry_fields(notification_id, token, payload, **options)
         stream = self.stream_for(notification_id)
         if self.wait_replicas:
-            return self._write_confirmed(stream, [fields])[0]
-        return self.redis.xadd(stream, fields)
+            return self._write([(stream, fields)])[0]
+        return self._write([(stream, fields)])[0]
 
     def send_many(self, notifications: Iterable[Mapping[str, Any]], batch: int = 1000) -> list:
         """Adds many notifications (dicts with id, token, payload and options), pipelined
@@ -221,8 +297,45 @@ class Producer:
             ids += self._write(pending)
         return ids
 
+    def send_to_many(self, notification_id: str, tokens: Iterable[str],
+                     payload: Union[Mapping[str, Any], str, bytes], per_entry: int = 500, **options: Any) -> list:
+        """One payload to many devices: multicast entries of at most `per_entry` tokens each
+        (1 to `MAX_TOKENS_PER_ENTRY`), pipelined; returns their stream entry ids in order. Each
+        (id, token) pair is one notification with exactly one outcome. When the tokens fill more
+        than one entry, entry k (from 0) gets the id ``f"{notification_id}#{k}"``, so that each
+        entry's id is its own (a repeated id is a DuplicateId); with one entry the id is used as
+        it is. Options as for `send`."""
+        if not 1 <= per_entry <= MAX_TOKENS_PER_ENTRY:
+            raise ValueError(f"per_entry must be 1 to {MAX_TOKENS_PER_ENTRY}")
+        tokens = list(tokens)
+        chunks = [tokens[i:i + per_entry] for i in range(0, len(tokens), per_entry)]
+        entries = []
+        for k, chunk in enumerate(chunks):
+            nid = notification_id if len(chunks) == 1 else f"{notification_id}#{k}"
+            entries.append((self.stream_for(nid), multicast_fields(nid, chunk, payload, **options)))
+        return self._write(entries) if entries else []
+
     def _write(self, entries: list) -> list:
-        """XADDs `entries` ((stream, fields) pairs); their entry ids in order."""
+        """XADDs `entries` ((stream, fields) pairs); their entry ids in order. Then counts them
+        in each shard's `stats:{s}` (`enqueued`, `campaign:<name>:enqueued`, in notifications),
+        which `swiftpush status` reads what remains from."""
+        ids = self._add(entries)
+        counts: dict = {}
+        for stream, fields in entries:
+            stats = "stats:" + stream[stream.index("{"):]
+            n = len(fields["tokens"].split(",")) if "tokens" in fields else 1
+            counts[(stats, "enqueued")] = counts.get((stats, "enqueued"), 0) + n
+            if fields.get("campaign"):
+                key = (stats, f"campaign:{fields['campaign']}:enqueued")
+                counts[key] = counts.get(key, 0) + n
+        pipe = self.redis.pipeline(transaction=False)
+        for (stats, field), n in sorted(counts.items()):
+            pipe.hincrby(stats, field, n)
+        pipe.execute()
+        return ids
+
+    def _add(self, entries: list) -> list:
+        """The XADDs of `_write`."""
         if not self.wait_replicas:
             pipe = self.redis.pipeline(transaction=False)
             for stream, fields in entries:
@@ -296,6 +409,9 @@ class Producer:
         one stream entry, so its outcomes share a `stream_id` — resume after one only once every
         outcome of that entry has been handled."""
         for sid, fields in self._read(self.outcomes_stream, after, follow, block_ms):
+            if fields.get("v") == "3":
+                yield from _record_outcomes(sid, fields)
+                continue
             if fields.get("v") != "2":
                 yield Outcome.from_fields(sid, fields)
                 continue

@@ -211,3 +211,36 @@ def test_a_cluster_producer_spreads_entries_over_shards_by_id_and_confirms_them_
     reader = queue.Producer(nodes=[cluster_seed], cluster=True, shard="3")
     reader.redis.xadd("outcomes:{3}", {"id": "c-7", "outcome": "ACCEPTED", "status": "200", "reason": ""})
     assert [o.id for o in reader.outcomes(follow=False)] == ["c-7"]
+
+
+def test_multicast_fields_carry_the_tokens_and_refuse_too_many() -> None:
+    f = queue.multicast_fields("m-1", [TOKEN, TOKEN[:-1] + "1"], {"aps": {}}, app="demo")
+    assert f == {"v": "2", "id": "m-1", "tokens": f"{TOKEN},{TOKEN[:-1]}1", "payload": '{"aps":{}}', "app": "demo"}
+    with pytest.raises(ValueError):
+        queue.multicast_fields("m-1", [TOKEN] * (queue.MAX_TOKENS_PER_ENTRY + 1), "{}")
+    assert queue.apns_id("m-1", TOKEN) != queue.apns_id("m-1") and queue.apns_id("m-1", TOKEN)[14] == "5"
+
+
+def test_send_to_many_every_token_gets_exactly_one_outcome(redis_url: str, worker: str) -> None:
+    producer = queue.Producer(redis_url, shard=worker)
+    last = next(iter(reversed(list(producer.outcomes(follow=False)))), None)
+    tokens = ["ab%062x" % i for i in range(1200)]
+    stats = f"stats:{{{worker}}}"
+    before = int(producer.redis.hget(stats, "enqueued") or 0)
+    ids = producer.send_to_many("py-mc", tokens, {"aps": {"alert": "to many"}}, per_entry=500, app="demo", campaign="py")
+    assert len(ids) == 3
+    # Counted for swiftpush status, in notifications: the shard's and the campaign's.
+    assert int(producer.redis.hget(stats, "enqueued")) - before == 1200
+    assert int(producer.redis.hget(stats, "campaign:py:enqueued") or 0) >= 1200
+    covered: dict = {}
+    deadline = time.monotonic() + 120
+    for o in producer.outcomes(after=last.stream_id if last else "0", block_ms=500):
+        assert o.id in ("py-mc#0", "py-mc#1", "py-mc#2") and (o.outcome, o.status) == ("ACCEPTED", 200), o
+        positions = queue._index_ranges(o.indexes) if o.count > 1 or o.indexes else [o.index]
+        assert len(positions) == o.count
+        for p in positions:
+            assert (o.id, p) not in covered, f"{o.id} token {p}: two outcomes"
+            covered[(o.id, p)] = o
+        if len(covered) == 1200 or time.monotonic() > deadline:
+            break
+    assert sorted(covered) == sorted([(f"py-mc#{k}", p) for k in range(3) for p in range(500 if k < 2 else 200)])

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import SwiftPushRedis
+import SwiftPushWorker
+
+/// `swiftpush enqueue --tokens`: one payload to many devices, as multicast entries (format 2:
+/// `v 2`, `tokens` comma-separated).
+extension EnqueueCommand {
+    /// Writes the multicast entries of the tokens in `tokensPath`; prints `enqueued N` (entries).
+    func enqueueMulticast(tokensPath: String, payload: String, id: String, redis: RedisRouter, keys: StreamKeys,
+                          wait: RedisWait?, pipeline: Int) throws(ValidationError) -> Int32 {
+        guard let text = try? String(contentsOfFile: tokensPath, encoding: .utf8) else {
+            throw ValidationError("cannot read \(tokensPath)")
+        }
+        let list = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if list.isEmpty { throw ValidationError("\(tokensPath) holds no token") }
+        if let bad = list.first(where: { $0.contains(",") }) { throw ValidationError("a token may not contain a comma: \(bad)") }
+        let body: String
+        if payload.hasPrefix("@") {
+            guard let file = try? String(contentsOfFile: String(payload.dropFirst()), encoding: .utf8) else {
+                throw ValidationError("cannot read \(payload.dropFirst())")
+            }
+            body = file.trimmingCharacters(in: .whitespacesAndNewlines)
+        } else {
+            body = payload
+        }
+        guard (try? JSONSerialization.jsonObject(with: Data(body.utf8))) is [String: Any] else {
+            throw ValidationError("--payload is not a JSON object")
+        }
+        let size = perEntry ?? 500
+        let chunks = stride(from: 0, to: list.count, by: size).map { list[$0..<min($0 + size, list.count)] }
+        var batches = EnqueueBatches()
+        for (k, chunk) in chunks.enumerated() {
+            let entryID = chunks.count == 1 ? id : "\(id)#\(k)"
+            let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: entryID, count: $0)).stream } ?? keys.stream
+            var fields = ["v", "2", "id", entryID, "tokens", chunk.joined(separator: ","), "payload", body]
+            if let app { fields += ["app", app] }
+            if let campaign { fields += ["campaign", campaign] }
+            // A multicast entry is large: a pipeline carries at most about a megabyte of them.
+            let most = max(1, min(pipeline, 1_000_000 / (chunk.count * 66 + body.utf8.count)))
+            if batches.add(RedisArguments(["XADD", stream, "*"] + fields), stream: stream, notifications: chunk.count, campaign: campaign) >= most
+                && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
+        }
+        for stream in batches.streams where !batches.flush(stream, redis: redis, wait: wait) { return 1 }
+        return Self.summary(batches, bad: 0, wait: wait)
+    }
+}

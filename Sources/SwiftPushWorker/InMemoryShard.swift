@@ -1,0 +1,96 @@
+/// One shard's keys held in memory with the semantics the Redis protocol gives them (the
+/// stream, its consumer group with pending entries and delivery counts, the guards, progress,
+/// outcomes, the unregistered stream, the delayed set, the counters and heartbeats), on a clock
+/// the test sets. Several `InMemoryWorkQueue`s (consumers) share one. For unit tests of the
+/// worker's machine; `WorkQueueContractTests` holds it to the Redis scripts.
+public final class InMemoryShard: @unchecked Sendable {
+    /// An entry of the stream.
+    struct StoredEntry {
+        let id: StreamID
+        var fields: [(name: [UInt8], value: [UInt8])]
+    }
+
+    /// A pending entry of the group.
+    struct Pending {
+        var consumer: String
+        var deliveries: Int
+        var deliveredMillis: Int64
+    }
+
+    /// The clock (UNIX ms): what XADD ids, idle times, guard ages and due times are read on.
+    public var nowMillis: Int64 = 1_700_000_000_000
+    /// The stream, in id order.
+    var stream: [StoredEntry] = []
+    private var lastGenerated = StreamID(millis: 0, sequence: 0)
+    /// The group's last delivered id and its pending entries.
+    var lastDelivered = StreamID(millis: 0, sequence: 0)
+    var pending: [String: Pending] = [:]
+    /// Guards: id to the owner entry and the claim's time (s).
+    var guards: [String: (owner: String, at: Int64)] = [:]
+    /// Progress bitmaps by entry.
+    public internal(set) var progress: [String: [UInt8]] = [:]
+    /// The outcomes stream: its entries' ids and fields.
+    public internal(set) var outcomes: [(id: String, fields: [(String, String)])] = []
+    /// The unregistered stream's entries' fields.
+    public internal(set) var unregistered: [[(String, String)]] = []
+    /// The delayed set: member to due time and the entry's fields.
+    var delayed: [String: (due: Int64, fields: [(name: [UInt8], value: [UInt8])])] = [:]
+    /// `stats`.
+    public internal(set) var stats: [String: Int] = [:]
+    /// `workers`.
+    public internal(set) var workers: [String: String] = [:]
+    /// Keys whose writes fail (a key of the wrong type): "outcomes", "unregistered".
+    public var brokenKeys: Set<String> = []
+
+    /// An empty shard.
+    public init() {}
+
+    /// Adds an entry (as a producer's XADD); returns its id.
+    @discardableResult
+    public func add(_ fields: [(String, String)]) -> String {
+        add(bytes: fields.map { (Array($0.0.utf8), Array($0.1.utf8)) })
+    }
+
+    /// Adds an entry of byte fields; returns its id.
+    @discardableResult
+    func add(bytes fields: [(name: [UInt8], value: [UInt8])]) -> String {
+        let ms = UInt64(nowMillis)
+        let id = ms > lastGenerated.millis ? StreamID(millis: ms, sequence: 0) : StreamID(millis: lastGenerated.millis, sequence: lastGenerated.sequence + 1)
+        lastGenerated = id
+        stream.append(StoredEntry(id: id, fields: fields))
+        return id.description
+    }
+
+    /// Entries in the stream (unsettled).
+    public var length: Int { stream.count }
+    /// Entries pending (delivered, not acknowledged), and with `consumer`.
+    public var pendingCount: Int { pending.count }
+    public func pendingCount(of consumer: String) -> Int { pending.values.filter { $0.consumer == consumer }.count }
+    /// The highest delivery count of any pending entry.
+    public var highestDeliveryCount: Int { pending.values.map(\.deliveries).max() ?? 0 }
+    /// Entries in the delayed set.
+    public var delayedCount: Int { delayed.count }
+    /// Everything read, settled, nothing delayed (docs/worker.md, "Completion").
+    public var isDrained: Bool {
+        pending.isEmpty && delayed.isEmpty && (stream.last.map { $0.id <= lastDelivered } ?? true)
+    }
+
+    /// The stream entry `id`, if it is still there.
+    func entry(_ id: String) -> StoredEntry? {
+        guard let sid = StreamID(id) else { return nil }
+        return stream.first { $0.id == sid }
+    }
+
+    /// Appends an outcomes stream entry (fails for a broken key).
+    func addOutcome(_ fields: [(String, String)]) throws(QueueError) {
+        if brokenKeys.contains("outcomes") { throw QueueError("WRONGTYPE outcomes", connectionLost: false) }
+        let id = StreamID(millis: UInt64(nowMillis), sequence: UInt64(outcomes.count))
+        outcomes.append((id.description, fields))
+    }
+
+    /// Appends an unregistered stream entry (fails for a broken key).
+    func addUnregistered(_ fields: [(String, String)]) throws(QueueError) {
+        if brokenKeys.contains("unregistered") { throw QueueError("WRONGTYPE unregistered", connectionLost: false) }
+        unregistered.append(fields)
+    }
+}

@@ -1,0 +1,173 @@
+/// `WorkQueue` in memory: one consumer's view of an `InMemoryShard`, with the semantics of the
+/// Redis protocol (`RedisStreamScripts`), and faults a test can inject into its next requests
+/// (a lost connection before or after a request runs, an error reply). For the machine's unit
+/// tests; `WorkQueueContractTests` runs the same scenarios against Redis.
+public final class InMemoryWorkQueue: WorkQueue {
+    /// A fault for the next request.
+    public enum Fault: Sendable {
+        /// The connection is lost before the request reaches the queue.
+        case lostBefore
+        /// The request runs, and its reply is lost with the connection.
+        case lostAfter
+        /// The request fails with an error reply (the connection stays).
+        case errorReply(String)
+    }
+
+    /// The shared keys.
+    public let shard: InMemoryShard
+    /// This consumer's name.
+    public let consumer: String
+    /// The reclaim's min-idle and the guards' lifetime.
+    public let minIdleMillis: Int
+    public let guardTTLSeconds: Int
+    /// Faults for the next requests, in order.
+    public var faults: [Fault] = []
+    /// Whether the connection is up (`open` brings it up; a lost one stays down until then).
+    public private(set) var isOpen = false
+    /// Requests performed (for tests that count round trips), by kind.
+    public private(set) var performed: [String: Int] = [:]
+
+    public init(shard: InMemoryShard, consumer: String, minIdleMillis: Int = 120_000, guardTTLSeconds: Int = 86_400) {
+        self.shard = shard
+        self.consumer = consumer
+        self.minIdleMillis = minIdleMillis
+        self.guardTTLSeconds = guardTTLSeconds
+    }
+
+    public func open() throws(QueueError) { isOpen = true }
+
+    public func perform(_ request: QueueRequest) throws(QueueError) -> QueueReply {
+        guard isOpen else { throw QueueError("not connected", connectionLost: true) }
+        performed[Self.kind(request), default: 0] += 1
+        if !faults.isEmpty {
+            switch faults.removeFirst() {
+            case .lostBefore:
+                isOpen = false
+                throw QueueError("connection lost (injected)", connectionLost: true)
+            case .lostAfter:
+                _ = try run(request)
+                isOpen = false
+                throw QueueError("connection lost after the request ran (injected)", connectionLost: true)
+            case .errorReply(let text):
+                throw QueueError("Redis: \(text)", connectionLost: false)
+            }
+        }
+        return try run(request)
+    }
+
+    /// A request's name (for `performed`).
+    static func kind(_ request: QueueRequest) -> String {
+        switch request {
+        case .read: return "read"
+        case .claim: return "claim"
+        case .settle: return "settle"
+        case .ownPending: return "ownPending"
+        case .takeOwn: return "takeOwn"
+        case .countDelivery: return "countDelivery"
+        case .reclaim: return "reclaim"
+        case .promote: return "promote"
+        case .backlog: return "backlog"
+        case .heartbeat: return "heartbeat"
+        case .dropHeartbeat: return "dropHeartbeat"
+        }
+    }
+
+    private func run(_ request: QueueRequest) throws(QueueError) -> QueueReply {
+        let s = shard
+        switch request {
+        case .read(let max, _):
+            var out: [QueueEntry] = []
+            for e in s.stream where e.id > s.lastDelivered && out.count < max {
+                s.lastDelivered = e.id
+                s.pending[e.id.description] = .init(consumer: consumer, deliveries: 1, deliveredMillis: s.nowMillis)
+                out.append(QueueEntry(entryID: e.id.description, fields: e.fields, deliveries: 1))
+            }
+            return .entries(out)
+        case .claim(let entries):
+            return .claimed(entries.map(claim))
+        case .settle(let settlements):
+            return try InMemorySettle(shard: s, worker: consumer).apply(settlements)
+        case .ownPending(let after, let max):
+            let cursor = after.flatMap(StreamID.init)
+            let mine = s.pending.filter { $0.value.consumer == consumer }
+                .compactMap { (k, v) in StreamID(k).map { ($0, v) } }
+                .filter { cursor == nil || $0.0 > cursor! }
+                .sorted { $0.0 < $1.0 }
+                .prefix(max)
+            return .pending(mine.map { PendingEntry(entryID: $0.0.description, deliveries: $0.1.deliveries) })
+        case .takeOwn(let ids):
+            var out: [QueueEntry] = []
+            for id in ids {
+                guard var p = s.pending[id], p.consumer == consumer else { continue }
+                if let e = s.entry(id) {
+                    p.deliveredMillis = s.nowMillis
+                    s.pending[id] = p
+                    out.append(QueueEntry(entryID: id, fields: e.fields, deliveries: p.deliveries))
+                } else {
+                    out.append(QueueEntry(entryID: id, fields: [], deliveries: p.deliveries))
+                }
+            }
+            return .entries(out)
+        case .countDelivery(let ids):
+            return .counted(ids.map { id -> Int? in
+                guard var p = s.pending[id], p.consumer == consumer else { return nil }
+                p.deliveries += 1
+                p.deliveredMillis = s.nowMillis
+                s.pending[id] = p
+                return p.deliveries
+            })
+        case .reclaim(let cursor, let max):
+            let start = cursor == "-" ? nil : StreamID(String(cursor.dropFirst()))
+            let rows = s.pending.compactMap { (k, v) in StreamID(k).map { ($0, v) } }
+                .filter { (start == nil || $0.0 > start!) && s.nowMillis - $0.1.deliveredMillis >= Int64(minIdleMillis) }
+                .sorted { $0.0 < $1.0 }
+                .prefix(max)
+            var out: [QueueEntry] = []
+            for (id, p) in rows where p.consumer != consumer {
+                let key = id.description
+                if let e = s.entry(key) {
+                    s.pending[key] = .init(consumer: consumer, deliveries: p.deliveries, deliveredMillis: s.nowMillis)
+                    out.append(QueueEntry(entryID: key, fields: e.fields, deliveries: p.deliveries))
+                } else {
+                    out.append(QueueEntry(entryID: key, fields: [], deliveries: p.deliveries))
+                }
+            }
+            let next = rows.count == max && !rows.isEmpty ? "(" + rows.last!.0.description : "-"
+            return .reclaimed(cursor: next, entries: out)
+        case .promote(let now, let max):
+            let due = s.delayed.filter { $0.value.due <= now }.sorted { ($0.value.due, $0.key) < ($1.value.due, $1.key) }.prefix(max)
+            for (member, d) in due {
+                s.add(bytes: d.fields)
+                s.delayed[member] = nil
+            }
+            return .promoted(due.count)
+        case .backlog:
+            let lag = s.stream.filter { $0.id > s.lastDelivered }.count
+            return .backlog(pending: s.pending.count, lag: lag)
+        case .heartbeat(let json):
+            s.workers[consumer] = json
+            return .done
+        case .dropHeartbeat:
+            s.workers[consumer] = nil
+            return .done
+        }
+    }
+
+    /// The claim of one entry (`RedisStreamScripts.claim`): guards written once, with the exact
+    /// TTL the Redis buckets give.
+    private func claim(_ request: ClaimRequest) -> ClaimAnswer {
+        let s = shard
+        let now = s.nowMillis / 1000
+        let mine = request.origin ?? request.entryID
+        var answer = ClaimAnswer()
+        for (k, id) in request.ids.enumerated() {
+            if let g = s.guards[id], now - g.at < Int64(guardTTLSeconds) {
+                if g.owner != mine && g.owner != request.entryID { answer.duplicates.append(.init(position: k, owner: g.owner)) }
+            } else {
+                s.guards[id] = (mine, now)
+            }
+        }
+        if request.wantProgress { answer.progress = s.progress[request.entryID] }
+        return answer
+    }
+}

@@ -1,0 +1,28 @@
+/// The figures a shard's machine works by, from the worker's configuration.
+public struct MachineSettings: Sendable {
+    /// Notifications held at most (sent or waiting to be sent, with no outcome yet): the
+    /// back-pressure bound (a read may pass it by one read's worth, docs/worker.md).
+    public var maxInFlight = 5000
+    /// Entries read per XREADGROUP at most.
+    public var batch = 500
+    /// Deliveries after which an entry is dead-lettered instead of sent again.
+    public var maxDeliveries = 5
+    /// How long SIGTERM waits for in-flight notifications.
+    public var drainMillis = 10_000
+    /// How often idle entries of dead consumers are reclaimed and delayed entries promoted.
+    public var reclaimIntervalMillis = 5000
+    /// An entry partly settled records what is done at most this often (a checkpoint).
+    public var checkpointMillis = 250
+    /// How outcomes of single entries are written (1, 2 or 3: docs/worker.md).
+    public var outcomeFormat = 1
+    /// The decisions for each result (resend, delay, record).
+    public var policy = ResultPolicy()
+    /// How long a read waits for the first entry when the shard has nothing else to do.
+    public var blockMillis = 500
+
+    public init() {}
+
+    /// The most entries one settle call carries, and the most notifications.
+    static let settleEntries = 500
+    static let settleNotifications = 4000
+}

@@ -1,0 +1,45 @@
+import PushClientCore
+import PushCore
+
+/// The notifications of a `send` action as the client's send path reads them: each field is
+/// borrowed from its entry's storage (or a short string of the note's) for the length of the
+/// call, so a notification's bytes are copied once, into the client's slot.
+struct SendBatch: NotificationBatch {
+    let items: [SendItem]
+    /// The app's default topic, for notes that name none.
+    let defaultTopic: String
+
+    var count: Int { items.count }
+
+    func withNotification(at index: Int, _ body: (borrowing NotificationView) -> NotificationRules.Violation?) -> NotificationRules.Violation? {
+        let item = items[index]
+        let note = item.note
+        let entry = item.entry.entry
+        var topic = note.topic ?? defaultTopic
+        var apnsID = note.apnsID.description
+        var collapse = note.collapseID ?? ""
+        let payload = note.payload ?? entry.sharedPayload ?? 0..<0
+        return entry.storage.withUnsafeBytes { storage in
+            topic.withUTF8 { topicBytes in
+                apnsID.withUTF8 { idBytes in
+                    collapse.withUTF8 { collapseBytes in
+                        var v = NotificationView()
+                        v.tag = item.tag
+                        v.pushType = note.pushType.rawValue
+                        v.priority = note.priority
+                        if let e = note.expiration {
+                            v.hasExpiration = true
+                            v.expiration = e
+                        }
+                        v.deviceToken = BorrowedBytes(UnsafeRawBufferPointer(rebasing: storage[note.token]))
+                        if !topicBytes.isEmpty { v.topic = BorrowedBytes(UnsafeRawBufferPointer(topicBytes)) }
+                        v.payload = BorrowedBytes(UnsafeRawBufferPointer(rebasing: storage[payload]))
+                        if note.collapseID != nil { v.collapseID = BorrowedBytes(UnsafeRawBufferPointer(collapseBytes)) }
+                        v.apnsID = BorrowedBytes(UnsafeRawBufferPointer(idBytes))
+                        return body(v)
+                    }
+                }
+            }
+        }
+    }
+}

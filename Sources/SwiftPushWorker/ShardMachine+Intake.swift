@@ -1,0 +1,160 @@
+/// Taking entries in: reads (bounded by `max_in_flight`), claims, checks, and the first send.
+extension ShardMachine {
+    /// Notifications that may still be taken in.
+    var room: Int { settings.maxInFlight - heldNotes - reservedNotes }
+    /// The room one more entry needs: the size of the largest entry read lately (the largest an
+    /// entry may be, until the first read), or all of max_in_flight when that is smaller.
+    var entryRoom: Int { max(1, min(notesPerEntry, settings.maxInFlight)) }
+
+    /// Starts the next read (or step of a re-read of our own pending entries) when there is
+    /// room and none is in flight. A read that came back full is followed at once by the next
+    /// (sent behind the claim of the last: Redis fetches batch k+1 while the machine sends
+    /// batch k); one that came back short waits a little, or blocks in Redis when the shard
+    /// has nothing else to do.
+    mutating func readNext(_ t: WorkerTime, _ out: inout [WorkerAction]) {
+        guard !stopping, room > 0, t.nanos >= nextReadNanos else { return }
+        if has({ switch $0 { case .read, .ownPending, .takeOwn: return true; default: return false } }) { return }
+        if let pass = ownPass {
+            // Listing our own pending entries goes on when there is room for a good share of
+            // them (a quarter of max_in_flight, or everything when nothing is held): taking
+            // them back one at a time as single slots free up would cost a round trip each.
+            guard room >= entryRoom, room >= settings.maxInFlight / 4 || held.isEmpty else { return }
+            request(.ownPending(after: pass.cursor, max: Self.pendingPage), .ownPending, &out)
+            return
+        }
+        let asked = min(settings.batch, max(1, room / notesPerEntry))
+        let reserved = min(room, asked * notesPerEntry)
+        let idle = held.isEmpty && unsettled.isEmpty && requests.isEmpty && waitingResend.isEmpty
+        reservedNotes += reserved
+        request(.read(max: asked, blockMillis: idle ? settings.blockMillis : 0), .read(asked: asked, reserved: reserved), &out)
+    }
+
+    /// Entries listed per XPENDING page of a re-read.
+    static let pendingPage = 1000
+    /// After a read that found fewer entries than it asked for, the next waits this long.
+    static let shortReadPauseNanos: UInt64 = 10_000_000
+
+    /// Entries read, re-read or reclaimed: each is read (`EntryReader`) and its ids claimed.
+    /// `fromPending`: taken back or over (a previous holder may have settled part of it: its
+    /// progress is asked for); `redelivered`: its notifications wait their paced turn.
+    mutating func take(_ entries: [QueueEntry], fromPending: Bool, redelivered: Bool, _ out: inout [WorkerAction]) {
+        // A reclaim can return an entry this worker still holds (slow, not dead): keep ours.
+        let fresh = entries.filter { heldByID[$0.entryID] == nil }
+        if fresh.isEmpty { return }
+        let boxes = fresh.map { EntryBox(reader.read($0)) }
+        notesPerEntry = max(1, boxes.map(\.entry.count).max() ?? 1)
+        let notes = boxes.reduce(0) { $0 + max(1, $1.entry.count) }
+        reservedNotes += notes
+        let claims = boxes.map { b in
+            ClaimRequest(entryID: b.entry.entryID, origin: b.entry.origin,
+                         wantProgress: b.entry.count > 1 && (fromPending || b.entry.raw.deliveries > 1), ids: b.entry.claims.map(\.id))
+        }
+        request(.claim(claims), .claim(boxes, redelivered: redelivered, reserved: notes), &out)
+    }
+
+    /// The claim answered: the entries are held, what cannot be sent gets its outcome, the rest
+    /// is sent (or waits its turn, re-delivered).
+    mutating func takeIn(_ boxes: [EntryBox], _ answers: [ClaimAnswer], redelivered: Bool, _ t: WorkerTime, _ out: inout [WorkerAction]) {
+        var toSend: [String: [SendItem]] = [:]
+        for (k, box) in boxes.enumerated() {
+            let e = box.entry
+            guard heldByID[e.entryID] == nil else { continue }
+            let answer = k < answers.count ? answers[k] : ClaimAnswer()
+            let h = HeldEntry(box: box, serial: nextSerial, deliveries: e.raw.deliveries, suspect: redelivered)
+            nextSerial += 1
+            held[h.serial] = h
+            heldByID[e.entryID] = h.serial
+            heldNotes += h.unsettled
+            // Done before: an earlier holder's settle recorded them.
+            if answer.progress != nil {
+                for i in h.tracks.indices where answer.isDone(i) {
+                    h.tracks[i].phase = .decided
+                    h.open -= 1
+                    h.unsettled -= 1
+                    heldNotes -= 1
+                }
+            }
+            intakeDecisions(h, answer, redelivered: redelivered, t)
+            if h.open > 0 && redelivered {
+                if stopping { leave(h) } else { suspects.add(tag: h.serial, app: h.app, deliveries: h.deliveries) }
+            } else if h.open > 0 {
+                for i in h.tracks.indices where h.tracks[i].phase == .waiting {
+                    if case .ready(let note) = e.notes[i] { toSend[e.app, default: []].append(SendItem(tag: h.tag(i), note: note, entry: box)) }
+                }
+            }
+            settleIfComplete(h, t)
+        }
+        for app in toSend.keys.sorted() { send(app: app, toSend[app]!, t, &out) }
+    }
+
+    /// What is decided at intake, before anything is sent: duplicates, dead letters, expiry,
+    /// the reader's refusals.
+    mutating func intakeDecisions(_ h: HeldEntry, _ answer: ClaimAnswer, redelivered: Bool, _ t: WorkerTime) {
+        let e = h.entry
+        // A duplicate id: a single or multicast entry's is every notification's; a batch
+        // element's is its own.
+        if let dup = answer.duplicates.first, e.kind != .batch {
+            counters.duplicates += h.open
+            decideAll(h, outcome(h, kind: .rejected, reason: "DuplicateId",
+                                 detail: "id '\(e.id ?? "")' was already used by entry \(dup.owner)"), t)
+            return
+        }
+        for dup in answer.duplicates where dup.position < e.claims.count {
+            let i = e.claims[dup.position].note
+            guard h.tracks[i].phase == .waiting else { continue }
+            counters.duplicates += 1
+            decide(h, i, outcome(h, i, kind: .rejected, reason: "DuplicateId",
+                                 detail: "id '\(e.claims[dup.position].id)' was already used by entry \(dup.owner)"), t)
+        }
+        // A re-delivered entry's count is of the deliveries before this one (this one counts
+        // when it is sent); any other entry's includes this one.
+        if h.deliveries + (redelivered ? 1 : 0) > settings.maxDeliveries {
+            counters.deadLettered += h.open
+            decideAll(h, outcome(h, kind: .failed, reason: "DeadLetter", detail: deadLetterDetail(h.deliveries)), t)
+            return
+        }
+        if let r = e.rejection {
+            decideAll(h, outcome(h, kind: .rejected, reason: r.reason, detail: r.detail), t)
+            return
+        }
+        let nowSeconds = t.wallMillis / 1000
+        if e.kind == .multicast, case .ready(let first)? = e.notes.first(where: { if case .ready = $0 { return true }; return false }),
+           let notAfter = first.notAfter, nowSeconds > notAfter {
+            decideAll(h, outcome(h, kind: .failed, reason: "Expired", detail: "not_after \(notAfter) has passed; not sent"), t)
+            return
+        }
+        for (i, slot) in e.notes.enumerated() where h.tracks[i].phase == .waiting {
+            switch slot {
+            case .rejected(let r, _, _):
+                decide(h, i, outcome(h, i, kind: .rejected, reason: r.reason, detail: r.detail), t)
+            case .ready(let note):
+                if let notAfter = note.notAfter, nowSeconds > notAfter {
+                    decide(h, i, outcome(h, i, kind: .failed, reason: "Expired", detail: "not_after \(notAfter) has passed; not sent"), t)
+                }
+            }
+        }
+    }
+
+    /// The dead letter's detail (docs/worker.md, "Dead letters").
+    func deadLetterDetail(_ deliveries: Int) -> String {
+        "\(deliveries) deliveries (max_deliveries \(settings.maxDeliveries)), each ended without an outcome: "
+            + "the worker holding it died or stopped first. A delivery after the first counts only when it is "
+            + "sent, in a small group of re-delivered entries: an entry that kills its worker, or workers dying faster "
+            + "than APNs answers. Not sent again"
+    }
+
+    /// Sends `items` through `app`'s client, past the apps whose credentials APNs refuses.
+    mutating func send(app: String, _ items: [SendItem], _ t: WorkerTime, _ out: inout [WorkerAction]) {
+        let items = refusals.isEmpty ? items : sendingPastRefusals(app: app, items, t)
+        if items.isEmpty { return }
+        for item in items {
+            guard let h = held[item.tag >> 10] else { continue }
+            let i = Int(item.tag & 1023)
+            h.tracks[i].phase = .inFlight
+            h.tracks[i].sends &+= 1
+            if h.tracks[i].sends == 1 { h.tracks[i].firstSendNanos = t.nanos }
+            h.inFlight += 1
+        }
+        out.append(.send(app: app, items))
+    }
+}

@@ -1,0 +1,156 @@
+/// Entries that come back: this consumer's own pending entries re-read (at start, after a lost
+/// Redis connection), other consumers' reclaimed, re-delivered entries sent in paced groups;
+/// and the maintenance round (backlog, delayed entries promoted, reclaims). See docs/worker.md,
+/// "Re-reading and reclaiming" and "Dead letters".
+extension ShardMachine {
+    /// One page of our own pending entries listed: those not held are taken back (without
+    /// counting a delivery), up to the room there is; the pass ends, with one log line, when the
+    /// list is done. A worker holding thousands re-reads them in a few round trips.
+    mutating func ownPendingListed(_ page: [PendingEntry], _ t: WorkerTime, _ out: inout [WorkerAction]) {
+        guard var pass = ownPass else { return }
+        pass.reads += 1
+        guard !page.isEmpty else {
+            ownPass = nil
+            if pass.listed > 0 { out.append(.log(.init(.info, "re-read own pending entries", pass.fields))) }
+            return
+        }
+        let notHeld = page.filter { heldByID[$0.entryID] == nil }
+        // As many as there is room for, at the size of the largest entry read lately (the
+        // largest an entry may be until the first read); none when there is no room for one:
+        // the listing goes on from here once there is (`readNext`).
+        let fit = room < entryRoom ? 0 : max(1, room / max(1, notesPerEntry))
+        let taking = Array(notHeld.prefix(min(fit, settings.batch)))
+        if taking.isEmpty, let first = notHeld.first {
+            // Dealt with up to the first entry not held: the next listing starts there.
+            let before = page.firstIndex { $0.entryID == first.entryID }!
+            if before > 0 {
+                pass.listed += before
+                pass.held += before
+                pass.cursor = page[before - 1].entryID
+            }
+            ownPass = pass
+            return
+        }
+        // Dealt with up to the last one taken (or the whole page): the next listing starts after it.
+        let upTo = taking.count < notHeld.count ? page.firstIndex { $0.entryID == taking.last!.entryID }! : page.count - 1
+        pass.listed += upTo + 1
+        pass.held += page[...upTo].filter { heldByID[$0.entryID] != nil }.count
+        pass.cursor = page[upTo].entryID
+        ownPass = pass
+        if !taking.isEmpty {
+            ownPass?.reads += 1
+            request(.takeOwn(taking.map(\.entryID)), .takeOwn(redelivered: pass.suspects), &out)
+        }
+    }
+
+    /// Sends the groups of re-delivered entries whose turn has come (`SuspectPacer`), counting
+    /// each one's delivery first (`countDelivery`).
+    mutating func sendSuspects(_ t: WorkerTime, _ out: inout [WorkerAction]) {
+        guard suspects.waitingCount > 0, !stopping else { return }
+        for (app, serials) in suspects.nextGroups(now: t.nanos) {
+            let ids = serials.compactMap { held[$0]?.entryID }
+            request(.countDelivery(ids), .countDelivery(app: app, serials: serials.filter { held[$0] != nil }), &out)
+        }
+    }
+
+    /// The counts are raised: each entry still ours goes out; one another worker took over
+    /// meanwhile (it waited past min-idle) is let go, not sent here.
+    mutating func deliveriesCounted(app: String, _ serials: [UInt64], _ counts: [Int?], _ t: WorkerTime, _ out: inout [WorkerAction]) {
+        var going: [SendItem] = []
+        var lost = 0
+        for (serial, count) in zip(serials, counts) {
+            guard let h = held[serial] else { continue }
+            guard let count else {
+                heldNotes -= h.unsettled
+                held[serial] = nil
+                heldByID[h.entryID] = nil
+                suspects.answered(tag: serial, app: app)
+                lost += 1
+                continue
+            }
+            h.deliveries = count
+            h.suspect = false
+            for i in h.tracks.indices where h.tracks[i].phase == .waiting {
+                if case .ready(let note) = h.entry.notes[i] { going.append(SendItem(tag: h.tag(i), note: note, entry: h.box)) }
+            }
+            if going.isEmpty || h.open == 0 { suspects.answered(tag: serial, app: app) }
+        }
+        if lost > 0 { out.append(.log(.init(.info, "re-delivered entries taken over by another worker while waiting; not sent here", ["count": String(lost)]))) }
+        send(app: app, going, t, &out)
+    }
+
+    /// Every `reclaim_interval_ms`: the group's backlog, due delayed entries promoted, idle
+    /// entries of dead consumers reclaimed (when there is room).
+    mutating func maintain(_ t: WorkerTime, _ out: inout [WorkerAction]) {
+        guard t.nanos >= nextMaintenanceNanos else { return }
+        if has({ switch $0 { case .backlog, .promote, .reclaim: return true; default: return false } }) { return }
+        nextMaintenanceNanos = t.nanos + UInt64(settings.reclaimIntervalMillis) * 1_000_000
+        request(.backlog, .backlog, &out)
+        request(.promote(nowMillis: t.wallMillis, max: 1000), .promote, &out)
+        if room >= EntryKind.maxNotifications || (room > 0 && notesPerEntry < EntryKind.maxNotifications) {
+            request(.reclaim(cursor: reclaimCursor, max: max(1, min(settings.batch, room / max(1, notesPerEntry)))), .reclaim, &out)
+        }
+    }
+
+    // MARK: - Replies
+
+    /// A request answered.
+    mutating func replied(_ purpose: Purpose, _ reply: QueueReply, _ t: WorkerTime, _ out: inout [WorkerAction]) {
+        switch (purpose, reply) {
+        case (.read(let asked, let reserved), .entries(let entries)):
+            reservedNotes -= reserved
+            counters.read += entries.count
+            if entries.count < asked { nextReadNanos = t.nanos + Self.shortReadPauseNanos }
+            take(entries, fromPending: false, redelivered: false, &out)
+        case (.claim(let boxes, let redelivered, let reserved), .claimed(let answers)):
+            reservedNotes -= reserved
+            takeIn(boxes, answers, redelivered: redelivered, t, &out)
+        case (.settle, .settled):
+            settled(t, &out)
+        case (.ownPending, .pending(let page)):
+            ownPendingListed(page, t, &out)
+        case (.takeOwn(let redelivered), .entries(let entries)):
+            ownPass?.taken += entries.count
+            counters.read += entries.count
+            take(entries, fromPending: true, redelivered: redelivered, &out)
+        case (.countDelivery(let app, let serials), .counted(let counts)):
+            deliveriesCounted(app: app, serials, counts, t, &out)
+        case (.reclaim, .reclaimed(let cursor, let entries)):
+            reclaimCursor = cursor
+            let fresh = entries.filter { heldByID[$0.entryID] == nil }
+            if !fresh.isEmpty {
+                counters.reclaimed += fresh.count
+                out.append(.log(.init(.info, "reclaimed idle entries", ["count": String(fresh.count)])))
+                take(fresh, fromPending: true, redelivered: true, &out)
+            }
+        case (.promote, .promoted(let n)):
+            counters.promoted += n
+        case (.backlog, .backlog(let pending, let lag)):
+            backlog = (pending, lag)
+        default:
+            out.append(.log(.init(.error, "unexpected reply from the queue", ["reply": "\(reply)"])))
+        }
+    }
+
+    /// A request failed with an error reply (the connection is still up): a settle goes again
+    /// after a back-off; anything else is logged and the machine goes on (a read or claim that
+    /// failed is found again by a re-read of our own pending entries).
+    mutating func failed(_ purpose: Purpose, _ e: QueueError, _ t: WorkerTime, _ out: inout [WorkerAction]) {
+        switch purpose {
+        case .settle:
+            settleFailed(e, t, &out)
+            return
+        case .read(_, let reserved), .claim(_, _, let reserved):
+            reservedNotes -= reserved
+            if ownPass == nil { ownPass = OwnPendingPass(suspects: false) }
+        case .countDelivery(let app, let serials):
+            suspects.putBack(app: app, tags: serials) { self.held[$0]?.deliveries ?? 0 }
+        case .ownPending, .takeOwn:
+            ownPass = OwnPendingPass(suspects: ownPass?.suspects ?? false)
+        default:
+            break
+        }
+        nextReadNanos = t.nanos + 100_000_000
+        out.append(.log(.init(.error, "queue operation failed", ["error": e.description])))
+    }
+}

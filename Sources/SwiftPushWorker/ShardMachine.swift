@@ -1,0 +1,221 @@
+import PushCore
+
+/// What one shard's worker does, as a pure machine: it takes events (what its driver did, what
+/// the queue and the clients answered, time passing, a stop) and returns actions (connect,
+/// send a queue request, give the clients notifications, log, stop). No I/O and no clock of its
+/// own: every event comes with the time (`WorkerTime`), so each rule is unit-tested in memory
+/// (`InMemoryWorkQueue`, Tests/SwiftPushWorkerTests/ShardMachineTests) and the driver
+/// (`WorkerDriver`) only moves bytes. The protocol and its guarantees: docs/worker.md.
+///
+/// Intake: reads (and re-reads of its own pending entries, and reclaims) are claimed, checked
+/// and their notifications sent; in flight: results become outcomes, resends or delays;
+/// settling: outcomes go to the queue in chunks, an entry's last one acknowledging and deleting
+/// it, checkpoints recording what is done of entries still partly in flight; re-delivered
+/// entries go out in paced groups, and past `max_deliveries` become dead letters; a stop
+/// drains, settles and ends.
+public struct ShardMachine {
+    /// The figures it works by.
+    public let settings: MachineSettings
+    let reader: EntryReader
+
+    /// What it did so far (printed at exit, exported as metrics).
+    public struct Counters: Sendable, Equatable {
+        public var read = 0, sent = 0, resent = 0, accepted = 0, rejected = 0, failed = 0
+        public var duplicates = 0, reclaimed = 0, deadLettered = 0, delayed = 0, promoted = 0
+        public var redisReconnects = 0, checkpoints = 0
+        /// Entries left pending in the queue at the end (not settled whole).
+        public var leftPending = 0
+    }
+    public internal(set) var counters = Counters()
+    /// The group's backlog, read at each maintenance round.
+    public internal(set) var backlog: (pending: Int, lag: Int?) = (0, nil)
+
+    // MARK: The queue's connection
+
+    enum Link { case down, connecting, up }
+    var link = Link.down
+    /// Losing Redis backs off by the rule refused APNs connections follow: [d/2, d), d
+    /// doubling from 100 ms to at most 5 s, reset by a successful connect.
+    var backoff = ReconnectBackoff(firstDelayMillis: 100, maxDelayMillis: 5000)
+    var connectAtNanos: UInt64 = 0
+    var random: RandomSource
+
+    /// What each request in flight is for.
+    enum Purpose {
+        case read(asked: Int, reserved: Int)
+        case claim([EntryBox], redelivered: Bool, reserved: Int)
+        case settle(count: Int)
+        case ownPending
+        case takeOwn(redelivered: Bool)
+        case countDelivery(app: String, serials: [UInt64])
+        case reclaim
+        case promote
+        case backlog
+    }
+    var nextRequestID = 1
+    var requests: [Int: Purpose] = [:]
+
+    // MARK: What it holds
+
+    var held: [UInt64: HeldEntry] = [:]
+    /// The serial of every entry held, by stream id (a reclaim must not take one of ours that is
+    /// slow; a settle finds its entry).
+    var heldByID: [String: UInt64] = [:]
+    var nextSerial: UInt64 = 1
+    /// Notifications held and not settled, and those reserved by reads and claims in flight:
+    /// together bounded by `max_in_flight`.
+    var heldNotes = 0
+    var reservedNotes = 0
+    /// The most notifications an entry of the last read carried (a read asks for as many
+    /// entries as fit at that size; until the first read, the largest an entry may carry).
+    var notesPerEntry = EntryKind.maxNotifications
+    /// No read before this time (after one that came back short).
+    var nextReadNanos: UInt64 = 0
+    /// Entries with outcomes decided and not yet queued for settling (`noteDecided`).
+    var decidedUnqueued = Set<UInt64>()
+    /// Tags waiting to be sent again.
+    var waitingResend: [UInt64] = []
+    /// Where each entry's settlement not yet sent is in `unsettled` (it merges there), as a
+    /// position counted from the first settlement ever queued; `unsettledBase` is the position
+    /// of `unsettled[0]`.
+    var mergeable: [String: Int] = [:]
+    var unsettledBase = 0
+    /// Settlements queued, the first `settling` of them in the settle in flight.
+    var unsettled: [QueuedSettlement] = []
+    var settling = 0
+    /// After a failed settle, the next one waits until then.
+    var settleRetryNanos: UInt64 = 0
+    var settleFailures = 0
+
+    // MARK: Re-delivery, maintenance, stop
+
+    /// The re-read of this consumer's own pending entries under way, if any.
+    var ownPass: OwnPendingPass? = OwnPendingPass(suspects: true)
+    /// Re-delivered entries held until their turn (docs/worker.md, "Dead letters").
+    var suspects: SuspectPacer
+    /// Apps (and topics) whose credentials APNs refuses.
+    var refusals: [String: [[UInt8]: CredentialRefusal]] = [:]
+    var reclaimCursor = "-"
+    var nextMaintenanceNanos: UInt64 = 0
+    var stopping = false
+    var drainDeadlineNanos: UInt64 = 0
+    var clientsClosed = false
+    var finished = false
+
+    /// A machine for one shard, with `apps`' policies, not connected yet: give it `tick` to
+    /// start. `seed` drives the back-off's jitter.
+    public init(settings: MachineSettings, apps: [String: AppPolicy], seed: UInt64 = 0x5eed) {
+        self.settings = settings
+        reader = EntryReader(apps: apps)
+        suspects = SuspectPacer(maxGroup: settings.batch)
+        random = RandomSource(seed: seed)
+    }
+
+    // MARK: - Events
+
+    /// Handles `event` at time `t`; returns what to do now.
+    public mutating func handle(_ event: WorkerEvent, at t: WorkerTime) -> [WorkerAction] {
+        var out: [WorkerAction] = []
+        if finished { return out }
+        switch event {
+        case .connected:
+            connected(t, &out)
+        case .connectFailed(let e):
+            connectFailed(e, t, &out)
+        case .replied(let id, let reply):
+            if let purpose = requests.removeValue(forKey: id) { replied(purpose, reply, t, &out) }
+        case .failed(let id, let e):
+            if let purpose = requests.removeValue(forKey: id) { failed(purpose, e, t, &out) }
+        case .connectionLost(let e):
+            connectionLost(e, t, &out)
+        case .submitted(let app, let report):
+            submitted(app: app, report, t, &out)
+        case .results(let results):
+            handle(results, t, &out)
+        case .tick:
+            break
+        case .stop:
+            beginStop(t, &out)
+        }
+        advance(t, &out)
+        return out
+    }
+
+    /// When the machine next needs a `tick` (monotonic ns), if it waits for nothing else.
+    public func nextWakeNanos() -> UInt64? {
+        var next: UInt64?
+        func consider(_ n: UInt64?) { if let n, n > 0 { next = min(next ?? n, n) } }
+        if link == .down { consider(connectAtNanos) }
+        if link == .up {
+            if !stopping { consider(nextMaintenanceNanos); consider(nextReadNanos) }
+            if !unsettled.isEmpty && settling == 0 { consider(settleRetryNanos) }
+            consider(suspects.nextGroupNanos)
+        }
+        for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }
+        for serial in decidedUnqueued { if let d = held[serial]?.decidedSinceNanos { consider(d + UInt64(settings.checkpointMillis) * 1_000_000) } }
+        if stopping { consider(drainDeadlineNanos) }
+        return next
+    }
+
+    /// Whether it has stopped.
+    public var isFinished: Bool { finished }
+    /// Whether a stop is under way (no more reads).
+    public var isStopping: Bool { stopping }
+    /// Notifications in flight (sent, no result) and entries held.
+    public var inFlightCount: Int { held.values.reduce(0) { $0 + $1.inFlight } }
+    public var heldEntryCount: Int { held.count }
+    public var unsettledCount: Int { unsettled.count }
+
+    // MARK: - Requests
+
+    /// Sends `request` on `lane` for `purpose`.
+    mutating func request(_ request: QueueRequest, _ purpose: Purpose, lane: WorkerAction.Lane = .main, _ out: inout [WorkerAction]) {
+        let id = nextRequestID
+        nextRequestID += 1
+        requests[id] = purpose
+        out.append(.request(id: id, request, lane: lane))
+    }
+
+    /// Whether a request of this kind is in flight.
+    func has(_ match: (Purpose) -> Bool) -> Bool { requests.values.contains(where: match) }
+
+    // MARK: - What to do next
+
+    /// Everything the machine may start now: connecting, settling, reading, sending what waited,
+    /// maintenance, checkpoints, the end of a stop.
+    mutating func advance(_ t: WorkerTime, _ out: inout [WorkerAction]) {
+        if link == .down {
+            if t.nanos >= connectAtNanos && !(stopping && t.nanos >= drainDeadlineNanos) {
+                link = .connecting
+                out.append(.connect)
+            }
+        }
+        checkpoints(t, &out)
+        if link == .up {
+            settleNext(t, &out)
+            sendSuspects(t, &out)
+            if !stopping { maintain(t, &out) }
+            readNext(t, &out)
+        }
+        resendDue(t, &out)
+        if stopping { stopIfDone(t, &out) }
+    }
+}
+
+/// A small deterministic random source (SplitMix64) for the back-off's jitter: seeded, so that
+/// a test sees the same delays every run.
+struct RandomSource {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    /// A number in [0, 1).
+    mutating func unit() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(1 << 53)
+    }
+}

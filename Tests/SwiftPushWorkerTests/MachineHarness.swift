@@ -1,0 +1,156 @@
+import PushCore
+@testable import SwiftPushWorker
+
+/// A `ShardMachine` driven in memory: its queue requests go to an `InMemoryWorkQueue` (answered
+/// at once, in order), its sends to a scripted APNs (`answer` decides each notification's
+/// result, or nil to leave it in flight), and time moves only when the test moves it. The
+/// machine is the thing under test; this is its driver, with every effect recorded.
+final class MachineHarness {
+    var machine: ShardMachine
+    let shard: InMemoryShard
+    let queue: InMemoryWorkQueue
+    /// Monotonic time and wall time move together.
+    var now = WorkerTime(nanos: 1_000_000_000, wallMillis: 1_700_000_000_000)
+    /// What APNs answers for a notification (nil: no answer yet; it stays in flight).
+    var answer: (SendItem) -> NoteResult? = { NoteResult(tag: $0.tag, kind: .accepted, status: 200, reason: .none) }
+    /// Notifications sent and not answered, by tag.
+    var inFlight: [UInt64: SendItem] = [:]
+    /// Every send, as (apns-id) text, in order (a resend appears again).
+    var sends: [String] = []
+    var logs: [WorkerLogLine] = []
+    var stopped: Int?
+    var fatal: String?
+    /// Whether the clients were closed (a stop past its drain time).
+    var clientsClosed = false
+
+    init(shard: InMemoryShard = InMemoryShard(), consumer: String = "w1", settings: MachineSettings = MachineHarness.settings(),
+         minIdleMillis: Int = 60_000) {
+        self.shard = shard
+        queue = InMemoryWorkQueue(shard: shard, consumer: consumer, minIdleMillis: minIdleMillis)
+        machine = ShardMachine(settings: settings, apps: ["demo": AppPolicy(topics: ["com.example.app"])])
+        now.wallMillis = shard.nowMillis
+    }
+
+    static func settings(_ change: (inout MachineSettings) -> Void = { _ in }) -> MachineSettings {
+        var s = MachineSettings()
+        s.maxInFlight = 2000
+        s.batch = 100
+        s.blockMillis = 0
+        change(&s)
+        return s
+    }
+
+    /// Hands `event` to the machine and carries out what it asks, and what that causes, at once.
+    func handle(_ event: WorkerEvent) {
+        var events = [event]
+        while !events.isEmpty {
+            let e = events.removeFirst()
+            for action in machine.handle(e, at: now) { events += perform(action) }
+        }
+    }
+
+    private func perform(_ action: WorkerAction) -> [WorkerEvent] {
+        switch action {
+        case .connect:
+            do throws(QueueError) {
+                try queue.open()
+                return [.connected]
+            } catch {
+                return [.connectFailed(error)]
+            }
+        case .request(let id, let request, _):
+            do throws(QueueError) {
+                return [.replied(id: id, try queue.perform(request))]
+            } catch {
+                return [error.connectionLost ? .connectionLost(error) : .failed(id: id, error)]
+            }
+        case .send(let app, let items):
+            var report = SubmitReport()
+            for item in items {
+                inFlight[item.tag] = item
+                sends.append(item.note.apnsID.description)
+                report.taken.append(item.tag)
+            }
+            return [.submitted(app: app, report)]
+        case .closeClients:
+            clientsClosed = true
+            let cancelled = inFlight.keys.sorted().map { NoteResult(tag: $0, kind: .failed, status: 0, reason: .cancelledInFlight) }
+            inFlight.removeAll()
+            return cancelled.isEmpty ? [] : [.results(cancelled)]
+        case .log(let line):
+            logs.append(line)
+        case .stopped(let left):
+            stopped = left
+        case .fatal(let message):
+            fatal = message
+        case .apnsEvent, .recorded:
+            break
+        }
+        return []
+    }
+
+    /// APNs answers what `answer` says for every notification in flight.
+    func answerInFlight() {
+        let results = inFlight.keys.sorted().compactMap { tag -> NoteResult? in
+            guard let r = answer(inFlight[tag]!) else { return nil }
+            inFlight[tag] = nil
+            return r
+        }
+        if !results.isEmpty { handle(.results(results)) }
+    }
+
+    /// Moves both clocks (the shard's too) by `millis`.
+    func advance(millis: Int) {
+        now = now.adding(millis: millis)
+        shard.nowMillis = now.wallMillis
+    }
+
+    /// Runs the machine (answering, ticking, `stepMillis` apart) until `done` or `limitMillis`
+    /// of its time have passed; returns whether `done` became true.
+    @discardableResult
+    func run(stepMillis: Int = 10, limitMillis: Int = 60_000, until done: () -> Bool) -> Bool {
+        var spent = 0
+        while !done() {
+            if spent >= limitMillis { return false }
+            handle(.tick)
+            answerInFlight()
+            advance(millis: stepMillis)
+            spent += stepMillis
+        }
+        return true
+    }
+
+    /// Every outcome row recorded so far (all formats).
+    func rows() throws -> [OutcomeRow] {
+        var out: [OutcomeRow] = []
+        for o in shard.outcomes { out += try OutcomeRow.rows(streamID: o.id, fields: o.fields) }
+        return out
+    }
+
+    /// Notifications with an outcome, by (id, token), counting a group's members.
+    func outcomesByNotification() throws -> [String: Int] {
+        var by: [String: Int] = [:]
+        for r in try rows() {
+            if r.count > 1 || r.indexes != nil {
+                for i in IndexRanges.indexes(r.indexes ?? "") ?? [] { by["\(r.entry)#\(i)", default: 0] += 1 }
+            } else {
+                by["\(r.entry)#\(r.index ?? 0)", default: 0] += 1
+            }
+        }
+        return by
+    }
+}
+
+/// Stream entry fields for tests.
+enum Entries {
+    static func token(_ i: Int) -> String { String(format: "%064x", i + 1) }
+    static let payload = #"{"aps":{"alert":"hi"}}"#
+
+    static func single(_ id: String, token: String = token(0), _ extra: [(String, String)] = []) -> [(String, String)] {
+        [("id", id), ("app", "demo"), ("token", token), ("payload", payload)] + extra
+    }
+
+    static func multicast(_ id: String, tokens: [String], _ extra: [(String, String)] = []) -> [(String, String)] {
+        [("v", "2"), ("id", id), ("app", "demo"), ("tokens", tokens.joined(separator: ",")), ("payload", payload)] + extra
+    }
+}

@@ -1,0 +1,194 @@
+import PushCore
+@testable import SwiftPushWorker
+import Testing
+
+/// The worker's rules, one at a time, on the pure machine with the in-memory queue and a made-up
+/// clock (Tests/worker/run.sh checks the same guarantees end to end against Redis and the mock).
+@Suite("ShardMachine")
+struct ShardMachineTests {
+    @Test("Single and multicast entries: every notification gets exactly one outcome and the stream ends empty")
+    func exactlyOnce() throws {
+        let h = MachineHarness()
+        for i in 0..<50 { h.shard.add(Entries.single("s-\(i)", token: Entries.token(i))) }
+        let m = h.shard.add(Entries.multicast("m-1", tokens: (0..<300).map(Entries.token)))
+        #expect(h.run { h.shard.isDrained && h.shard.length == 0 })
+        let by = try h.outcomesByNotification()
+        #expect(by.count == 350 && by.values.allSatisfy { $0 == 1 })
+        #expect(Set(h.sends).count == h.sends.count && h.sends.count == 350)
+        let multicast = try h.rows().filter { $0.entry == m }
+        #expect(multicast.count == 1 && multicast[0].outcome == "ACCEPTED" && multicast[0].count == 300)
+    }
+
+    @Test("An id used by an earlier entry is REJECTED DuplicateId and not sent, for a multicast entry as a whole")
+    func duplicateIDs() throws {
+        let h = MachineHarness()
+        h.shard.add(Entries.single("a"))
+        let dupSingle = h.shard.add(Entries.single("a"))
+        h.shard.add(Entries.multicast("m", tokens: [Entries.token(1), Entries.token(2)]))
+        let dupMulticast = h.shard.add(Entries.multicast("m", tokens: [Entries.token(3)]))
+        #expect(h.run { h.shard.isDrained })
+        let rows = try h.rows()
+        #expect(rows.filter { $0.entry == dupSingle }.map(\.reason) == ["DuplicateId"])
+        #expect(rows.filter { $0.entry == dupMulticast }.map(\.reason) == ["DuplicateId"])
+        #expect(h.sends.count == 3)
+    }
+
+    @Test("A multicast entry's 410s go to the unregistered stream one per token; the rest are counted accepted")
+    func unregisteredTokens() throws {
+        let h = MachineHarness()
+        let gone: Set<String> = [Entries.token(3), Entries.token(7)]
+        h.answer = { item in
+            let token = String(decoding: item.entry.entry.storage[item.note.token], as: UTF8.self)
+            return gone.contains(token) ? NoteResult(tag: item.tag, kind: .rejected, status: 410, reason: .unregistered, timestampMs: 5)
+                                        : NoteResult(tag: item.tag, kind: .accepted, status: 200, reason: .none)
+        }
+        h.shard.add(Entries.multicast("m", tokens: (0..<10).map(Entries.token)))
+        #expect(h.run { h.shard.isDrained })
+        let rows = try h.rows()
+        #expect(rows.filter { $0.outcome == "ACCEPTED" }.map(\.count) == [8])
+        #expect(Set(rows.filter { $0.reason == "Unregistered" }.map(\.token)) == gone)
+        #expect(h.shard.unregistered.count == 2)
+    }
+
+    @Test("A worker killed mid-multicast: its next life resends only what had no checkpointed outcome")
+    func checkpointBoundsResends() throws {
+        let shard = InMemoryShard()
+        let first = MachineHarness(shard: shard)
+        first.shard.add(Entries.multicast("m", tokens: (0..<500).map(Entries.token)))
+        // APNs answers the first 300 tokens only; the rest stay in flight.
+        first.answer = { item in
+            let i = Int(item.tag & 1023)
+            return i < 300 ? NoteResult(tag: item.tag, kind: .accepted, status: 200, reason: .none) : nil
+        }
+        // Past checkpoint_ms the 300 outcomes are recorded while the entry is still held.
+        #expect(first.run { first.machine.counters.checkpoints > 0 && first.machine.unsettledCount == 0 && shard.progress.count == 1 })
+        #expect(first.inFlight.count == 200)
+        // SIGKILL: the machine is gone. Its next life (same consumer) re-reads the entry.
+        let second = MachineHarness(shard: shard)
+        #expect(second.run { shard.isDrained })
+        #expect(second.sends.count == 200)
+        let by = try second.outcomesByNotification()
+        #expect(by.count == 500 && by.values.allSatisfy { $0 == 1 })
+    }
+
+    @Test("A worker whose max_in_flight is below the largest entry size still takes back its own pending entries at start, in few round trips")
+    func smallBudgetReread() throws {
+        let shard = InMemoryShard()
+        let settings = MachineHarness.settings { $0.maxInFlight = 500 }
+        let first = MachineHarness(shard: shard, settings: settings)
+        for i in 0..<400 { shard.add(Entries.single("s-\(i)", token: Entries.token(i))) }
+        first.answer = { _ in nil }
+        #expect(first.run { first.inFlight.count == 400 })
+        let second = MachineHarness(shard: shard, settings: settings)
+        #expect(second.run { shard.isDrained })
+        #expect(second.sends.count == 400)
+        #expect((second.queue.performed["takeOwn"] ?? 0) <= 12)
+    }
+
+    @Test("An entry delivered max_deliveries times is dead-lettered, each notification FAILED DeadLetter, not sent")
+    func deadLetters() throws {
+        let shard = InMemoryShard()
+        shard.add(Entries.multicast("m", tokens: [Entries.token(1), Entries.token(2)]))
+        var settings = MachineHarness.settings()
+        settings.maxDeliveries = 2
+        // Three lives, each killed (dropped) once the entry is in flight.
+        for _ in 0..<3 {
+            let life = MachineHarness(shard: shard, settings: settings)
+            life.answer = { _ in nil }
+            life.run(limitMillis: 5000) { !life.inFlight.isEmpty }
+        }
+        let last = MachineHarness(shard: shard, settings: settings)
+        #expect(last.run { shard.isDrained })
+        #expect(last.sends.isEmpty)
+        let rows = try last.rows()
+        #expect(rows.count == 1 && rows[0].reason == "DeadLetter" && rows[0].count == 2)
+    }
+
+    @Test("A 429 that outlives the client's retries parks the notification in the delayed set; it comes back when due and is accepted once")
+    func delayedRetry() throws {
+        var settings = MachineHarness.settings()
+        settings.policy.delayedRetryMillis = 1000
+        settings.reclaimIntervalMillis = 200
+        let h = MachineHarness(settings: settings)
+        var throttled = true
+        h.answer = { item in
+            throttled ? NoteResult(tag: item.tag, kind: .rejected, status: 429, reason: .tooManyRequests)
+                      : NoteResult(tag: item.tag, kind: .accepted, status: 200, reason: .none)
+        }
+        h.shard.add(Entries.multicast("m", tokens: [Entries.token(1), Entries.token(2)]))
+        #expect(h.run { h.shard.delayedCount == 1 && h.shard.length == 0 })
+        throttled = false
+        #expect(h.run { h.shard.isDrained && h.shard.length == 0 && h.shard.delayedCount == 0 })
+        let rows = try h.rows()
+        #expect(rows.filter { $0.outcome == "ACCEPTED" }.map(\.count) == [2])
+        #expect(h.machine.counters.delayed == 2 && h.machine.counters.promoted == 1)
+    }
+
+    @Test("Past not_after a notification is FAILED Expired and not sent")
+    func notAfter() throws {
+        let h = MachineHarness()
+        let past = String(h.now.wallMillis / 1000 - 1)
+        h.shard.add(Entries.single("old", [("not_after", past)]))
+        h.shard.add(Entries.multicast("m", tokens: [Entries.token(1)], [("not_after", past)]))
+        #expect(h.run { h.shard.isDrained })
+        #expect(h.sends.isEmpty)
+        #expect(try h.rows().map(\.reason) == ["Expired", "Expired"])
+    }
+
+    @Test("A stop reads nothing more, lets what is in flight finish within drain_ms, settles it and stops with nothing left")
+    func stopDrains() throws {
+        let h = MachineHarness()
+        for i in 0..<20 { h.shard.add(Entries.single("s-\(i)", token: Entries.token(i))) }
+        h.answer = { _ in nil }
+        #expect(h.run { h.inFlight.count == 20 })
+        h.handle(.stop)
+        h.shard.add(Entries.single("late"))
+        h.answer = { NoteResult(tag: $0.tag, kind: .accepted, status: 200, reason: .none) }
+        #expect(h.run { h.stopped != nil })
+        #expect(h.stopped == 0 && h.sends.count == 20 && h.shard.length == 1 && h.shard.pendingCount == 0)
+    }
+
+    @Test("A stop whose drain time passes closes the clients; what was cancelled stays pending, never acknowledged")
+    func stopPastDrain() throws {
+        let h = MachineHarness(settings: MachineHarness.settings { $0.drainMillis = 100 })
+        h.shard.add(Entries.multicast("m", tokens: (0..<4).map(Entries.token)))
+        h.answer = { _ in nil }
+        #expect(h.run { h.inFlight.count == 4 })
+        h.handle(.stop)
+        #expect(h.run { h.stopped != nil })
+        #expect(h.clientsClosed && h.stopped == 1 && h.shard.pendingCount == 1 && h.shard.outcomes.isEmpty)
+    }
+
+    @Test("A settle whose reply is lost with the connection is sent again after the reconnect and records nothing twice")
+    func lostSettleReply() throws {
+        let h = MachineHarness()
+        for i in 0..<10 { h.shard.add(Entries.single("s-\(i)", token: Entries.token(i))) }
+        h.answer = { _ in nil }
+        #expect(h.run { h.inFlight.count == 10 })
+        h.queue.faults = [.lostAfter]
+        h.answer = { NoteResult(tag: $0.tag, kind: .accepted, status: 200, reason: .none) }
+        #expect(h.run { h.shard.isDrained && h.machine.heldEntryCount == 0 })
+        let by = try h.outcomesByNotification()
+        #expect(by.count == 10 && by.values.allSatisfy { $0 == 1 })
+        #expect(h.machine.counters.redisReconnects == 1)
+    }
+
+    @Test("Redis unreachable: connects are retried with back-off growing to 5 s, never faster")
+    func backoff() {
+        let h = MachineHarness()
+        var attempts: [UInt64] = []
+        // Every connect fails: the queue is closed and faults make open fail (not supported), so
+        // count the machine's connect actions by feeding connectFailed ourselves.
+        var t = h.now
+        var actions = h.machine.handle(.tick, at: t)
+        for _ in 0..<12 {
+            guard actions.contains(where: { if case .connect = $0 { return true }; return false }) else { break }
+            attempts.append(t.nanos)
+            actions = h.machine.handle(.connectFailed(QueueError("refused", connectionLost: true)), at: t)
+            t = WorkerTime(nanos: h.machine.nextWakeNanos()!, wallMillis: t.wallMillis)
+            actions = h.machine.handle(.tick, at: t)
+        }
+        let gaps = zip(attempts.dropFirst(), attempts).map { ($0 - $1) / 1_000_000 }
+        #expect(gaps.count == 11 && gaps.allSatisfy { $0 >= 50 && $0 <= 5000 } && gaps.last! >= 2500)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import SwiftPushRedis
+@testable import SwiftPushWorker
+import Testing
+
+/// The in-memory queue the machine's unit tests run on (`InMemoryWorkQueue`) against the real
+/// thing: the same requests, in the same order, on `InMemoryShard` and on a real `redis-server`
+/// (`RedisStreamQueue`, the Lua scripts), must give the same answers and leave the same
+/// outcomes, progress and stream behind. Skipped without redis-server.
+@Suite("WorkQueue contract")
+struct WorkQueueContractTests {
+    /// A redis-server on a free loopback port, no persistence, stopped at the end.
+    final class Server {
+        let process = Process()
+        let port: Int
+
+        init?() {
+            guard let path = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first(where: FileManager.default.isExecutableFile) else { return nil }
+            port = Int.random(in: 20_000...60_000)
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+            process.standardOutput = FileHandle.nullDevice
+            do { try process.run() } catch { return nil }
+        }
+
+        deinit {
+            // SIGKILL: Foundation's wait for a SIGTERMed child has hung here (RedisServerProcess
+            // in SwiftPushRedisTests does the same).
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        /// A connection once the server answers (it announces readiness to nobody: retried).
+        func connect() throws -> RedisConnection {
+            let connector = try RedisConnector(RedisConfiguration(node: RedisNode(host: "127.0.0.1", port: port)))
+            for _ in 0..<200 {
+                if let c = try? connector.connect() { return c }
+                usleep(25_000)  // between attempts: the server gives no other sign it is up
+            }
+            return try connector.connect()
+        }
+    }
+
+    /// One side of the contract: a queue, a way to add entries, and what it holds afterwards.
+    struct Side {
+        let queue: WorkQueue
+        let add: ([(String, String)]) throws -> String
+        let outcomes: () throws -> [[(String, String)]]
+        let length: () throws -> Int
+        let progressCount: () throws -> Int
+    }
+
+    static let tokens = (1...3).map { String(format: "%064x", $0) }
+
+    /// Runs the scenario on `side`; returns what it saw, with entry ids replaced by their order
+    /// of creation (the two sides' ids differ).
+    func scenario(_ side: Side) throws -> [String] {
+        var seen: [String] = []
+        let single = try side.add([("id", "a"), ("app", "demo"), ("token", Self.tokens[0]), ("payload", "{}")])
+        let multi = try side.add([("v", "2"), ("id", "m"), ("app", "demo"), ("tokens", Self.tokens.joined(separator: ",")), ("payload", "{}")])
+        let dup = try side.add([("id", "a"), ("app", "demo"), ("token", Self.tokens[1]), ("payload", "{}")])
+        let names = [single: "E1", multi: "E2", dup: "E3"]
+        try side.queue.open()
+        guard case .entries(let read) = try side.queue.perform(.read(max: 10, blockMillis: 0)) else { throw ContractError.reply }
+        seen.append("read \(read.map { names[$0.entryID] ?? "?" })")
+        let claims = [ClaimRequest(entryID: single, origin: nil, wantProgress: false, ids: ["a"]),
+                      ClaimRequest(entryID: multi, origin: nil, wantProgress: true, ids: ["m"]),
+                      ClaimRequest(entryID: dup, origin: nil, wantProgress: false, ids: ["a"])]
+        guard case .claimed(let answers) = try side.queue.perform(.claim(claims)) else { throw ContractError.reply }
+        seen.append("claimed \(answers.map { a in a.duplicates.map { "\($0.position):\(names[$0.owner] ?? $0.owner)" } })")
+        // A checkpoint of the multicast (token 0 accepted), then everything final.
+        var checkpoint = EntrySettlement(entryID: multi, kind: .multicast, destination: .record, count: 3, final: false,
+                                         app: "demo", campaign: "c", id: "m", deliveries: 1)
+        checkpoint.accepted = [0]
+        guard case .settled(let m1, let s1) = try side.queue.perform(.settle([checkpoint])) else { throw ContractError.reply }
+        seen.append("checkpoint \(m1)/\(s1) progress \(try side.progressCount()) length \(try side.length())")
+        var rest = EntrySettlement(entryID: multi, kind: .multicast, destination: .record, count: 3, final: true,
+                                   app: "demo", campaign: "c", id: "m", deliveries: 1)
+        // Index 0 again (a retried settle): filtered by the progress, not recorded twice.
+        rest.accepted = [0, 1]
+        var gone = OutcomeRecord(id: "m", entryID: multi, kind: .rejected)
+        (gone.status, gone.reason, gone.token, gone.app, gone.timestampMs) = (410, "Unregistered", Self.tokens[2], "demo", 5)
+        rest.others = [.init(index: 2, outcome: gone)]
+        var first = EntrySettlement(entryID: single, kind: .single, destination: .format1, count: 1, final: true,
+                                    app: "demo", campaign: "", id: "a", deliveries: 1)
+        var accepted = OutcomeRecord(id: "a", entryID: single, kind: .accepted)
+        (accepted.status, accepted.app, accepted.token) = (200, "demo", Self.tokens[0])
+        first.others = [.init(index: 0, outcome: accepted)]
+        var second = EntrySettlement(entryID: dup, kind: .single, destination: .format1, count: 1, final: true,
+                                     app: "demo", campaign: "", id: "a", deliveries: 1)
+        var duplicate = OutcomeRecord(id: "a", entryID: dup, kind: .rejected)
+        (duplicate.reason, duplicate.app) = ("DuplicateId", "demo")
+        second.others = [.init(index: 0, outcome: duplicate)]
+        guard case .settled(let m2, let s2) = try side.queue.perform(.settle([rest, first, second])) else { throw ContractError.reply }
+        seen.append("final \(m2)/\(s2) progress \(try side.progressCount()) length \(try side.length())")
+        // The same call again (its reply lost): everything skipped.
+        guard case .settled(let m3, let s3) = try side.queue.perform(.settle([rest, first, second])) else { throw ContractError.reply }
+        seen.append("again \(m3)/\(s3)")
+        guard case .backlog(let pending, _) = try side.queue.perform(.backlog) else { throw ContractError.reply }
+        seen.append("pending \(pending)")
+        for o in try side.outcomes() {
+            let rows = try OutcomeRow.rows(streamID: "x", fields: o)
+            for r in rows {
+                seen.append("\(names[r.entry] ?? r.entry) \(r.id) \(r.outcome) \(r.status) \(r.reason) n=\(r.count) at=\(r.indexes ?? String(r.index ?? -1)) token=\(r.token)")
+            }
+        }
+        return seen
+    }
+
+    enum ContractError: Error { case reply }
+
+    @Test("The in-memory queue answers as the Redis scripts do: reads, claims with duplicates, checkpoints, final settles, retried settles")
+    func sameAnswers() throws {
+        // Without redis-server (scripts/install-deps.sh installs it) there is nothing to hold
+        // the in-memory queue to; with it, the server must start.
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else { return }
+        let server = try #require(Server())
+        let redis = try server.connect()
+        let shard = InMemoryShard()
+        let memory = Side(queue: InMemoryWorkQueue(shard: shard, consumer: "w1"),
+                          add: { shard.add($0) },
+                          outcomes: { shard.outcomes.map(\.fields) },
+                          length: { shard.length },
+                          progressCount: { shard.progress.count })
+        let keys = StreamKeys(shard: "contract")
+        let configuration = RedisConfiguration(node: RedisNode(host: "127.0.0.1", port: server.port))
+        let commands = RedisShardCommands(keys: keys, group: "senders", consumer: "w1", minIdleMillis: 60_000, guardTTLSeconds: 86_400)
+        let real = Side(queue: RedisStreamQueue(connector: try RedisConnector(configuration), commands: commands),
+                        add: { fields in
+                            try redis.command(RedisArguments(["XADD", keys.stream, "*"] + fields.flatMap { [$0.0, $0.1] })).text ?? ""
+                        },
+                        outcomes: {
+                            try redis.command("XRANGE", keys.outcomes, "-", "+").elements.map { e in
+                                let flat = e.elements.count > 1 ? e.elements[1].elements.map { $0.text ?? "" } : []
+                                return stride(from: 0, to: flat.count - 1, by: 2).map { (flat[$0], flat[$0 + 1]) }
+                            }
+                        },
+                        length: { Int(try redis.command("XLEN", keys.stream).integer ?? -1) },
+                        progressCount: { Int(try redis.command("HLEN", keys.progress).integer ?? -1) })
+        let expected = try scenario(memory)
+        let got = try scenario(real)
+        #expect(got == expected)
+        #expect(got.count > 8 && got.first == "read [\"E1\", \"E2\", \"E3\"]")
+        // What both must say, spelled out (so that the two cannot agree on something wrong).
+        #expect(expected.contains("claimed [[], [], [\"0:E1\"]]"))
+        #expect(expected.contains("checkpoint 1/0 progress 1 length 3"))
+        #expect(expected.contains("final 3/0 progress 0 length 0"))
+        #expect(expected.contains("again 0/3"))
+        #expect(expected.filter { $0.hasPrefix("E2 m ACCEPTED") }.count == 2)
+    }
+}
