@@ -105,8 +105,11 @@ let package = Package(
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                                               .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
-        // The tests of PushTransport, PushClientCore and PushChannels (one target: they share the
-        // client test support and the mock).
+        // PushClientCore's pure parts in memory: no sockets, no threads, no mock (PushTransport only
+        // for its values, such as TransportError).
+        .testTarget(name: "PushClientCoreTests", dependencies: ["PushClientCore", "PushTransport", "PushCore"]),
+        // The client against the mock over real TLS and HTTP/2: PushTransport, PushClientCore and
+        // PushChannels together (one target: they share the client test support and the mock).
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
         .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis"]),

@@ -3,16 +3,17 @@
 #   scripts/sanitize.sh address|thread [FILTER]
 #     address  AddressSanitizer + LeakSanitizer + UndefinedBehaviorSanitizer (scratch .build-asan)
 #     thread   ThreadSanitizer (scratch .build-tsan)
-#   FILTER     swift test --filter regex (default: PushTransportTests|APNsMockTests|SwiftPushKitTests,
-#              i.e. the client against the in-process mock, the mock itself, the chaos test, the
-#              Swift API over the client)
+#   FILTER     swift test --filter regex (default:
+#              PushClientCoreTests|PushTransportTests|APNsMockTests|SwiftPushKitTests, i.e. the
+#              client's pure core, the client against the in-process mock, the mock itself, the
+#              chaos test, the Swift API over the client)
 # Any sanitizer report fails the run. The chaos test runs with fewer notifications under a
 # sanitizer (SWIFTPUSH_CHAOS_COUNT, default 20,000 for address, 10,000 for thread) and longer
 # deadlines (SWIFTPUSH_CHAOS_DEADLINE_MS, SWIFTPUSH_CHAOS_WINDOW).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?usage: sanitize.sh address|thread [FILTER]}
-filter=${2:-'PushTransportTests|APNsMockTests|SwiftPushKitTests'}
+filter=${2:-'PushClientCoreTests|PushTransportTests|APNsMockTests|SwiftPushKitTests'}
 supp=$(mktemp -d)
 trap 'rm -rf "$supp"' EXIT
 

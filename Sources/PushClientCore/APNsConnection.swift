@@ -7,47 +7,33 @@ import PushCore
 import PushTransport
 import CPushSystem
 
-/// What a connection reports to its owner (a `PushClient`), on the I/O thread, mostly from
-/// inside nghttp2's callbacks while it reads: the whole interface from a connection to the
-/// client. The owner answers by calling the connection (`submit`, `cancel`, `requestClose`,
-/// `state`'s transitions); the connection never reaches into the client otherwise (the slots it
-/// reads and writes are the shared `SlotTable`, handed over at init).
+/// What a connection reports to its owner (a `PushClient`), on the I/O thread, never from
+/// inside nghttp2's callbacks: the whole interface from a connection to the client. Inside
+/// nghttp2's callbacks a connection only writes answers into their slots and records facts
+/// (`input`: streams closed, SETTINGS, GOAWAY, a PING's ACK); the owner takes them when told
+/// of a read and has its `ClientCore` decide what they mean. The owner answers by calling the
+/// connection (`submit`, `cancel`, `sendPing`, `requestClose`); the connection never reaches into
+/// the client otherwise (the slots it reads and writes are the shared `SlotTable`, handed over at
+/// init).
 protocol ConnectionEvents: AnyObject {
-    /// The server's SETTINGS arrived (the first one makes the connection ready).
-    func settingsReceived(on conn: APNsConnection, maxConcurrentStreams: UInt32)
-    /// The connection became ready for streams (after the server's first SETTINGS).
-    func connectionEstablished(_ conn: APNsConnection)
-    /// Answers just read freed streams: the owner may start new ones before the read goes on.
-    func refill(_ conn: APNsConnection)
-    /// GOAWAY: the connection takes no new streams.
-    func goawayReceived(on conn: APNsConnection, lastStreamID: Int32, errorCode: UInt32, reason: String?)
-    /// A stream ended (answered, refused or reset); its answer is in slot `slotIndex`.
-    func streamClosed(on conn: APNsConnection, slotIndex index: Int32, errorCode: UInt32)
-    /// The connection is gone (`error` nil: an orderly end); its in-flight streams are still
-    /// linked for the owner to account for.
+    /// A step of the transport (TCP, the proxy's tunnel, TLS with the session made).
+    func connectionProgressed(_ conn: APNsConnection, _ step: ConnectionProgress)
+    /// A chunk of input was fed to nghttp2 (the read may go on): the facts it recorded wait in
+    /// `conn.input`, and streams it freed may be refilled before the next chunk.
+    func connectionRead(_ conn: APNsConnection)
+    /// The connection is gone (`error` nil: an orderly end); the facts of its last read wait in
+    /// `conn.input`, for the owner to take before accounting for what was in flight.
     func connectionClosed(_ conn: APNsConnection, error: TransportError?)
-}
-
-/// What the owner of a connection keeps beside its `ConnectionState` for its own bookkeeping:
-/// nothing here decides a transition (that is the state's), these are the back-off's ticket,
-/// the addresses still to try and the token its requests carried.
-struct ConnectionRecord {
-    /// It was started as the back-off's probe (`ReconnectSchedule.beginAttempt`): its end
-    /// without failure lets the next attempt go.
-    var isProbe = false
-    /// Addresses of the same resolution still to try if this one's TCP connect fails.
-    var fallbackAddresses: [SocketConnect.Address] = []
-    /// The provider token generation of the last request submitted on it.
-    var tokenGeneration = 0
 }
 
 /// One client connection to APNs: TLS + an nghttp2 client session, carrying many notifications
 /// as concurrent streams. Owned by a `PushClient` (which hears its `ConnectionEvents`) and used
-/// only on its I/O thread.
+/// only on its I/O thread. It is the I/O half of a connection: what the connection is in the
+/// pool (its `ConnectionState`, its streams in flight) is its entry in the client's `ClientCore`,
+/// under the same `id`.
 ///
 /// Each stream's nghttp2 user data is its slot index + 1, so callbacks find the notification
-/// without any lookup table; the connection's in-flight streams are also linked through their
-/// slots, so a dying connection can account for every one of them.
+/// without any lookup table.
 final class APNsConnection: TLSH2Socket {
     /// Where events go (the owning client, which outlives its connections).
     unowned(unsafe) let events: any ConnectionEvents
@@ -55,13 +41,8 @@ final class APNsConnection: TLSH2Socket {
     let slots: SlotTable
     /// `:authority` bytes, stable for the owner's life (nghttp2 references them unchanged).
     let authority: UnsafeRawBufferPointer
-    /// Position in the client's pool.
-    let poolIndex: Int
-    /// Its phase and every decision about its fate (stream limits, GOAWAY, retirement, PINGs,
-    /// timeouts, how its end counts); the owner performs the actions it returns.
-    var state: ConnectionState
-    /// Its streams in flight, linked through their slots.
-    var inFlightSlots = InFlightList()
+    /// Its name in the client's core (its entry there: state, streams in flight, pool position).
+    let id: ConnectionID
     /// The stream whose response headers are being read, and its slot: an answer's 2–3
     /// header callbacks look the stream up in nghttp2's map once instead of each (a cache miss
     /// each with a thousand streams open). Stream ids are never reused within a session; a
@@ -76,23 +57,23 @@ final class APNsConnection: TLSH2Socket {
     let nv: UnsafeMutablePointer<nghttp2_nv>
     private static let maxHeaders = 12
 
-    /// The owner's notes on it.
-    var record = ConnectionRecord()
-    /// Streams refilled between reads and not yet written (see `PushClient.refill`).
+    /// What nghttp2 reported since the owner last took it (streams closed, SETTINGS, GOAWAY,
+    /// PING ACKs), in order: recorded inside nghttp2's callbacks, decided on after them. Touched
+    /// only on the I/O thread, in callbacks and by the owner between them: no runtime
+    /// exclusivity checks (one per answer otherwise).
+    @exclusivity(unchecked) var input = ConnectionInput()
+    /// Streams refilled between reads and not yet written (see `PushClient.connectionRead`).
     var refilledSinceFlush = 0
     /// Refilled streams that are written at once, without waiting for the end of the read.
     static let refillFlushThreshold = 64
 
-    init(events: any ConnectionEvents, slots: SlotTable, authority: UnsafeRawBufferPointer, loop: EventLoop, clock: any PushClock,
-         poolIndex: Int, fd: Int32, ssl: OpaquePointer, localMaxStreams: Int, retireAfterTimeouts: Int, retireAfterServerErrors: Int,
-         sessionMemory: SessionMemory? = nil) {
+    init(id: ConnectionID, events: any ConnectionEvents, slots: SlotTable, authority: UnsafeRawBufferPointer, loop: EventLoop,
+         clock: any PushClock, fd: Int32, ssl: OpaquePointer, sessionMemory: SessionMemory? = nil) {
+        self.id = id
         self.events = events
         self.sessionMemory = sessionMemory
         self.slots = slots
         self.authority = authority
-        self.poolIndex = poolIndex
-        self.state = ConnectionState(localMaxStreams: localMaxStreams, timeoutsBeforeRetirement: retireAfterTimeouts,
-                                     serverErrorsBeforeRetirement: retireAfterServerErrors, startedNanos: clock.monotonicNanos())
         nv = .allocate(capacity: Self.maxHeaders)
         nv.initialize(repeating: nghttp2_nv(), count: Self.maxHeaders)
         super.init(loop: loop, fd: fd, ssl: ssl, clock: clock)
@@ -100,6 +81,7 @@ final class APNsConnection: TLSH2Socket {
 
     deinit {
         nv.deallocate()
+        input.deallocate()
         // The session is the pool's only user: it must go first (normally close() did that).
         if let session {
             nghttp2_session_del(session)
@@ -109,11 +91,11 @@ final class APNsConnection: TLSH2Socket {
     }
 
     override func didConnectTCP(throughProxy: Bool) {
-        state.tcpConnected(throughProxy: throughProxy)
+        events.connectionProgressed(self, .tcpConnected(throughProxy: throughProxy))
     }
 
     override func didOpenTunnel() {
-        state.tunnelOpened()
+        events.connectionProgressed(self, .tunnelOpened)
     }
 
     override func didCompleteHandshake() throws(TransportError) {
@@ -150,20 +132,16 @@ final class APNsConnection: TLSH2Socket {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(s, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        // Not ready yet: the server accepts us by sending its SETTINGS (settingsReceived).
-        state.handshakeCompleted()
+        // Not ready yet: the server accepts us by sending its SETTINGS (a fact, then
+        // ClientCore.settingsReceived).
+        events.connectionProgressed(self, .handshakeCompleted)
     }
 
-    /// The server's first SETTINGS frame: the connection is ready (wakes waitUntilConnected).
-    func becameReady() {
-        events.connectionEstablished(self)
-    }
-
-    /// Answers just read freed streams: refill them now rather than after the whole read, so
-    /// the server gets new requests while we are still reading (both sides stay busy instead
-    /// of taking turns).
+    /// A chunk was fed to nghttp2: the owner takes the facts it recorded, and refills the
+    /// streams its answers freed now rather than after the whole read, so the server gets new
+    /// requests while we are still reading (both sides stay busy instead of taking turns).
     override func didReceiveChunk() {
-        events.refill(self)
+        events.connectionRead(self)
     }
 
     /// The read is over: the write that follows (`handleEvents`) takes what refill deferred.
@@ -172,14 +150,6 @@ final class APNsConnection: TLSH2Socket {
     }
 
     override func didClose(_ error: TransportError?) {
-        var error = error
-        if state.phase == .awaitingSettings, error == nil || error?.kind == .closed {
-            // TLS came up but the server hung up before its SETTINGS, without an alert: with
-            // TLS 1.3 this is how a server that refuses the client certificate looks.
-            let detail = error.map { " (\($0.description))" } ?? ""
-            error = TransportError(.tls, Self.closedAfterHandshakeText + detail)
-        }
-        state.closed()
         events.connectionClosed(self, error: error)
     }
 
@@ -378,7 +348,7 @@ private let onStreamClose: nghttp2_on_stream_close_callback = { session, streamI
         let index = streamID == conn.headerStreamID ? conn.headerSlotIndex : slotIndex(session, streamID)
         if streamID == conn.headerStreamID { conn.headerStreamID = 0 }
         guard index >= 0 else { return }
-        conn.events.streamClosed(on: conn, slotIndex: index, errorCode: errorCode)
+        conn.input.append(.streamClosed(slot: index, streamID: streamID, errorCode: errorCode))
     }
     return 0
 }
@@ -389,16 +359,16 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { session, frame, 
     switch UInt32(frame.pointee.hd.type) {
     case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
         let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
-        withConnection(userData) { $0.events.settingsReceived(on: $0, maxConcurrentStreams: limit) }
+        withConnection(userData) { $0.input.append(.settings(maxConcurrentStreams: limit)) }
     case NGHTTP2_PING.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
-        withConnection(userData) { $0.state.pingAcknowledged() }
+        withConnection(userData) { $0.input.append(.pingAcknowledged) }
     case NGHTTP2_GOAWAY.rawValue:
         let g = frame.pointee.goaway
         var reason: String?
         if g.opaque_data_len > 0, let data = g.opaque_data {
             reason = APNsResponse.reasonText(in: UnsafeRawBufferPointer(start: data, count: g.opaque_data_len))
         }
-        withConnection(userData) { $0.events.goawayReceived(on: $0, lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason) }
+        withConnection(userData) { $0.input.appendGoaway(lastStreamID: g.last_stream_id, errorCode: g.error_code, reason: reason) }
     default:
         break
     }

@@ -4,7 +4,7 @@ import PushCore
 /// the one place that decides a connection's fate (its phase, its stream capacity, when it is
 /// retired, PINGed, timed out or closed, and how its end counts for the back-off); the owner
 /// (`PushClient`) performs the actions it returns (`perform(_:on:now:)`). No I/O happens here, so
-/// every rule is tested without sockets (Tests/PushTransportTests/ConnectionState*Tests.swift).
+/// every rule is tested without sockets (Tests/PushClientCoreTests/ConnectionState*Tests.swift).
 ///
 /// ```
 ///   connecting ─TCP─▶ [tunneling] ─proxy 2xx─▶ handshaking ─TLS + h2─▶ awaitingSettings ─SETTINGS─▶ ready

@@ -1,46 +1,37 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import COpenSSL
-import CNGHTTP2
 import PushCore
 import PushTransport
 
-/// The I/O thread's loop. Each turn takes what senders queued, keeps the pool filled,
-/// releases delayed retries that are due, dispatches, and (every scan interval) enforces
-/// deadlines and checks health; then publishes outcomes and sleeps in epoll until there is work. The parts:
-/// PushClient+Pool, +Dispatch, +Answers (what connections report), +Outcomes, +Deadlines,
-/// +Shutdown. Everything they touch outside `handoff` (`queue`, `pool`, `outbox`, the
-/// connections) belongs to this thread alone.
+/// The I/O thread's loop: the driver of `core`. Each turn takes what senders handed over and what
+/// connections recorded, tells the core the time (`ClientCore.turn`), carries out what it asks
+/// (PushClient+Actions), publishes outcomes, and sleeps in epoll until there is work; the
+/// connections' reads and closes come in between (PushClient+ConnectionEvents). Everything it
+/// touches outside `handoff` (`core`, the connections) belongs to this thread alone.
 extension PushClient {
     /// The thread's body, until close's drain ends (then `shutDown`).
     func runIOThread() {
         IOThread.blockSIGPIPE()
-        var drainDeadline: UInt64?
         while true {
-            let (submitted, lifecycle) = handoff.withLock { h in
+            let (submitted, lifecycle, callersWaiting) = handoff.withLock { h in
                 let taken = h.submissions
                 h.submissions = SlotList()
                 h.ioIdle = false
-                return (taken, h.lifecycle)
+                return (taken, h.lifecycle, h.waiters > 0)
             }
             var taken = submitted
-            queue.pending.splice(&taken, in: slots)
-
+            core.take(&taken)
             let now = configuration.timing.clock.monotonicNanos()
+            // What connections recorded outside their reads (streams refused as they were written).
+            absorbAllInput()
+            for answer in resolverThread.take() { core.resolutionAnswered(ticket: answer.ticket, answer.result, now: now) }
             let closingNow = !lifecycle.isOpen
-            if case .closing(let drain) = lifecycle, drainDeadline == nil { drainDeadline = now + UInt64(drain) * 1_000_000 }
-            if !closingNow || !queue.pending.isEmpty || !queue.delayed.isEmpty || queue.inFlightTotal > 0 { maintainPool(now: now) }
-            releaseDelayed(now: now)
-            dispatch(now: now)
-            if ClientTimers.isDue(queue.nextScanNanos, now: now) {
-                scanDeadlines(now: now)
-                checkHealth(now: now)
-                resizePool(now: now)
-                refreshPublishedState()
-                queue.nextScanNanos = now + ClientTimers.scanIntervalNanos
-            }
-            if let deadline = drainDeadline, (queue.pending.isEmpty && queue.delayed.isEmpty && queue.inFlightTotal == 0) || ClientTimers.isDue(deadline, now: now) {
+            var drainMillis: Int32 = 0
+            if case .closing(let drain) = lifecycle { drainMillis = drain }
+            core.turn(now: now, closing: closingNow, drainMillis: drainMillis, callersWaiting: callersWaiting)
+            performActions(now: now)
+            if core.drainIsOver(now: now) {
                 shutDown()
                 return
             }
@@ -49,21 +40,21 @@ extension PushClient {
             let sleep = handoff.withLock { h in
                 if h.submissions.isEmpty && h.lifecycle.isOpen { h.ioIdle = true }
                 return h.submissions.isEmpty && h.lifecycle.isOpen != closingNow
-            }
-            if sleep { loop.runOnce(timeoutMillis: nextTimeoutMillis(now: now)) }
+            } && !hasUntakenInput
+            if sleep { loop.runOnce(timeoutMillis: core.sleepMillis(now: now)) }
         }
     }
 
-    /// How long epoll may sleep (`ClientTimers.sleepMillis`): until the next scan, the next
-    /// delayed retry or the next reconnect attempt.
-    private func nextTimeoutMillis(now: UInt64) -> Int32 {
-        ClientTimers.sleepMillis(now: now, nextScanNanos: queue.nextScanNanos, nextRetryNanos: queue.delayed.firstDue,
-                                 nextReconnectNanos: hasEmptyPosition ? reconnect.nextAttemptNanos : nil)
+    /// Has the core take what every connection recorded and it has not taken yet: facts nghttp2
+    /// reported while the client wrote (a stream refused as its HEADERS went out), not in a read.
+    func absorbAllInput() {
+        for case let conn? in connections where !conn.input.isEmpty {
+            core.absorb(&conn.input, from: conn.id, now: conn.lastInputNanos)
+        }
     }
 
-    /// The time rules, from the configuration.
-    var timers: ClientTimers {
-        ClientTimers(idlePingMillis: configuration.timing.idlePingMillis, pingTimeoutMillis: configuration.timing.pingTimeoutMillis,
-                     connectTimeoutMillis: configuration.timing.connectTimeoutMillis)
+    /// Some connection recorded facts not taken yet: the loop must not sleep on them.
+    private var hasUntakenInput: Bool {
+        connections.contains { $0.map { !$0.input.isEmpty } ?? false }
     }
 }

@@ -46,12 +46,16 @@ private struct CLogTarget: @unchecked Sendable {
     let userData: UnsafeMutableRawPointer?
 }
 
-/// Log events: what the I/O thread tells a log callback (silent without one). Messages never
-/// hold key material, provider tokens, device tokens or payloads: hosts, ports, counts, delays
-/// and error texts only (the error texts never quote secrets either).
-extension PushClient {
+/// The client's log events: a log callback (silent without one) and the events' stable names.
+/// Messages never hold key material, provider tokens, device tokens or payloads: hosts, ports,
+/// counts, delays and error texts only (the error texts never quote secrets either). Held by
+/// `PushClient` and by its `ClientCore`, which log from the I/O thread.
+struct ClientLog {
+    /// Where events go (nil: nowhere).
+    let callback: LogCallback?
+
     /// The event names, stable across versions (documented at push_config_set_log_callback).
-    enum LogEvent: String {
+    enum Event: String {
         case connecting = "connection.connecting"
         case ready = "connection.ready"
         case closed = "connection.closed"
@@ -64,26 +68,14 @@ extension PushClient {
         case slowCallback = "callback.slow"
     }
 
-    /// A result callback that takes longer than this is reported (`callback.slow`).
-    static let slowCallbackNanos: UInt64 = 100_000_000
-
     /// Reports an event; `message` is built only when someone listens at `level`.
-    func log(_ level: LogLevel, _ event: LogEvent, _ message: @autoclosure () -> String) {
-        guard let sink = configuration.callbacks.log, level.rawValue >= sink.minLevel else { return }
+    func callAsFunction(_ level: LogLevel, _ event: Event, _ message: @autoclosure () -> String) {
+        guard let sink = callback, level.rawValue >= sink.minLevel else { return }
         sink.emit(level, event.rawValue, message())
     }
+}
 
-    /// Logs a failed connection attempt: the error (as a TLS failure or protocol error when it
-    /// is one) and the back-off it caused.
-    func logAttemptFailed(_ error: TransportError, delayNanos: UInt64?) {
-        switch error.kind {
-        case .tls: log(.error, .tlsFailure, error.description)
-        case .protocolError: log(.error, .protocolError, error.description)
-        default: break
-        }
-        if let delayNanos {
-            log(.warning, .reconnectScheduled,
-                "\(error.description); next connection attempt in \(delayNanos / 1_000_000) ms")
-        }
-    }
+extension PushClient {
+    /// A result callback that takes longer than this is reported (`callback.slow`).
+    static let slowCallbackNanos: UInt64 = 100_000_000
 }

@@ -177,9 +177,9 @@ public struct ClientConfiguration: Sendable {
 /// Threads: `send`, `poll`, `waitUntilConnected` and `close` may be called from any thread.
 /// Everything else runs on the I/O thread. Caller threads and the I/O thread meet only in
 /// `handoff` (reachable only under its lock), and only to move chains of slot indices between
-/// lists, so one lock operation covers a whole batch. What the I/O thread owns alone is in
-/// `queue`, `pool` and `outbox` (IOThreadState.swift); see docs/architecture.md, "Threads and
-/// ownership".
+/// lists, so one lock operation covers a whole batch. What the I/O thread owns alone is `core`
+/// (every decision and its bookkeeping, ClientCore.swift) and the connections' I/O; see
+/// docs/architecture.md, "Threads and ownership".
 public final class PushClient: @unchecked Sendable {
     // MARK: Set by init, read by any thread
     let configuration: ClientConfiguration
@@ -196,19 +196,33 @@ public final class PushClient: @unchecked Sendable {
     let resultSignal: ResultSignal?
     /// The pollable descriptor for event loops (shared by a group's threads).
     let readiness: ResultReadiness
+    /// Where log events go.
+    let log: ClientLog
     var thread = pthread_t()
 
     // MARK: Shared by callers and the I/O thread
     /// The only state caller threads and the I/O thread share, reachable only under its lock.
     let handoff = LockedHandoff()
 
-    // MARK: I/O thread only (IOThreadState.swift)
-    /// Notifications held by the I/O thread, and dispatching them.
-    var queue = IOQueue()
-    /// The connections and opening them.
-    var pool: ConnectionPool
-    /// Outcomes waiting to be published.
-    var outbox: ResultOutbox
+    // MARK: I/O thread only
+    /// Every decision of the I/O thread (dispatch, answers, the pool, deadlines, outcomes) and its
+    /// bookkeeping, as a value (ClientCore.swift): this client feeds it events and carries out its
+    /// actions. Touched by the I/O thread alone and never across a call out of it (the core
+    /// calls nothing back), so without runtime exclusivity checks (a `swift_beginAccess` per use
+    /// otherwise, several per notification).
+    @exclusivity(unchecked) var core: ClientCore
+    /// The connections' sockets, TLS and nghttp2 sessions, by `ConnectionID.index` (what the core
+    /// knows of each is its entry at the same index).
+    var connections: [APNsConnection?] = []
+    /// Resolves names off the I/O thread (asked by the core's `.resolve`).
+    let resolverThread: ResolverThread
+    /// The CONNECT request for the proxy, made once.
+    let tunnelRequest: SecretBytes?
+    /// The `authorization` header sent.
+    var authorization = AuthorizationHeader()
+    /// Results handed to the result callback are assembled here. Allocated at the end of `init`,
+    /// after its last early `throw` (so that a throwing `init` leaks nothing).
+    let callbackBuffer: UnsafeMutablePointer<push_result>
     /// Results per call of the result callback.
     static let callbackBatch = 256
 
@@ -237,6 +251,7 @@ public final class PushClient: @unchecked Sendable {
         kept.credentials.clientCertificate = nil
         kept.endpoint.proxyCredentials = nil // kept only inside tunnelRequest
         self.configuration = kept
+        log = ClientLog(callback: c.callbacks.log)
         guard !c.endpoint.host.isEmpty else { throw ClientError(.invalidArgument, "host is empty") }
         guard (1...65535).contains(c.endpoint.port) else { throw ClientError(.badOption, "port \(c.endpoint.port) is out of range") }
 
@@ -280,20 +295,14 @@ public final class PushClient: @unchecked Sendable {
             defaultTopic: UnsafeRawBufferPointer(start: t.baseAddress, count: c.defaultTopic.count),
             deadlineNanos: UInt64(max(c.timing.deadlineMillis, 1)) * 1_000_000,
             retryPolicy: RetryPolicy(maxAnsweredAttempts: c.recovery.maxAttempts, baseDelayMillis: c.recovery.retryDelayMillis))
-        let tunnelRequest = c.endpoint.proxy == nil ? nil : Self.connectRequest(host: c.endpoint.host, port: c.endpoint.port, credentials: c.endpoint.proxyCredentials)
+        tunnelRequest = c.endpoint.proxy == nil ? nil : Self.connectRequest(host: c.endpoint.host, port: c.endpoint.port, credentials: c.endpoint.proxyCredentials)
         let wakeLoop = loop
-        var sizing: PoolSizing?
-        if c.pool.minConnections > 0 && c.pool.minConnections < c.pool.connections {
-            sizing = PoolSizing(minimum: c.pool.minConnections, maximum: c.pool.connections,
-                                shrinkWindowNanos: UInt64(max(c.pool.shrinkWindowMillis, 1)) * 1_000_000)
-        }
-        pool = ConnectionPool(positions: c.pool.connections, sizing: sizing,
-                              resolverThread: ResolverThread(resolver: c.endpoint.resolver, onAnswer: { wakeLoop.wake() }),
-                              tunnelRequest: tunnelRequest)
+        resolverThread = ResolverThread(resolver: c.endpoint.resolver, onAnswer: { wakeLoop.wake() })
         slots = SlotTable(capacity: c.pool.queueCapacity)
         reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.recovery.reconnectFirstDelayMillis,
                                                         maxDelayMillis: c.recovery.reconnectMaxDelayMillis)
-        outbox = ResultOutbox(callbackBuffer: .allocate(capacity: Self.callbackBatch))
+        core = ClientCore(configuration: kept, slots: slots, retryPolicy: constants.retryPolicy, reconnect: reconnect, token: token, log: log)
+        callbackBuffer = .allocate(capacity: Self.callbackBatch)
 
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, nil, { arg in
@@ -309,12 +318,12 @@ public final class PushClient: @unchecked Sendable {
 
     deinit {
         constants.deallocate()
-        if let b = queue.authorizationBuffer {
+        if let b = authorization.buffer {
             // The provider token is a bearer credential for up to an hour: clear it.
             OPENSSL_cleanse(b.baseAddress, b.count)
             b.deallocate()
         }
-        outbox.callbackBuffer.deallocate()
+        callbackBuffer.deallocate()
     }
 }
 
