@@ -82,7 +82,11 @@ public final class TLSContext: @unchecked Sendable {
             Glibc.close(fd)
             throw TransportError(.tls, "SSL_new: " + OpenSSLError.drain())
         }
-        SSL_set_fd(ssl, fd)
+        guard NoSignalSocketBIO.attach(ssl, fd: fd) else {
+            SSL_free(ssl)
+            Glibc.close(fd)
+            throw TransportError(.tls, "BIO_new: " + OpenSSLError.drain())
+        }
         SSL_set_connect_state(ssl)
         if SocketConnect.isIPLiteral(host) {
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)

@@ -52,11 +52,10 @@ public final class RedisTLSContext: @unchecked Sendable {
     /// name, sent as SNI too, or for an address literal its IP (no SNI for literals, RFC 6066 §3).
     func makeSSL(fd: Int32, host: String) throws(RedisError) -> OpaquePointer {
         guard let ssl = SSL_new(ctx) else { throw RedisError(.tls, "SSL_new: " + OpenSSLError.drain()) }
-        guard let bio = RedisSocketBIO.make(fd: fd) else {
+        guard NoSignalSocketBIO.attach(ssl, fd: fd) else {
             SSL_free(ssl)
             throw RedisError(.tls, "BIO_new: " + OpenSSLError.drain())
         }
-        SSL_set_bio(ssl, bio, bio)
         SSL_set_connect_state(ssl)
         let name = serverName ?? host
         if SocketConnect.isIPLiteral(name) {
