@@ -19,6 +19,11 @@ public struct MachineSettings: Sendable {
     public var policy = ResultPolicy()
     /// How long a read waits for the first entry when the shard has nothing else to do.
     public var blockMillis = 500
+    /// How long a read waits for a quarter of `maxInFlight` to be free, and a settle for a
+    /// quarter of it to be queued, before going with less (`ShardMachine.readNext`,
+    /// `settleNext`): every request costs Redis a wake-up and, for a script, a call, whatever
+    /// it carries.
+    public var coalesceMillis = 10
 
     public init() {}
 

@@ -7,6 +7,8 @@ struct QueuedSettlement {
     var notes: Int
     /// Its outcomes by app, kind and reason, with their latencies.
     var tally: [OutcomeTally]
+    /// When it was queued (monotonic ns): a settle waits a little for company (`settleNext`).
+    var queuedNanos: UInt64
 }
 
 /// Outcomes of one kind and reason for one app, and the latencies (first send to outcome, µs)

@@ -5,6 +5,11 @@ extension ShardMachine {
     /// The room one more entry needs: the size of the largest entry read lately (the largest an
     /// entry may be, until the first read), or all of max_in_flight when that is smaller.
     var entryRoom: Int { max(1, min(notesPerEntry, settings.maxInFlight)) }
+    /// What a read waits to have room for, and a settle to carry: a quarter of max_in_flight
+    /// (no more than one read's worth), and at least one entry.
+    var fillTarget: Int { max(entryRoom, min(settings.maxInFlight / 4, settings.batch * notesPerEntry)) }
+    /// `coalesce_ms` in nanoseconds.
+    var coalesceNanos: UInt64 { UInt64(settings.coalesceMillis) * 1_000_000 }
 
     /// Starts the next read (or step of a re-read of our own pending entries) when there is
     /// room and none is in flight. A read that came back full is followed at once by the next
@@ -22,6 +27,16 @@ extension ShardMachine {
             request(.ownPending(after: pass.cursor, max: Self.pendingPage), .ownPending, &out)
             return
         }
+        // A read waits until a quarter of max_in_flight is free (at most coalesce_ms): reading
+        // the moment one entry's worth was free made every read, claim and settle carry one or
+        // two 500-token entries, and Redis's cost per request (a wake-up, a script call) is the
+        // same whatever it carries. With nothing held it reads at once.
+        if room < fillTarget && !held.isEmpty {
+            let since = readWaitSinceNanos ?? t.nanos
+            readWaitSinceNanos = since
+            guard t.nanos >= since + coalesceNanos else { return }
+        }
+        readWaitSinceNanos = nil
         let asked = min(settings.batch, max(1, room / notesPerEntry))
         let reserved = min(room, asked * notesPerEntry)
         let idle = held.isEmpty && unsettled.isEmpty && requests.isEmpty && waitingResend.isEmpty

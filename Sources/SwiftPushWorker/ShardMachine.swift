@@ -83,6 +83,10 @@ public struct ShardMachine {
     /// Settlements queued, the first `settling` of them in the settle in flight.
     var unsettled: [QueuedSettlement] = []
     var settling = 0
+    /// Notifications in `unsettled` (what a settle of all of it would carry).
+    var unsettledNotes = 0
+    /// Since when a read has been waiting for room to fill up (`readNext`), if one is.
+    var readWaitSinceNanos: UInt64?
     /// After a failed settle, the next one waits until then.
     var settleRetryNanos: UInt64 = 0
     var settleFailures = 0
@@ -147,8 +151,12 @@ public struct ShardMachine {
         func consider(_ n: UInt64?) { if let n, n > 0 { next = min(next ?? n, n) } }
         if link == .down { consider(connectAtNanos) }
         if link == .up {
-            if !stopping { consider(nextMaintenanceNanos); consider(nextReadNanos) }
-            if !unsettled.isEmpty && settling == 0 { consider(settleRetryNanos) }
+            if !stopping {
+                consider(nextMaintenanceNanos)
+                consider(nextReadNanos)
+                consider(readWaitSinceNanos.map { $0 + coalesceNanos })
+            }
+            if !unsettled.isEmpty && settling == 0 { consider(max(settleRetryNanos, unsettled[0].queuedNanos + coalesceNanos)) }
             consider(suspects.nextGroupNanos)
         }
         for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }

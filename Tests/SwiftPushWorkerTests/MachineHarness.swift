@@ -22,6 +22,8 @@ final class MachineHarness {
     var fatal: String?
     /// Whether the clients were closed (a stop past its drain time).
     var clientsClosed = false
+    /// Every queue request the machine made, in order.
+    var requests: [QueueRequest] = []
 
     init(shard: InMemoryShard = InMemoryShard(), consumer: String = "w1", settings: MachineSettings = MachineHarness.settings(),
          minIdleMillis: Int = 60_000) {
@@ -59,6 +61,7 @@ final class MachineHarness {
                 return [.connectFailed(error)]
             }
         case .request(let id, let request, _):
+            requests.append(request)
             do throws(QueueError) {
                 return [.replied(id: id, try queue.perform(request))]
             } catch {

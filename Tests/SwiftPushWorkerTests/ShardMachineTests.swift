@@ -173,6 +173,37 @@ struct ShardMachineTests {
         #expect(h.machine.counters.redisReconnects == 1)
     }
 
+    @Test("Entries finishing one by one: reads wait for a quarter of max_in_flight, settles for company, each within coalesce_ms; every notification still gets exactly one outcome")
+    func coalescedRequests() throws {
+        // 40 entries of 100 tokens, max_in_flight 2,000 (20 entries held); APNs answers one
+        // entry's tokens per millisecond, so that entries finish one at a time.
+        let h = MachineHarness()
+        for k in 0..<40 { h.shard.add(Entries.multicast("m-\(k)", tokens: (0..<100).map { Entries.token(k * 100 + $0) })) }
+        h.answer = { _ in nil }
+        var steps = 0
+        while !(h.shard.isDrained && h.shard.length == 0) && steps < 10_000 {
+            h.handle(.tick)
+            // The entry with the lowest serial still in flight gets all its answers.
+            if let serial = h.inFlight.keys.map({ $0 >> 10 }).min() {
+                let tags = h.inFlight.keys.filter { $0 >> 10 == serial }.sorted()
+                h.handle(.results(tags.map { tag in
+                    h.inFlight[tag] = nil
+                    return NoteResult(tag: tag, kind: .accepted, status: 200, reason: .none)
+                }))
+            }
+            h.advance(millis: 1)
+            steps += 1
+        }
+        #expect(h.shard.isDrained && h.shard.length == 0)
+        let by = try h.outcomesByNotification()
+        #expect(by.count == 4000 && by.values.allSatisfy { $0 == 1 })
+        let settles = h.requests.filter { if case .settle = $0 { return true }; return false }.count
+        let reads = h.requests.filter { if case .read = $0 { return true }; return false }.count
+        // Without coalescing: 40 settles (one per entry finished) and 24 reads (coalesce_ms 0);
+        // with it, a quarter of the budget (5 entries) or 10 ms (10 entries here) per request.
+        #expect(settles <= 10 && reads <= 10, "settles \(settles), reads \(reads)")
+    }
+
     @Test("Redis unreachable: connects are retried with back-off growing to 5 s, never faster")
     func backoff() {
         let h = MachineHarness()
