@@ -81,15 +81,17 @@ open(sys.argv[2], "w").write("".join("ff%062x\n" % (i % 10007 + 1) for i in rang
 open(sys.argv[3], "w").write(json.dumps({"aps": {"alert": "Hello from swiftpush"}, "pad": "x" * 120}))
 PY
 
-# enqueue SHARD T: the N notifications into push:{SHARD}, as single entries (T=1), batch entries
-# of N of them (T=bN) or multicast entries of T tokens.
+# enqueue CLI SHARD T: the N notifications into push:{SHARD} with CLI's enqueue (a variant's own:
+# each variant drains what its producer writes), as single entries (T=1), batch entries of N of
+# them (T=bN) or multicast entries of T tokens.
 enqueue() {
+  local ecli=$1; shift
   if [ "${2#b}" != "$2" ]; then
-    "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" --batch "${2#b}" > /dev/null
+    "$ecli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" --batch "${2#b}" > /dev/null
   elif [ "$2" -eq 1 ]; then
-    "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" > /dev/null
+    "$ecli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" > /dev/null
   else
-    "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --tokens "$out/tokens.txt" --payload "@$out/payload.json" \
+    "$ecli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --tokens "$out/tokens.txt" --payload "@$out/payload.json" \
       --id b --app bench --per-entry "$2" > /dev/null
   fi
 }
@@ -112,7 +114,7 @@ JSON
   local redis_t0 mock_t0 start_ms
   # Redis's clock starts before the enqueue: its figure is everything Redis does per notification.
   redis_t0=$(cpu_ticks "$REDIS_PID")
-  enqueue "$shard" "$tokens"
+  enqueue "$wcli" "$shard" "$tokens"
   mock_t0=$(cpu_ticks "$MOCK_PID")
   start_ms=$(rcli TIME | python3 -c 'import sys; s, us = sys.stdin.read().split(); print(int(s) * 1000 + int(us) // 1000)')
   WORKERS=""

@@ -4,7 +4,7 @@ import SwiftPushRedis
 import SwiftPushWorker
 
 /// `swiftpush enqueue --tokens`: one payload to many devices, as multicast entries (format 2:
-/// `v 2`, `tokens` comma-separated).
+/// `v 2`, `tokens_bin` packed, or `tokens` comma-separated when a token is not lowercase hex).
 extension EnqueueCommand {
     /// Writes the multicast entries of the tokens in `tokensPath`; prints `enqueued N` (entries).
     func enqueueMulticast(tokensPath: String, payload: String, id: String, redis: RedisRouter, keys: StreamKeys,
@@ -33,12 +33,23 @@ extension EnqueueCommand {
         for (k, chunk) in chunks.enumerated() {
             let entryID = chunks.count == 1 ? id : "\(id)#\(k)"
             let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: entryID, count: $0)).stream } ?? keys.stream
-            var fields = ["v", "2", "id", entryID, "tokens", chunk.joined(separator: ","), "payload", body]
-            if let app { fields += ["app", app] }
-            if let campaign { fields += ["campaign", campaign] }
+            // The packed form (`tokens_bin`, half the bytes for Redis to move) when every token
+            // is lowercase hex, the text form otherwise (the worker then reads them as written).
+            var args = RedisArguments(["XADD", stream, "*", "v", "2", "id", entryID])
+            if let packed = PackedTokens.pack(chunk) {
+                args.append("tokens_bin")
+                args.append(packed)
+            } else {
+                args.append("tokens")
+                args.append(chunk.joined(separator: ","))
+            }
+            args.append("payload")
+            args.append(body)
+            if let app { args.append("app"); args.append(app) }
+            if let campaign { args.append("campaign"); args.append(campaign) }
             // A multicast entry is large: a pipeline carries at most about a megabyte of them.
             let most = max(1, min(pipeline, 1_000_000 / (chunk.count * 66 + body.utf8.count)))
-            if batches.add(RedisArguments(["XADD", stream, "*"] + fields), stream: stream, notifications: chunk.count, campaign: campaign) >= most
+            if batches.add(args, stream: stream, notifications: chunk.count, campaign: campaign) >= most
                 && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
         }
         for stream in batches.streams where !batches.flush(stream, redis: redis, wait: wait) { return 1 }

@@ -26,6 +26,8 @@ struct EnqueueCommand: StatusCommand {
         --per-entry tokens (default 500, at most 1000); entry k gets the id
         ID#k (ID alone when one entry holds them all). Each (id, token) pair
         is one notification with one outcome (docs/worker.md, "Multicast").
+        Lowercase hex tokens are written packed (tokens_bin: half the bytes);
+        an entry with any other token lists them as text (tokens).
         --campaign NAME sets the campaign field (echoed in outcomes, counted
         by swiftpush status) on lines that name none. With --file on a terminal,
         more than 5000 lines show a progress line on standard error (count,

@@ -29,7 +29,8 @@ public struct EntryReader: Sendable {
                             .failure(EntryRejection("UnsupportedVersion", "entry format version '\(text)' is not one this worker reads (1, 2)")))
         }
         if entry.value("v").map({ $0.elementsEqual("2".utf8) }) == true {
-            let hasTokens = entry.value("tokens") != nil, hasNotes = entry.value("notifications") != nil
+            let hasTokens = entry.value("tokens") != nil || entry.value("tokens_bin") != nil
+            let hasNotes = entry.value("notifications") != nil
             if hasTokens && !hasNotes { return multicast(&r) }
             if hasNotes && !hasTokens { return batch(&r) }
             let why = hasTokens ? "both 'tokens' and 'notifications'" : "neither 'tokens' (multicast) nor 'notifications' (batch)"
@@ -65,13 +66,28 @@ public struct EntryReader: Sendable {
     private func multicast(_ r: inout Reading) -> WorkEntry {
         let entry = r.entry
         let id = Self.notificationID(of: entry)
-        let list = TokenList(entry.range(of: "tokens")!, in: entry.bytes)
+        // The text form (`tokens`) or the packed one (`tokens_bin`, unpacked to the same hex text).
+        var list = TokenList(items: [], in: [])
+        var unreadable: EntryRejection?
+        if let packed = entry.range(of: "tokens_bin") {
+            switch PackedTokens.unpack(packed, storage: &r.storage) {
+            case .success(let items): list = TokenList(items: items, in: r.storage)
+            case .failure(let cut):
+                unreadable = EntryRejection("BadField", "'tokens_bin' ends inside a token (the one at byte \(cut.offset), after \(cut.complete) whole)")
+            }
+        } else {
+            list = TokenList(entry.range(of: "tokens")!, in: entry.bytes)
+        }
         let count = max(1, list.listed)
         do throws(EntryRejection) {
             let checkedID = try Self.checkedID(entry)
             let fields = r.entryFields
             if let twice = fields.firstRepeated { throw EntryRejection("BadField", "field '\(twice.name)' appears more than once") }
-            if entry.count("tokens") > 1 { throw EntryRejection("BadField", "field 'tokens' appears more than once") }
+            if entry.count("tokens") + entry.count("tokens_bin") > 1 {
+                throw EntryRejection("BadField", entry.count("tokens") == 1 ? "the entry holds both 'tokens' and 'tokens_bin'"
+                                                                            : "field 'tokens' or 'tokens_bin' appears more than once")
+            }
+            if let unreadable { throw unreadable }
             if list.listed > EntryKind.maxNotifications {
                 throw EntryRejection("BadField", "the entry lists \(list.listed) tokens; at most \(EntryKind.maxNotifications)")
             }

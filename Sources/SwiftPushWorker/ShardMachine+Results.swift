@@ -106,7 +106,9 @@ extension ShardMachine {
     mutating func park(_ h: HeldEntry, _ i: Int, dueMillis: Int64, _ t: WorkerTime) {
         let e = h.entry
         if h.delayed == nil {
-            let skip: Set<[UInt8]> = [Array("retries".utf8), Array("origin".utf8), Array("tokens".utf8), Array("notifications".utf8)]
+            // The parked tokens go back in the text form (`tokens`), whichever form the entry had.
+            let skip: Set<[UInt8]> = [Array("retries".utf8), Array("origin".utf8), Array("tokens".utf8), Array("tokens_bin".utf8),
+                                      Array("notifications".utf8)]
             var fields = e.raw.fields.filter { !skip.contains($0.name) }.map { DelayedPart.Field(name: $0.name, value: $0.value) }
             fields.append(.init(name: Array("retries".utf8), value: Array(String(e.retries + 1).utf8)))
             fields.append(.init(name: Array("origin".utf8), value: Array((e.origin ?? e.entryID).utf8)))

@@ -2,17 +2,17 @@
 import Glibc
 #endif
 
-/// A multicast entry's `tokens` field read in place: hex tokens separated by commas (spaces
-/// around them ignored), each distinct token once, in the order first listed. A token listed
-/// again (byte for byte) is one notification: sent once, one outcome; the record counts the
-/// repeats.
+/// A multicast entry's tokens read in place: the text form (`tokens`: hex tokens separated by
+/// commas, spaces around them ignored) or the packed form (`tokens_bin`, `PackedTokens`), each
+/// distinct token once, in the order first listed. A token listed again (byte for byte) is one
+/// notification: sent once, one outcome; the record counts the repeats.
 struct TokenList {
     /// How many tokens the field lists (repeats and empty items included).
     let listed: Int
     /// Each distinct token's bytes in the entry's storage, in the order first listed.
     let distinct: [Range<Int>]
 
-    /// Reads the tokens of the field at `field` of `storage`.
+    /// Reads the tokens of the text field at `field` of `storage`.
     init(_ field: Range<Int>, in storage: [UInt8]) {
         var items: [Range<Int>] = []
         storage.withUnsafeBufferPointer { b in
@@ -29,6 +29,11 @@ struct TokenList {
                 start = end + 1
             }
         }
+        self.init(items: items, in: storage)
+    }
+
+    /// The tokens at `items` of `storage`, in order (repeats found and dropped).
+    init(items: [Range<Int>], in storage: [UInt8]) {
         listed = items.count
         // Repeats found by sorting positions by their bytes and comparing neighbours: no copy
         // of a token, no hashing.

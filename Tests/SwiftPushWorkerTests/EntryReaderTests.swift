@@ -73,6 +73,49 @@ struct EntryReaderTests {
         #expect(ids == [NameBasedUUID.id(of: "m-1", token: Array(Self.token.utf8)).description, NameBasedUUID.id(of: "m-1", token: Array(Self.token2.utf8)).description])
     }
 
+    /// A multicast entry with its tokens in the packed form (`tokens_bin`).
+    func packedEntry(_ packed: [UInt8], extra: [(String, String)] = []) -> QueueEntry {
+        let text = [("v", "2"), ("id", "m-1"), ("app", "demo"), ("payload", #"{"aps":{"alert":"hi"}}"#)] + extra
+        return QueueEntry(entryID: "1-0", fields: text.map { (Array($0.0.utf8), Array($0.1.utf8)) } + [(Array("tokens_bin".utf8), packed)])
+    }
+
+    @Test("Packed tokens (tokens_bin) read exactly as the same tokens in text: notes, token text, apns-ids, repeats")
+    func packedTokens() throws {
+        let tokens = [Self.token, Self.token2, Self.token, "ab"]
+        let packed = try #require(PackedTokens.pack(tokens))
+        #expect(packed.count == 33 + 33 + 33 + 2)
+        let text = reader.read(entry([("v", "2"), ("id", "m-1"), ("app", "demo"), ("payload", #"{"aps":{"alert":"hi"}}"#),
+                                      ("tokens", tokens.joined(separator: ","))]))
+        let bin = reader.read(packedEntry(packed))
+        #expect(bin.kind == .multicast && bin.rejection == nil && bin.count == text.count && bin.repeats == text.repeats && bin.repeats == 1)
+        func described(_ w: WorkEntry) -> [String] {
+            w.notes.map { slot in
+                switch slot {
+                case .ready(let n): return "\(w.text(n.token)) \(n.apnsID)"
+                case .rejected(let r, _, let t): return "\(t.map { w.text($0) } ?? "-") \(r.reason)"
+                }
+            }
+        }
+        #expect(described(bin) == described(text))
+        #expect(described(bin)[0].hasPrefix(Self.token))
+    }
+
+    @Test("Packed tokens: the producers' packing takes only lowercase hex; a field cut inside a token, or both forms, is refused whole")
+    func packedTokenRefusals() throws {
+        #expect(PackedTokens.pack([Self.token.uppercased()]) == nil)
+        #expect(PackedTokens.pack(["abc"]) == nil && PackedTokens.pack([""]) == nil && PackedTokens.pack(["zz"]) == nil)
+        var cut = try #require(PackedTokens.pack([Self.token, Self.token2]))
+        cut.removeLast()
+        let w = reader.read(packedEntry(cut))
+        #expect(w.rejection?.reason == "BadField" && w.rejection?.detail.contains("'tokens_bin' ends inside a token") == true)
+        let both = reader.read(packedEntry(try #require(PackedTokens.pack([Self.token])), extra: [("tokens", Self.token2)]))
+        #expect(both.rejection?.reason == "BadField")
+        // An empty token in the packed form is that token's own BadDeviceToken, as in the text form.
+        let empty = reader.read(packedEntry([0] + (try #require(PackedTokens.pack([Self.token])))))
+        let reasons = empty.notes.map { slot -> String in if case .rejected(let r, _, _) = slot { return r.reason }; return "ready" }
+        #expect(empty.rejection == nil && reasons == ["BadDeviceToken", "ready"])
+    }
+
     @Test("A multicast entry with a bad shared field is one rejection covering every token; a bad token is its own")
     func multicastRejections() {
         let bad = reader.read(entry([("v", "2"), ("id", "m-2"), ("app", "demo"), ("tokens", "\(Self.token),\(Self.token2)"), ("payload", "[1]")]))

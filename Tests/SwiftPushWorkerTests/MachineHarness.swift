@@ -156,4 +156,10 @@ enum Entries {
     static func multicast(_ id: String, tokens: [String], _ extra: [(String, String)] = []) -> [(String, String)] {
         [("v", "2"), ("id", id), ("app", "demo"), ("tokens", tokens.joined(separator: ",")), ("payload", payload)] + extra
     }
+
+    /// A multicast entry with its tokens packed (`tokens_bin`), as the producers write them.
+    static func packedMulticast(_ id: String, tokens: [String]) -> [(name: [UInt8], value: [UInt8])] {
+        [("v", "2"), ("id", id), ("app", "demo"), ("payload", payload)].map { (Array($0.0.utf8), Array($0.1.utf8)) }
+            + [(Array("tokens_bin".utf8), PackedTokens.pack(tokens)!)]
+    }
 }

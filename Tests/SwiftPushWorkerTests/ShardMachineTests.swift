@@ -104,8 +104,9 @@ struct ShardMachineTests {
         #expect(rows.count == 1 && rows[0].reason == "DeadLetter" && rows[0].count == 2)
     }
 
-    @Test("A 429 that outlives the client's retries parks the notification in the delayed set; it comes back when due and is accepted once")
-    func delayedRetry() throws {
+    @Test("A 429 that outlives the client's retries parks the notification in the delayed set; it comes back when due and is accepted once",
+          arguments: [false, true])
+    func delayedRetry(packed: Bool) throws {
         var settings = MachineHarness.settings()
         settings.policy.delayedRetryMillis = 1000
         settings.reclaimIntervalMillis = 200
@@ -115,13 +116,19 @@ struct ShardMachineTests {
             throttled ? NoteResult(tag: item.tag, kind: .rejected, status: 429, reason: .tooManyRequests)
                       : NoteResult(tag: item.tag, kind: .accepted, status: 200, reason: .none)
         }
-        h.shard.add(Entries.multicast("m", tokens: [Entries.token(1), Entries.token(2)]))
+        // Packed tokens (tokens_bin) go to the delayed set, and come back, as text.
+        if packed {
+            h.shard.add(bytes: Entries.packedMulticast("m", tokens: [Entries.token(1), Entries.token(2)]))
+        } else {
+            h.shard.add(Entries.multicast("m", tokens: [Entries.token(1), Entries.token(2)]))
+        }
         #expect(h.run { h.shard.delayedCount == 1 && h.shard.length == 0 })
         throttled = false
         #expect(h.run { h.shard.isDrained && h.shard.length == 0 && h.shard.delayedCount == 0 })
         let rows = try h.rows()
         #expect(rows.filter { $0.outcome == "ACCEPTED" }.map(\.count) == [2])
         #expect(h.machine.counters.delayed == 2 && h.machine.counters.promoted == 1)
+        #expect(Set(h.sends).count == 2)
     }
 
     @Test("Past not_after a notification is FAILED Expired and not sent")

@@ -73,10 +73,29 @@ def apns_id(notification_id: str, token: Optional[str] = None) -> str:
 MAX_TOKENS_PER_ENTRY = 1000
 
 
+_LOWER_HEX = frozenset("0123456789abcdef")
+
+
+def pack_tokens(tokens: Iterable[str]) -> Optional[bytes]:
+    """`tokens` in the packed form of a multicast entry's ``tokens_bin`` field (each token's
+    bytes after one byte holding their count), or None when a token is not lowercase hex of an
+    even length up to 510 digits (the worker reads packed tokens back as lowercase hex, so only
+    those come back exactly as written)."""
+    out = bytearray()
+    for t in tokens:
+        if not t or len(t) % 2 or len(t) > 510 or not _LOWER_HEX.issuperset(t):
+            return None
+        out.append(len(t) // 2)
+        out += bytes.fromhex(t)
+    return bytes(out)
+
+
 def multicast_fields(notification_id: str, tokens: Iterable[str], payload: Union[Mapping[str, Any], str, bytes],
-                     **options: Any) -> dict:
+                     packed: bool = True, **options: Any) -> dict:
     """The stream entry's fields for one payload to many tokens (a multicast entry, format
-    version 2; at most `MAX_TOKENS_PER_ENTRY` tokens). Options as for `entry_fields`."""
+    version 2; at most `MAX_TOKENS_PER_ENTRY` tokens). The tokens go packed (``tokens_bin``: half
+    the bytes for Redis to move) when they are lowercase hex and `packed` is true, else as text
+    (``tokens``, comma-separated). Options as for `entry_fields`."""
     tokens = list(tokens)
     if not 1 <= len(tokens) <= MAX_TOKENS_PER_ENTRY:
         raise ValueError(f"a multicast entry carries 1 to {MAX_TOKENS_PER_ENTRY} tokens, not {len(tokens)}")
@@ -84,8 +103,27 @@ def multicast_fields(notification_id: str, tokens: Iterable[str], payload: Union
         raise ValueError("a token may not contain a comma")
     fields = entry_fields(notification_id, "", payload, **options)
     del fields["token"]
-    fields.update(v="2", tokens=",".join(tokens))
+    fields["v"] = "2"
+    binary = pack_tokens(tokens) if packed else None
+    if binary is not None:
+        fields["tokens_bin"] = binary
+    else:
+        fields["tokens"] = ",".join(tokens)
     return fields
+
+
+def _tokens_in(fields: Mapping[str, Any]) -> int:
+    """How many notifications an entry's fields carry (a multicast's tokens; 1 for a single
+    entry)."""
+    if "tokens" in fields:
+        return len(fields["tokens"].split(","))
+    if "tokens_bin" in fields:
+        packed, n, at = fields["tokens_bin"], 0, 0
+        while at < len(packed):
+            at += 1 + packed[at]
+            n += 1
+        return n
+    return 1
 
 
 def _index_ranges(text: str) -> list:
@@ -323,7 +361,7 @@ class Producer:
         counts: dict = {}
         for stream, fields in entries:
             stats = "stats:" + stream[stream.index("{"):]
-            n = len(fields["tokens"].split(",")) if "tokens" in fields else 1
+            n = _tokens_in(fields)
             counts[(stats, "enqueued")] = counts.get((stats, "enqueued"), 0) + n
             if fields.get("campaign"):
                 key = (stats, f"campaign:{fields['campaign']}:enqueued")

@@ -214,8 +214,16 @@ def test_a_cluster_producer_spreads_entries_over_shards_by_id_and_confirms_them_
 
 
 def test_multicast_fields_carry_the_tokens_and_refuse_too_many() -> None:
+    # Lowercase hex tokens go packed (tokens_bin: a length byte, then the token's bytes).
     f = queue.multicast_fields("m-1", [TOKEN, TOKEN[:-1] + "1"], {"aps": {}}, app="demo")
-    assert f == {"v": "2", "id": "m-1", "tokens": f"{TOKEN},{TOKEN[:-1]}1", "payload": '{"aps":{}}', "app": "demo"}
+    packed = bytes([32]) + bytes.fromhex(TOKEN) + bytes([32]) + bytes.fromhex(TOKEN[:-1] + "1")
+    assert f == {"v": "2", "id": "m-1", "tokens_bin": packed, "payload": '{"aps":{}}', "app": "demo"}
+    assert queue._tokens_in(f) == 2
+    # Any other token (upper case here), or packed=False: the text form, as written.
+    f = queue.multicast_fields("m-1", [TOKEN, TOKEN.upper()], {"aps": {}}, app="demo")
+    assert f == {"v": "2", "id": "m-1", "tokens": f"{TOKEN},{TOKEN.upper()}", "payload": '{"aps":{}}', "app": "demo"}
+    f = queue.multicast_fields("m-1", [TOKEN], {"aps": {}}, packed=False, app="demo")
+    assert f["tokens"] == TOKEN and "tokens_bin" not in f
     with pytest.raises(ValueError):
         queue.multicast_fields("m-1", [TOKEN] * (queue.MAX_TOKENS_PER_ENTRY + 1), "{}")
     assert queue.apns_id("m-1", TOKEN) != queue.apns_id("m-1") and queue.apns_id("m-1", TOKEN)[14] == "5"
