@@ -7,6 +7,10 @@ import SwiftPushRedis
 enum RedisSettleArguments {
     /// Appends `s`'s arguments; `worker` is the consumer name format-1 outcomes carry.
     static func append(_ s: EntrySettlement, to args: inout RedisArguments, worker: String) {
+        if let o = shortSingle(s) {
+            appendShort(s.entryID, o, to: &args)
+            return
+        }
         args.append(s.entryID)
         switch s.destination {
         case .format1: args.append("1")
@@ -69,5 +73,36 @@ enum RedisSettleArguments {
         } else {
             args.append("0")
         }
+    }
+
+    /// The one outcome of `s` when it takes the short single form: a single entry's settlement
+    /// in outcome format 1 with exactly one outcome and nothing else (the common case: 16
+    /// arguments, the field names the script's own, instead of ~47).
+    static func shortSingle(_ s: EntrySettlement) -> OutcomeRecord? {
+        guard s.destination == .format1, s.final, s.count == 1, s.others.count == 1, s.accepted.isEmpty, s.rest == nil,
+              s.delayed?.pieces.isEmpty ?? true else { return nil }
+        return s.others[0].outcome
+    }
+
+    /// The short single form: entry, 's', then the outcome's values in the order of
+    /// `OutcomeRecord.fields(worker:)` (the script writes the names, and leaves out the
+    /// optional ones that are empty, as that does; `worker` is its own argument).
+    static func appendShort(_ entryID: String, _ o: OutcomeRecord, to args: inout RedisArguments) {
+        args.append(entryID)
+        args.append("s")
+        args.append(o.id)
+        args.append(o.kindLetter)
+        args.append(integer: Int64(o.status))
+        args.append(o.reason)
+        args.append(o.app)
+        args.append(o.campaign)
+        args.append(o.detail)
+        args.append(o.apnsID)
+        args.append(o.token)
+        args.append(integer: Int64(o.attempts))
+        args.append(integer: Int64(o.deliveries))
+        args.append(integer: o.latencyUs)
+        args.append(integer: o.timestampMs)
+        args.append(o.maybeDelivered ? "1" : "")
     }
 }

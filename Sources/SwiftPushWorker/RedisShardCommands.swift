@@ -53,6 +53,15 @@ public struct RedisShardCommands: Sendable {
             return [script(RedisStreamScripts.claim, keys: [keys.progress], bytes: entries.count * 64) { args in
                 args.append(keys.guardPrefix)
                 args.append(integer: Int64(guardTTLSeconds))
+                // The short form when every entry is a fresh one with one id (the script's doc).
+                if entries.allSatisfy({ $0.origin == nil && !$0.wantProgress && $0.ids.count == 1 }) {
+                    args.append("s")
+                    for e in entries {
+                        args.append(e.entryID)
+                        args.append(e.ids[0])
+                    }
+                    return
+                }
                 for e in entries {
                     args.append(e.entryID)
                     args.append(e.origin ?? "")

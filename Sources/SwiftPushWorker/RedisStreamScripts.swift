@@ -14,58 +14,97 @@ enum RedisStreamScripts {
     /// outcomes already) when asked.
     ///
     /// KEYS: progress hash. ARGV: guard-hash prefix, ttl (s), then per entry: entry id, origin
-    /// ("" for none), "1" to read its progress, n, and its n ids. Returns the entries with
-    /// something to say, in order: {{entry number (from 1), progress or false, id number, owner,
-    /// id number, owner, ...}, ...}.
+    /// ("" for none), "1" to read its progress, n, and its n ids; or, when every entry of the
+    /// batch has one id, no origin and no progress to read (a fresh read of single or multicast
+    /// entries: the common case), "s" and then (entry id, id) pairs. Returns the entries with
+    /// something to say, in order: {{entry number (from 1), progress or false, id number,
+    /// owner, id number, owner, ...}, ...}.
     static let claim = RedisScript("""
     local prefix, ttl = ARGV[1], tonumber(ARGV[2])
     local now = tonumber(redis.call('TIME')[1])
     local b = math.floor(now / ttl)
     local cur, prev = prefix .. b, prefix .. (b - 1)
     local hasPrev = redis.call('EXISTS', prev) == 1
-    local out, written = {}, false
-    local i, e = 3, 0
-    while i <= #ARGV do
-      e = e + 1
-      local entry, origin, wantProgress, n = ARGV[i], ARGV[i+1], ARGV[i+2], tonumber(ARGV[i+3])
-      local mine = entry
-      if origin ~= '' then mine = origin end
-      local stamp = mine .. ' ' .. now
-      local answer = nil
-      for k = 1, n do
-        local id = ARGV[i + 3 + k]
-        local owner = nil
-        if hasPrev then
-          local g = redis.call('HGET', prev, id)
-          if g then
-            local o, at = string.match(g, '^(%S+) (%d+)$')
-            if o and now - tonumber(at) < ttl then owner = o end
-          end
-        end
-        if not owner then
-          if redis.call('HSETNX', cur, id, stamp) == 1 then
-            written = true
-          else
-            owner = string.match(redis.call('HGET', cur, id), '^(%S+)')
-          end
-        end
-        if owner and owner ~= mine and owner ~= entry then
-          answer = answer or {e, false}
-          answer[#answer+1] = k
-          answer[#answer+1] = owner
-        end
+    local stamp = ' ' .. now
+    -- Every id to claim, with its entry, the entry its guard names (the entry or its origin),
+    -- and where it goes in the answer (entry number, position in the entry).
+    local ids, entries, mines, es, ks = {}, {}, {}, {}, {}
+    local progress = {}
+    if ARGV[3] == 's' then
+      local e = 0
+      for i = 4, #ARGV, 2 do
+        e = e + 1
+        ids[e], entries[e], mines[e], es[e], ks[e] = ARGV[i+1], ARGV[i], ARGV[i], e, 1
       end
-      if wantProgress == '1' then
-        local p = redis.call('HGET', KEYS[1], entry)
-        if p then
-          answer = answer or {e, false}
-          answer[2] = p
+    else
+      local i, e = 3, 0
+      while i <= #ARGV do
+        e = e + 1
+        local entry, origin, n = ARGV[i], ARGV[i+1], tonumber(ARGV[i+3])
+        local mine = entry
+        if origin ~= '' then mine = origin end
+        for k = 1, n do
+          local j = #ids + 1
+          ids[j], entries[j], mines[j], es[j], ks[j] = ARGV[i + 3 + k], entry, mine, e, k
         end
+        if ARGV[i+2] == '1' then progress[#progress+1] = {e, entry} end
+        i = i + 4 + n
       end
-      if answer then out[#out+1] = answer end
-      i = i + 4 + n
     end
-    if written then redis.call('EXPIREAT', cur, (b + 2) * ttl) end
+    -- The guards as they stand, read a slice at a time (HMGET, not a call per id: with a
+    -- thousand ids a claim, the calls were most of its time), then the missing ones written.
+    local function values(key)
+      local out = {}
+      for first = 1, #ids, 1000 do
+        local got = redis.call('HMGET', key, unpack(ids, first, math.min(first + 999, #ids)))
+        for k = 1, #got do out[first + k - 1] = got[k] end
+      end
+      return out
+    end
+    local old = {}
+    if hasPrev then old = values(prev) end
+    local held = values(cur)
+    local taken, sets = {}, {}
+    local answers, order = {}, {}
+    for j = 1, #ids do
+      local id, mine, owner = ids[j], mines[j], nil
+      local g = old[j]
+      if g then
+        local o, at = string.match(g, '^(%S+) (%d+)$')
+        if o and now - tonumber(at) < ttl then owner = o end
+      end
+      if not owner then
+        -- An id claimed earlier in this same call is held by that entry.
+        g = taken[id] or held[j]
+        if g then
+          owner = string.match(g, '^(%S+)')
+        else
+          taken[id] = mine .. stamp
+          sets[#sets+1] = id
+          sets[#sets+1] = taken[id]
+        end
+      end
+      if owner and owner ~= mine and owner ~= entries[j] then
+        local e = es[j]
+        local a = answers[e]
+        if not a then a = {e, false} answers[e] = a order[#order+1] = e end
+        a[#a+1] = ks[j]
+        a[#a+1] = owner
+      end
+    end
+    for first = 1, #sets, 2000 do redis.call('HSET', cur, unpack(sets, first, math.min(first + 1999, #sets))) end
+    if #sets > 0 then redis.call('EXPIREAT', cur, (b + 2) * ttl) end
+    for _, pe in ipairs(progress) do
+      local p = redis.call('HGET', KEYS[1], pe[2])
+      if p then
+        local a = answers[pe[1]]
+        if not a then a = {pe[1], false} answers[pe[1]] = a order[#order+1] = pe[1] end
+        a[2] = p
+      end
+    end
+    table.sort(order)
+    local out = {}
+    for k, e in ipairs(order) do out[k] = answers[e] end
     return out
     """)
 
@@ -86,14 +125,25 @@ enum RedisStreamScripts {
     /// that failed; the script then fails and the worker sends the chunk again (a 410's record
     /// in the unregistered stream may be written twice).
     ///
+    /// Two common cases take a shorter way (what they record is the same): a single entry's one
+    /// outcome in format 1 (`s`, `RedisSettleArguments`: its values only, the field names are
+    /// the script's) is written first and then acknowledged, and `XACK`'s reply says whether
+    /// the entry was still pending: when it was not, the writes are deleted again in the same
+    /// atomic step (no `XPENDING` per entry); and a record of an entry all accepted and settled
+    /// whole with no progress is written from its arguments without the general bookkeeping
+    /// (with 500 tokens per entry that bookkeeping, tables and strings per entry, was most of
+    /// the script's time).
+    ///
     /// KEYS: stream, outcomes, unregistered, delayed set, progress hash, stats hash. ARGV:
-    /// group, worker, delayed-hash prefix, then per entry (`RedisSettleArguments`): entry, dest
-    /// ('1', '2' or '3'), n, final ('1'/'0'), app, campaign, record header, accepted count,
-    /// accepted bitmap, accepted ranges, accepted ids, repeats, the number of other outcomes and
-    /// each (index, kind letter, reason, JSON, nf, nu, nf outcome fields, nu unregistered
-    /// fields), the rest (kind letter or '', then reason and JSON), the number of delayed
-    /// pieces (then due, member, join field, nf, nf fields, and index + piece each).
-    /// Returns {entries marked, entries skipped}.
+    /// group, worker, delayed-hash prefix, then per entry (`RedisSettleArguments`) either the
+    /// short single form (entry, 's', id, kind letter, status, reason, app, campaign, detail,
+    /// apns_id, token, attempts, deliveries, latency_us, timestamp_ms, maybe_delivered) or the
+    /// general one: entry, dest ('1', '2' or '3'), n, final ('1'/'0'), app, campaign, record
+    /// header, accepted count, accepted bitmap, accepted ranges, accepted ids, repeats, the
+    /// number of other outcomes and each (index, kind letter, reason, JSON, nf, nu, nf outcome
+    /// fields, nu unregistered fields), the rest (kind letter or '', then reason and JSON), the
+    /// number of delayed pieces (then due, member, join field, nf, nf fields, and index + piece
+    /// each). Returns {entries marked, entries skipped}.
     static let settle = RedisScript("""
     local group, worker, hprefix = ARGV[1], ARGV[2], ARGV[3]
     local band, bor, bnot, rshift = bit.band, bit.bor, bit.bnot, bit.rshift
@@ -119,11 +169,28 @@ enum RedisStreamScripts {
       return table.concat(out, ',')
     end
     local kinds = {a = 'accepted', r = 'rejected', f = 'failed'}
+    local words = {a = 'ACCEPTED', r = 'REJECTED', f = 'FAILED'}
+    local inc = {}
+    local function add(field, n) inc[field] = (inc[field] or 0) + n end
+    local function count(k, reason, n, app, campaign)
+      local word = kinds[k]
+      add(word, n)
+      if reason ~= '' then add('reason:' .. reason, n) end
+      if app ~= '' then add('app:' .. app .. ':' .. word, n) end
+      if campaign ~= '' then
+        add('campaign:' .. campaign .. ':' .. word, n)
+        if reason ~= '' then add('campaign:' .. campaign .. ':reason:' .. reason, n) end
+      end
+    end
     local i, skipped = 4, 0
     local marks, records, objects = {}, {}, {}
     local recordCount = 0
-    local ok, failure = pcall(function()
-      while i <= #ARGV do
+    -- Entries the short single form acknowledged; entries the short record way recorded (marked
+    -- once their records' XADD has succeeded).
+    local acked, quick = {}, {}
+
+    -- The general way: one entry's settlement at ARGV[i]; returns where the next one starts.
+    local function general(i)
         local E, dest, n, final = ARGV[i], ARGV[i+1], tonumber(ARGV[i+2]), ARGV[i+3] == '1'
         local app, campaign, hdr = ARGV[i+4], ARGV[i+5], ARGV[i+6]
         local acc, accmap, accat, accids, repeats = tonumber(ARGV[i+7]), ARGV[i+8], ARGV[i+9], ARGV[i+10], tonumber(ARGV[i+11])
@@ -150,110 +217,167 @@ enum RedisStreamScripts {
         else
           o = o + 1
         end
-        i = o
         if not redis.call('XPENDING', KEYS[1], group, E, E, 1)[1] then
           skipped = skipped + 1
-        else
-          local p = false
-          if n > 1 then p = redis.call('HGET', KEYS[5], E) end
-          local nb = math.floor((n + 7) / 8)
-          local need = p or not final or rest ~= nil
-          local c = nil
-          if need then c = bytes(p or nil, nb) end
-          local counts = {}
-          local k, at, ids = 0, '', ''
-          if acc > 0 then
-            if not p then
-              k, at, ids = acc, accat, accids
-              if need then for j = 1, nb do c[j] = bor(c[j], string.byte(accmap, j) or 0) end end
+          return o
+        end
+        local p = false
+        if n > 1 then p = redis.call('HGET', KEYS[5], E) end
+        local nb = math.floor((n + 7) / 8)
+        local need = p or not final or rest ~= nil
+        local c = nil
+        if need then c = bytes(p or nil, nb) end
+        local counts = {}
+        local k, at, ids = 0, '', ''
+        if acc > 0 then
+          if not p then
+            k, at, ids = acc, accat, accids
+            if need then for j = 1, nb do c[j] = bor(c[j], string.byte(accmap, j) or 0) end end
+          else
+            local fresh, whole = {}, true
+            for j = 1, nb do
+              local a = string.byte(accmap, j) or 0
+              local f = band(a, bnot(c[j]))
+              if f ~= a then whole = false end
+              fresh[j] = f
+              k = k + popcount(f)
+            end
+            if whole then
+              at, ids = accat, accids
             else
-              local fresh, whole = {}, true
-              for j = 1, nb do
-                local a = string.byte(accmap, j) or 0
-                local f = band(a, bnot(c[j]))
-                if f ~= a then whole = false end
-                fresh[j] = f
-                k = k + popcount(f)
-              end
-              if whole then
-                at, ids = accat, accids
-              else
-                at = ranges(fresh, n, true)
-                if accids ~= '' then
-                  local kept, bitno, am = {}, -1, bytes(accmap, nb)
-                  for item in string.gmatch(accids, '[^\\n]+') do
-                    repeat bitno = bitno + 1 until getbit(am, bitno)
-                    if string.sub(item, -1) == ',' then item = string.sub(item, 1, -2) end
-                    if getbit(fresh, bitno) then kept[#kept+1] = item end
-                  end
-                  ids = table.concat(kept, ',')
+              at = ranges(fresh, n, true)
+              if accids ~= '' then
+                local kept, bitno, am = {}, -1, bytes(accmap, nb)
+                for item in string.gmatch(accids, '[^\\n]+') do
+                  repeat bitno = bitno + 1 until getbit(am, bitno)
+                  if string.sub(item, -1) == ',' then item = string.sub(item, 1, -2) end
+                  if getbit(fresh, bitno) then kept[#kept+1] = item end
                 end
-              end
-              for j = 1, nb do c[j] = bor(c[j], fresh[j]) end
-            end
-            if k > 0 then counts[#counts+1] = {'a', '', k} end
-          end
-          local frags = {}
-          for _, ot in ipairs(others) do
-            if not (need and getbit(c, ot.idx)) then
-              if need then setbit(c, ot.idx) end
-              if ot.nu > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, ot.u, ot.u + ot.nu - 1)) end
-              if dest == '1' then redis.call('XADD', KEYS[2], '*', unpack(ARGV, ot.f, ot.f + ot.nf - 1)) end
-              frags[#frags+1] = ot.json
-              counts[#counts+1] = {ot.kind, ot.reason, 1}
-            end
-          end
-          local dcount = 0
-          if delay then
-            local pieces = {}
-            for q = 0, delay.np - 1 do
-              local idx = tonumber(ARGV[delay.p + 2 * q])
-              if not (need and getbit(c, idx)) then
-                if need then setbit(c, idx) end
-                pieces[#pieces+1] = ARGV[delay.p + 2 * q + 1]
+                ids = table.concat(kept, ',')
               end
             end
-            dcount = #pieces
-            if dcount > 0 then
-              local h = hprefix .. delay.member
-              redis.call('DEL', h)
-              redis.call('HSET', h, unpack(ARGV, delay.f, delay.f + delay.nf - 1))
-              if delay.join == 'tokens' then redis.call('HSET', h, 'tokens', table.concat(pieces, ','))
-              elseif delay.join == 'notifications' then redis.call('HSET', h, 'notifications', '[' .. table.concat(pieces, ',') .. ']') end
-              redis.call('ZADD', KEYS[4], delay.due, delay.member)
+            for j = 1, nb do c[j] = bor(c[j], fresh[j]) end
+          end
+          if k > 0 then counts[#counts+1] = {'a', '', k} end
+        end
+        local frags = {}
+        for _, ot in ipairs(others) do
+          if not (need and getbit(c, ot.idx)) then
+            if need then setbit(c, ot.idx) end
+            if ot.nu > 0 then redis.call('XADD', KEYS[3], '*', unpack(ARGV, ot.u, ot.u + ot.nu - 1)) end
+            if dest == '1' then redis.call('XADD', KEYS[2], '*', unpack(ARGV, ot.f, ot.f + ot.nf - 1)) end
+            frags[#frags+1] = ot.json
+            counts[#counts+1] = {ot.kind, ot.reason, 1}
+          end
+        end
+        local dcount = 0
+        if delay then
+          local pieces = {}
+          for q = 0, delay.np - 1 do
+            local idx = tonumber(ARGV[delay.p + 2 * q])
+            if not (need and getbit(c, idx)) then
+              if need then setbit(c, idx) end
+              pieces[#pieces+1] = ARGV[delay.p + 2 * q + 1]
             end
           end
-          local rc, rat = 0, ''
-          if rest then
-            for idx = 0, n - 1 do if not getbit(c, idx) then rc = rc + 1 end end
-            rat = ranges(c, n, false)
-            for idx = 0, n - 1 do setbit(c, idx) end
-            if rc > 0 then counts[#counts+1] = {rest.kind, rest.reason, rc} end
+          dcount = #pieces
+          if dcount > 0 then
+            local h = hprefix .. delay.member
+            redis.call('DEL', h)
+            redis.call('HSET', h, unpack(ARGV, delay.f, delay.f + delay.nf - 1))
+            if delay.join == 'tokens' then redis.call('HSET', h, 'tokens', table.concat(pieces, ','))
+            elseif delay.join == 'notifications' then redis.call('HSET', h, 'notifications', '[' .. table.concat(pieces, ',') .. ']') end
+            redis.call('ZADD', KEYS[4], delay.due, delay.member)
           end
-          local cnt = k + #frags + rc
-          local mark = {E = E, final = final, hadP = p ~= false, counts = counts, app = app, campaign = campaign}
-          if not final then mark.map = string.char(unpack(c)) end
-          if dest == '2' then
-            for _, f in ipairs(frags) do objects[#objects+1] = f end
-            mark.r2 = #frags > 0
-          elseif dest == '3' and (cnt > 0 or dcount > 0 or final) then
-            local r = hdr .. ',"count":' .. cnt
-            if k > 0 then
-              r = r .. ',"accepted":' .. k .. ',"accepted_at":"' .. at .. '"'
-              if ids ~= '' then r = r .. ',"accepted_ids":[' .. ids .. ']' end
-            end
-            if #frags > 0 then r = r .. ',"others":[' .. table.concat(frags, ',') .. ']' end
-            if rc > 0 then r = r .. ',"rest":{' .. rest.json .. '},"rest_count":' .. rc .. ',"rest_at":"' .. rat .. '"' end
-            if dcount > 0 then r = r .. ',"delayed":' .. dcount end
-            if final then
-              if repeats > 0 then r = r .. ',"repeats":' .. repeats end
-              r = r .. ',"final":true'
-            end
-            records[#records+1] = r .. '}'
-            recordCount = recordCount + cnt
-            mark.r3 = true
+        end
+        local rc, rat = 0, ''
+        if rest then
+          for idx = 0, n - 1 do if not getbit(c, idx) then rc = rc + 1 end end
+          rat = ranges(c, n, false)
+          for idx = 0, n - 1 do setbit(c, idx) end
+          if rc > 0 then counts[#counts+1] = {rest.kind, rest.reason, rc} end
+        end
+        local cnt = k + #frags + rc
+        local mark = {E = E, final = final, hadP = p ~= false, counts = counts, app = app, campaign = campaign}
+        if not final then mark.map = string.char(unpack(c)) end
+        if dest == '2' then
+          for _, f in ipairs(frags) do objects[#objects+1] = f end
+          mark.r2 = #frags > 0
+        elseif dest == '3' and (cnt > 0 or dcount > 0 or final) then
+          local r = hdr .. ',"count":' .. cnt
+          if k > 0 then
+            r = r .. ',"accepted":' .. k .. ',"accepted_at":"' .. at .. '"'
+            if ids ~= '' then r = r .. ',"accepted_ids":[' .. ids .. ']' end
           end
-          marks[#marks+1] = mark
+          if #frags > 0 then r = r .. ',"others":[' .. table.concat(frags, ',') .. ']' end
+          if rc > 0 then r = r .. ',"rest":{' .. rest.json .. '},"rest_count":' .. rc .. ',"rest_at":"' .. rat .. '"' end
+          if dcount > 0 then r = r .. ',"delayed":' .. dcount end
+          if final then
+            if repeats > 0 then r = r .. ',"repeats":' .. repeats end
+            r = r .. ',"final":true'
+          end
+          records[#records+1] = r .. '}'
+          recordCount = recordCount + cnt
+          mark.r3 = true
+        end
+        marks[#marks+1] = mark
+        return o
+    end
+
+    local ok, failure = pcall(function()
+      while i <= #ARGV do
+        local E, dest = ARGV[i], ARGV[i+1]
+        if dest == 's' then
+          -- A single entry's one outcome, format 1: written, then acknowledged; XACK's reply
+          -- says whether the entry was still pending, and if it was not the writes go again.
+          local id, k, status, reason, app, campaign = ARGV[i+2], ARGV[i+3], ARGV[i+4], ARGV[i+5], ARGV[i+6], ARGV[i+7]
+          local detail, apnsID, token = ARGV[i+8], ARGV[i+9], ARGV[i+10]
+          local ts, maybe = ARGV[i+14], ARGV[i+15]
+          local u = false
+          if status == '410' and token ~= '' then
+            u = redis.call('XADD', KEYS[3], '*', 'token', token, 'app', app, 'id', id, 'reason', reason, 'timestamp_ms', ts)
+          end
+          local f = {'v', '1', 'id', id, 'entry', E, 'outcome', words[k], 'status', status, 'reason', reason}
+          if app ~= '' then f[#f+1] = 'app' f[#f+1] = app end
+          if campaign ~= '' then f[#f+1] = 'campaign' f[#f+1] = campaign end
+          if detail ~= '' then f[#f+1] = 'detail' f[#f+1] = detail end
+          if apnsID ~= '' then f[#f+1] = 'apns_id' f[#f+1] = apnsID end
+          if token ~= '' then f[#f+1] = 'token' f[#f+1] = token end
+          local m = #f
+          f[m+1], f[m+2], f[m+3], f[m+4] = 'attempts', ARGV[i+11], 'deliveries', ARGV[i+12]
+          f[m+5], f[m+6], f[m+7], f[m+8] = 'worker', worker, 'latency_us', ARGV[i+13]
+          if ts ~= '0' then f[#f+1] = 'timestamp_ms' f[#f+1] = ts end
+          if maybe == '1' then f[#f+1] = 'maybe_delivered' f[#f+1] = '1' end
+          local w = redis.call('XADD', KEYS[2], '*', unpack(f))
+          if redis.call('XACK', KEYS[1], group, E) == 1 then
+            acked[#acked+1] = E
+            count(k, reason, 1, app, campaign)
+          else
+            redis.call('XDEL', KEYS[2], w)
+            if u then redis.call('XDEL', KEYS[3], u) end
+            skipped = skipped + 1
+          end
+          i = i + 16
+        elseif dest == '3' and ARGV[i+3] == '1' and ARGV[i+7] == ARGV[i+2] and ARGV[i+12] == '0' and ARGV[i+13] == '' and ARGV[i+14] == '0' then
+          -- A record of an entry all accepted, settled whole: written as it comes unless
+          -- its progress says an earlier settle covered some of it (then the general way).
+          local n = ARGV[i+2]
+          if not redis.call('XPENDING', KEYS[1], group, E, E, 1)[1] then
+            skipped = skipped + 1
+            i = i + 15
+          elseif n ~= '1' and redis.call('HGET', KEYS[5], E) then
+            i = general(i)
+          else
+            local r = ARGV[i+6] .. ',"count":' .. n .. ',"accepted":' .. n .. ',"accepted_at":"' .. ARGV[i+9] .. '"'
+            if ARGV[i+10] ~= '' then r = r .. ',"accepted_ids":[' .. ARGV[i+10] .. ']' end
+            if ARGV[i+11] ~= '0' then r = r .. ',"repeats":' .. ARGV[i+11] end
+            records[#records+1] = r .. ',"final":true}'
+            recordCount = recordCount + tonumber(n)
+            quick[#quick+1] = i
+            i = i + 15
+          end
+        else
+          i = general(i)
         end
       end
     end)
@@ -266,9 +390,15 @@ enum RedisStreamScripts {
       ok2, e2 = pcall(redis.call, 'XADD', KEYS[2], '*', 'v', '2', 'worker', worker, 'count', #objects,
                       'outcomes', '[' .. table.concat(objects, ',') .. ']')
     end
-    local acks, drops, sets, inc = {}, {}, {}, {}
-    local function add(field, n) inc[field] = (inc[field] or 0) + n end
-    local marked = 0
+    local acks, drops, sets = {}, {}, {}
+    local marked = #acked
+    if ok3 then
+      for _, q in ipairs(quick) do
+        marked = marked + 1
+        acks[#acks+1] = ARGV[q]
+        count('a', '', tonumber(ARGV[q+2]), ARGV[q+4], ARGV[q+5])
+      end
+    end
     for _, m in ipairs(marks) do
       if (ok3 or not m.r3) and (ok2 or not m.r2) then
         marked = marked + 1
@@ -279,22 +409,12 @@ enum RedisStreamScripts {
           sets[#sets+1] = m.E
           sets[#sets+1] = m.map
         end
-        for _, c in ipairs(m.counts) do
-          local word, reason, n = kinds[c[1]], c[2], c[3]
-          add(word, n)
-          if reason ~= '' then add('reason:' .. reason, n) end
-          if m.app ~= '' then add('app:' .. m.app .. ':' .. word, n) end
-          if m.campaign ~= '' then
-            add('campaign:' .. m.campaign .. ':' .. word, n)
-            if reason ~= '' then add('campaign:' .. m.campaign .. ':reason:' .. reason, n) end
-          end
-        end
+        for _, c in ipairs(m.counts) do count(c[1], c[2], c[3], m.app, m.campaign) end
       end
     end
-    if #acks > 0 then
-      redis.call('XACK', KEYS[1], group, unpack(acks))
-      redis.call('XDEL', KEYS[1], unpack(acks))
-    end
+    if #acks > 0 then redis.call('XACK', KEYS[1], group, unpack(acks)) end
+    for _, e in ipairs(acked) do acks[#acks+1] = e end
+    if #acks > 0 then redis.call('XDEL', KEYS[1], unpack(acks)) end
     if #drops > 0 then redis.call('HDEL', KEYS[5], unpack(drops)) end
     if #sets > 0 then redis.call('HSET', KEYS[5], unpack(sets)) end
     for field, n in pairs(inc) do redis.call('HINCRBY', KEYS[6], field, n) end

@@ -48,6 +48,7 @@ struct WorkQueueContractTests {
         let outcomes: () throws -> [[(String, String)]]
         let length: () throws -> Int
         let progressCount: () throws -> Int
+        let unregistered: () throws -> Int
     }
 
     static let tokens = (1...3).map { String(format: "%064x", $0) }
@@ -59,7 +60,9 @@ struct WorkQueueContractTests {
         let single = try side.add([("id", "a"), ("app", "demo"), ("token", Self.tokens[0]), ("payload", "{}")])
         let multi = try side.add([("v", "2"), ("id", "m"), ("app", "demo"), ("tokens", Self.tokens.joined(separator: ",")), ("payload", "{}")])
         let dup = try side.add([("id", "a"), ("app", "demo"), ("token", Self.tokens[1]), ("payload", "{}")])
-        let names = [single: "E1", multi: "E2", dup: "E3"]
+        let whole = try side.add([("v", "2"), ("id", "w"), ("app", "demo"), ("tokens", Self.tokens.joined(separator: ",")), ("payload", "{}")])
+        let goneEntry = try side.add([("id", "g"), ("app", "demo"), ("token", Self.tokens[2]), ("payload", "{}"), ("campaign", "c")])
+        let names = [single: "E1", multi: "E2", dup: "E3", whole: "E4", goneEntry: "E5"]
         try side.queue.open()
         guard case .entries(let read) = try side.queue.perform(.read(max: 10, blockMillis: 0)) else { throw ContractError.reply }
         seen.append("read \(read.map { names[$0.entryID] ?? "?" })")
@@ -68,6 +71,11 @@ struct WorkQueueContractTests {
                       ClaimRequest(entryID: dup, origin: nil, wantProgress: false, ids: ["a"])]
         guard case .claimed(let answers) = try side.queue.perform(.claim(claims)) else { throw ContractError.reply }
         seen.append("claimed \(answers.map { a in a.duplicates.map { "\($0.position):\(names[$0.owner] ?? $0.owner)" } })")
+        // The short claim form (fresh entries, one id each): a duplicate of "m" found there too.
+        let short = [ClaimRequest(entryID: whole, origin: nil, wantProgress: false, ids: ["w"]),
+                     ClaimRequest(entryID: goneEntry, origin: nil, wantProgress: false, ids: ["m"])]
+        guard case .claimed(let shortAnswers) = try side.queue.perform(.claim(short)) else { throw ContractError.reply }
+        seen.append("claimed short \(shortAnswers.map { a in a.duplicates.map { "\($0.position):\(names[$0.owner] ?? $0.owner)" } })")
         // A checkpoint of the multicast (token 0 accepted), then everything final.
         var checkpoint = EntrySettlement(entryID: multi, kind: .multicast, destination: .record, count: 3, final: false,
                                          app: "demo", campaign: "c", id: "m", deliveries: 1)
@@ -91,14 +99,37 @@ struct WorkQueueContractTests {
         var duplicate = OutcomeRecord(id: "a", entryID: dup, kind: .rejected)
         (duplicate.reason, duplicate.app) = ("DuplicateId", "demo")
         second.others = [.init(index: 0, outcome: duplicate)]
-        guard case .settled(let m2, let s2) = try side.queue.perform(.settle([rest, first, second])) else { throw ContractError.reply }
-        seen.append("final \(m2)/\(s2) progress \(try side.progressCount()) length \(try side.length())")
-        // The same call again (its reply lost): everything skipped.
-        guard case .settled(let m3, let s3) = try side.queue.perform(.settle([rest, first, second])) else { throw ContractError.reply }
-        seen.append("again \(m3)/\(s3)")
+        // A multicast all accepted at once (the script's short record way), a single's 410 (the
+        // short single form, with its unregistered row).
+        var all = EntrySettlement(entryID: whole, kind: .multicast, destination: .record, count: 3, final: true,
+                                  app: "demo", campaign: "", id: "w", deliveries: 2)
+        all.accepted = [0, 1, 2]
+        all.repeats = 1
+        var third = EntrySettlement(entryID: goneEntry, kind: .single, destination: .format1, count: 1, final: true,
+                                    app: "demo", campaign: "c", id: "g", deliveries: 1)
+        var unregistered = OutcomeRecord(id: "g", entryID: goneEntry, kind: .rejected)
+        (unregistered.status, unregistered.reason, unregistered.token, unregistered.app, unregistered.campaign) = (410, "Unregistered", Self.tokens[2], "demo", "c")
+        (unregistered.timestampMs, unregistered.attempts, unregistered.latencyUs, unregistered.apnsID) = (1234, 2, 77, "a-b")
+        (unregistered.detail, unregistered.maybeDelivered) = ("gone \"now\"", true)
+        third.others = [.init(index: 0, outcome: unregistered)]
+        let batch = [rest, first, second, all, third]
+        guard case .settled(let m2, let s2) = try side.queue.perform(.settle(batch)) else { throw ContractError.reply }
+        seen.append("final \(m2)/\(s2) progress \(try side.progressCount()) length \(try side.length()) unregistered \(try side.unregistered())")
+        // The same call again (its reply lost): everything skipped, nothing written.
+        guard case .settled(let m3, let s3) = try side.queue.perform(.settle(batch)) else { throw ContractError.reply }
+        seen.append("again \(m3)/\(s3) unregistered \(try side.unregistered())")
         guard case .backlog(let pending, _) = try side.queue.perform(.backlog) else { throw ContractError.reply }
         seen.append("pending \(pending)")
         for o in try side.outcomes() {
+            // Format 1 field for field (the script writes the names of the short form itself).
+            if o.first?.1 == "1" {
+                seen.append(o.map { "\($0.0)=\(names[$0.1] ?? $0.1)" }.joined(separator: " "))
+            }
+            // Records byte for byte (the script's short record way included).
+            if o.first?.1 == "3", var records = o.first(where: { $0.0 == "records" })?.1 {
+                for (id, name) in names { records = records.replacingOccurrences(of: id, with: name) }
+                seen.append(records)
+            }
             let rows = try OutcomeRow.rows(streamID: "x", fields: o)
             for r in rows {
                 seen.append("\(names[r.entry] ?? r.entry) \(r.id) \(r.outcome) \(r.status) \(r.reason) n=\(r.count) at=\(r.indexes ?? String(r.index ?? -1)) token=\(r.token)")
@@ -121,7 +152,8 @@ struct WorkQueueContractTests {
                           add: { shard.add($0) },
                           outcomes: { shard.outcomes.map(\.fields) },
                           length: { shard.length },
-                          progressCount: { shard.progress.count })
+                          progressCount: { shard.progress.count },
+                          unregistered: { shard.unregistered.count })
         let keys = StreamKeys(shard: "contract")
         let configuration = RedisConfiguration(node: RedisNode(host: "127.0.0.1", port: server.port))
         let commands = RedisShardCommands(keys: keys, group: "senders", consumer: "w1", minIdleMillis: 60_000, guardTTLSeconds: 86_400)
@@ -136,16 +168,22 @@ struct WorkQueueContractTests {
                             }
                         },
                         length: { Int(try redis.command("XLEN", keys.stream).integer ?? -1) },
-                        progressCount: { Int(try redis.command("HLEN", keys.progress).integer ?? -1) })
+                        progressCount: { Int(try redis.command("HLEN", keys.progress).integer ?? -1) },
+                        unregistered: { Int(try redis.command("XLEN", keys.unregistered).integer ?? -1) })
         let expected = try scenario(memory)
         let got = try scenario(real)
         #expect(got == expected)
-        #expect(got.count > 8 && got.first == "read [\"E1\", \"E2\", \"E3\"]")
+        #expect(got.count > 8 && got.first == "read [\"E1\", \"E2\", \"E3\", \"E4\", \"E5\"]")
         // What both must say, spelled out (so that the two cannot agree on something wrong).
         #expect(expected.contains("claimed [[], [], [\"0:E1\"]]"))
-        #expect(expected.contains("checkpoint 1/0 progress 1 length 3"))
-        #expect(expected.contains("final 3/0 progress 0 length 0"))
-        #expect(expected.contains("again 0/3"))
+        #expect(expected.contains("claimed short [[], [\"0:E2\"]]"))
+        #expect(expected.contains("checkpoint 1/0 progress 1 length 5"))
+        #expect(expected.contains("final 5/0 progress 0 length 0 unregistered 2"))
+        #expect(expected.contains("again 0/5 unregistered 2"))
         #expect(expected.filter { $0.hasPrefix("E2 m ACCEPTED") }.count == 2)
+        #expect(expected.contains("E4 w ACCEPTED 200  n=3 at=0-2 token="))
+        #expect(expected.contains { $0.contains(#"{"entry":"E4","kind":"multicast","id":"w","app":"demo","deliveries":2,"count":3,"accepted":3,"accepted_at":"0-2","repeats":1,"final":true}"#) })
+        #expect(expected.contains("v=1 id=g entry=E5 outcome=REJECTED status=410 reason=Unregistered app=demo campaign=c detail=gone \"now\" "
+                                  + "apns_id=a-b token=\(Self.tokens[2]) attempts=2 deliveries=1 worker=w1 latency_us=77 timestamp_ms=1234 maybe_delivered=1"))
     }
 }
