@@ -14,9 +14,11 @@ struct WorkerCommand: StatusCommand {
         abstract: "Send notifications from a Redis stream; record one outcome per notification.",
         usage: "swiftpush worker --config FILE [--consumer NAME] [--quiet]",
         discussion: """
-        Reads push:{shard} with the consumer group, sends through one client per app,
-        records each outcome in outcomes:{shard} (410 tokens also in
-        unregistered:{shard}) and acknowledges it in the same Lua script.
+        Reads push:{shard} of each shard it serves ("shard" or "shards"; on a
+        Redis Cluster from the master of the shard's slot) with the consumer group,
+        sends through one client per app, records each outcome in
+        outcomes:{shard} (410 tokens also in unregistered:{shard}) and
+        acknowledges it in the same Lua script.
         SIGTERM/SIGINT: stop reading, drain (drain_ms), settle, exit 0.
         Exit status: 0 stopped with nothing left unsettled, 1 something stayed
         pending, 2 usage or configuration error.
