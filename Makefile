@@ -13,6 +13,7 @@
 #                   after the mock's own capacity with and without delay (LAT_MOCK_CAPACITY=0 skips it)
 #   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
 #   make bench-worker   the Redis Streams worker against the raw library rate (docs/worker.md)
+#   make bench-worker-cluster  what WAIT costs the worker on a Redis Cluster
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
 #   make wheel      dist/swiftpush-<version>-py3-none-manylinux_2_35_x86_64.whl (the library inside,
 #                   with its own OpenSSL and nghttp2: auditwheel)
@@ -33,7 +34,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
+.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker bench-worker-cluster demo-worker clean
 
 all: build
 
@@ -173,6 +174,11 @@ bench-scaling: release pki
 # Not part of make test: minutes long, and a timing is never a test assertion.
 bench-latency: release pki
 	bash scripts/bench-latency.sh $(RELEASE_DIR) $(PKI)
+
+# What WAIT costs the worker on a Redis Cluster: one worker on 6 shards of a 3+3 cluster, without
+# and with wait_replicas 1, interleaved (scripts/bench-worker-cluster.sh).
+bench-worker-cluster: release pki
+	bash scripts/bench-worker-cluster.sh $(RELEASE_DIR) $(PKI)
 
 # Redis + mock + two workers: 100,000 notifications through the queue, outcomes summed.
 demo-worker: release pki
