@@ -836,18 +836,35 @@ if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/
 else bad "$name (enqueue: $(cat "$out/$shard.enqueue"))"; fi
 }
 
+# slow_multicast NAME SHARD TOKENS ID [extra JSON members]: a mock of its own answering 250/s (one
+# connection of 5 streams, 20 ms late, every request recorded: $slow_control), a worker
+# configuration on it ($out/SHARD.json, one connection) and TOKENS tokens ($out/SHARD.tokens)
+# enqueued in multicast entries of 1000 with ids ID#k.
+slow_multicast() {
+  local name=$1 shard=$2 tokens=$3 id=$4 extra=${5:-}
+  mock_start "$name" "$cli" "$pki" --delay-ms 20 --max-streams 5 --record --control-port-file "$out/$name.port" --lenient-initial-limit
+  local port=$MOCK_PORT
+  wait_until 10 test -s "$out/$name.port"
+  slow_control=http://127.0.0.1:$(cat "$out/$name.port")
+  tokens_file "$out/$shard.tokens" "$tokens"
+  config "$out/$shard.json" "$shard" "$port" ", \"max_in_flight\": 1000 $extra"
+  sed -i 's/"topics": \["com.example.app"\]}/"topics": ["com.example.app"], "connections": 1}/g' "$out/$shard.json"
+  "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$shard" --tokens "$out/$shard.tokens" --id "$id" --app demo \
+    --payload '{"aps":{"alert":"to many"}}' --per-entry 1000 > /dev/null
+}
+# sent_distinct SHARD: "SENT DISTINCT" of the requests slow_multicast's mock saw (by apns-id).
+sent_distinct() {
+  curl -s "$slow_control/record" > "$out/$1.record"
+  python3 -c '
+import json, sys
+ids = [r["apns_id"] for r in json.load(open(sys.argv[1]))]
+print(len(ids), len(set(ids)))' "$out/$1.record"
+}
+
 test_multicast_kill() {
 name="a worker SIGKILLed in the middle of a 1000-token multicast entry: its restart resends at most what was in flight at the kill (checkpoints), never the whole entry; every token exactly one outcome"
 shard=mckill
-mock_start mcslow "$cli" "$pki" --delay-ms 20 --max-streams 5 --record --control-port-file "$out/mcslow.port" --lenient-initial-limit
-local slow=$MOCK_PORT
-wait_until 10 test -s "$out/mcslow.port"
-local mctl=http://127.0.0.1:$(cat "$out/mcslow.port")
-tokens_file "$out/$shard.tokens" 3000
-config "$out/$shard.json" $shard "$slow" ', "max_in_flight": 1000, "metrics_port": 0'
-sed -i 's/"topics": \["com.example.app"\]}/"topics": ["com.example.app"], "connections": 1}/g' "$out/$shard.json"
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/$shard.tokens" --id mck --app demo \
-  --payload '{"aps":{"alert":"to many"}}' --per-entry 1000 > /dev/null
+slow_multicast mcslow $shard 3000 mck ', "metrics_port": 0'
 start_worker mck-a "$out/$shard.json"; a=$WORKER_PID
 # Killed once an entry is partly recorded (a checkpoint: its progress bitmap exists) and its
 # rest is still in flight (one connection of 5 streams answering 20 ms late: 250/s).
@@ -859,11 +876,7 @@ if wait_until 60 sh -c "[ \$(redis-cli -p $redis_port HLEN 'progress:{$shard}') 
   start_worker mck-a "$out/$shard.json"; a=$WORKER_PID
   if wait_until 120 drained $shard; then
     sa=0; stop_worker "$a" || sa=$?
-    curl -s "$mctl/record" > "$out/$shard.record"
-    read -r sent distinct <<< "$(python3 -c '
-import json, sys
-ids = [r["apns_id"] for r in json.load(open(sys.argv[1]))]
-print(len(ids), len(set(ids)))' "$out/$shard.record")"
+    read -r sent distinct <<< "$(sent_distinct $shard)"
     resent=$((sent - distinct))
     if [ "$sa" -eq 0 ] && check_multicast $shard "$out/$shard.tokens" 1000 mck > "$out/$shard.check" \
        && [ "$distinct" -eq 3000 ] && [ "$resent" -le "${inflight:-0}" ] && [ "$resent" -lt 1000 ]
@@ -881,15 +894,7 @@ else bad "$name (no checkpoint seen)"; fi
 test_rollback() {
 name="Redis rolled back under a worker (restarted from an older snapshot, as a failover to a lagging replica does): the checkpoint it took back is noticed at the final settle (settled short), the entry taken back and what lost its outcome sent again; every token exactly one outcome"
 shard=rollback
-mock_start rbslow "$cli" "$pki" --delay-ms 20 --max-streams 5 --record --control-port-file "$out/rbslow.port" --lenient-initial-limit
-local slow=$MOCK_PORT
-wait_until 10 test -s "$out/rbslow.port"
-local rctl=http://127.0.0.1:$(cat "$out/rbslow.port")
-tokens_file "$out/$shard.tokens" 2000
-config "$out/$shard.json" $shard "$slow" ', "max_in_flight": 1000'
-sed -i 's/"topics": \["com.example.app"\]}/"topics": ["com.example.app"], "connections": 1}/g' "$out/$shard.json"
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/$shard.tokens" --id rb --app demo \
-  --payload '{"aps":{"alert":"to many"}}' --per-entry 1000 > /dev/null
+slow_multicast rbslow $shard 2000 rb
 start_worker rb-a "$out/$shard.json"; a=$WORKER_PID
 local snapshot=0
 # The snapshot: once the first entry is read (pending) and before its first checkpoint.
@@ -911,11 +916,7 @@ if [ "$snapshot" -eq 1 ] && wait_until 30 sh -c "[ \$(redis-cli -p $redis_port H
                        && redis-cli -p $redis_port INFO persistence | tr -d '\r' | grep -q '^aof_enabled:1'" || true
   if wait_until 120 drained $shard; then
     sa=0; stop_worker "$a" || sa=$?
-    curl -s "$rctl/record" > "$out/$shard.record"
-    read -r sent distinct <<< "$(python3 -c '
-import json, sys
-ids = [r["apns_id"] for r in json.load(open(sys.argv[1]))]
-print(len(ids), len(set(ids)))' "$out/$shard.record")"
+    read -r sent distinct <<< "$(sent_distinct $shard)"
     local shorts; shorts=$(grep -c "settled short" "$out/rb-a.err" || true)
     if [ "$sa" -eq 0 ] && [ "$progress_after" -eq 0 ] && check_multicast $shard "$out/$shard.tokens" 1000 rb > "$out/$shard.check" \
        && [ "$distinct" -eq 2000 ] && [ "$shorts" -ge 1 ] && [ "$sent" -gt "$distinct" ]
