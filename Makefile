@@ -3,7 +3,8 @@
 #                   through libswiftpush.so from C, print throughput and outcomes
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests, the Swift
 #                   examples (Examples/NotifyService: Hummingbird service, README blocks; make test-example),
-#                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker),
+#                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker)
+#                   and on a Redis Cluster through a failover (make test-worker-cluster),
 #                   `swiftpush status` and the status page in headless Chromium (make test-status)
 #   make bench      the library against h2load on the same mock server, and the Swift API's rows (see README);
 #                   BENCH_BASELINE=<release dir of another build> adds that build, interleaved (A/B)
@@ -12,6 +13,7 @@
 #                   after the mock's own capacity with and without delay (LAT_MOCK_CAPACITY=0 skips it)
 #   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
 #   make bench-worker   the Redis Streams worker against the raw library rate (docs/worker.md)
+#   make bench-worker-cluster  what WAIT costs the worker on a Redis Cluster
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
 #   make wheel      dist/swiftpush-<version>-py3-none-manylinux_2_35_x86_64.whl (the library inside,
 #                   with its own OpenSSL and nghttp2: auditwheel)
@@ -32,7 +34,7 @@ VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' In
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker demo-worker clean
+.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker bench-worker-cluster demo-worker clean
 
 all: build
 
@@ -79,7 +81,7 @@ pki:
 # other module happened to be built first.
 test: build pki
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
-	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
 
 # docs/architecture.md cites code by name: every name in backticks must still exist (issue 25).
 test-docs:
@@ -116,6 +118,12 @@ test-redis: build pki
 test-worker: build pki
 	bash Tests/worker/run.sh $(DEBUG_DIR) 100000
 	bash Tests/worker/netns.sh $(DEBUG_DIR) 20000
+
+# The worker on a 3-master + 3-replica Redis Cluster (TLS, an ACL user): 100,000 notifications over
+# 6 shards, 2 workers each serving all 6, a master SIGKILLed mid-run; with WAIT 1 on every write
+# and without (Tests/worker/cluster.sh; what each may lose: docs/worker.md, "Redis Cluster").
+test-worker-cluster: build pki
+	bash Tests/worker/cluster.sh $(DEBUG_DIR) 100000
 
 # `swiftpush status` and the worker's HTTP server and status page against a real redis-server, the
 # mock and a running worker: 50 idle connections, JSON, a terminal's redraw, rates, empty views,
@@ -166,6 +174,11 @@ bench-scaling: release pki
 # Not part of make test: minutes long, and a timing is never a test assertion.
 bench-latency: release pki
 	bash scripts/bench-latency.sh $(RELEASE_DIR) $(PKI)
+
+# What WAIT costs the worker on a Redis Cluster: one worker on 6 shards of a 3+3 cluster, without
+# and with wait_replicas 1, interleaved (scripts/bench-worker-cluster.sh).
+bench-worker-cluster: release pki
+	bash scripts/bench-worker-cluster.sh $(RELEASE_DIR) $(PKI)
 
 # Redis + mock + two workers: 100,000 notifications through the queue, outcomes summed.
 demo-worker: release pki

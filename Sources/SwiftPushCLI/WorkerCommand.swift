@@ -14,9 +14,11 @@ struct WorkerCommand: StatusCommand {
         abstract: "Send notifications from a Redis stream; record one outcome per notification.",
         usage: "swiftpush worker --config FILE [--consumer NAME] [--quiet]",
         discussion: """
-        Reads push:{shard} with the consumer group, sends through one client per app,
-        records each outcome in outcomes:{shard} (410 tokens also in
-        unregistered:{shard}) and acknowledges it in the same Lua script.
+        Reads push:{shard} of each shard it serves ("shard" or "shards"; on a
+        Redis Cluster from the master of the shard's slot) with the consumer group,
+        sends through one client per app, records each outcome in
+        outcomes:{shard} (410 tokens also in unregistered:{shard}) and
+        acknowledges it in the same Lua script.
         SIGTERM/SIGINT: stop reading, drain (drain_ms), settle, exit 0.
         Exit status: 0 stopped with nothing left unsettled, 1 something stayed
         pending, 2 usage or configuration error.
@@ -38,7 +40,7 @@ struct WorkerCommand: StatusCommand {
             throw ValidationError(error.description)
         }
         if let consumer { config.consumer = consumer }
-        let commands = config.shardCommands(consumer: config.consumer ?? Self.defaultConsumerName())
+        let consumerName = config.consumer ?? Self.defaultConsumerName()
         let connector: RedisConnector
         do throws(RedisError) {
             connector = try RedisConnector(config.redis)
@@ -56,7 +58,7 @@ struct WorkerCommand: StatusCommand {
 
         let worker: WorkerDriver
         do throws(ConfigurationError) {
-            worker = try WorkerDriver(configuration: config, connector: connector, commands: commands,
+            worker = try WorkerDriver(configuration: config, connector: connector, consumer: consumerName,
                                       log: WorkerLog(verbose: !quiet))
         } catch {
             throw ValidationError(error.description)
@@ -64,7 +66,7 @@ struct WorkerCommand: StatusCommand {
         if let port = config.metricsPort {
             do throws(ConfigurationError) {
                 let server = try WorkerHTTPServer(host: config.metricsHost, port: port,
-                                                  routes: Self.routes(worker: worker, config: config, consumer: commands.consumer))
+                                                  routes: Self.routes(worker: worker, config: config, consumer: consumerName))
                 Console.err("swiftpush worker: metrics on http://\(config.metricsHost):\(server.port)/metrics (and /healthz; the status page on /)")
             } catch {
                 throw ValidationError(error.description)
@@ -81,7 +83,9 @@ struct WorkerCommand: StatusCommand {
             return nil
         }, box)
         pthread_detach(thread)
-        Console.err("swiftpush worker: consumer \(commands.consumer) on \(commands.keys.stream) at \(config.redis.summary), min-idle \(commands.minIdleMillis) ms")
+        let streams = config.shards.map { StreamKeys(shard: $0).stream }.joined(separator: ", ")
+        Console.err("swiftpush worker: consumer \(consumerName) on \(streams) at \(config.redis.summary), min-idle \(config.effectiveMinIdleMillis) ms"
+                    + (config.redis.waitReplicas > 0 ? ", writes confirmed by WAIT \(config.redis.waitReplicas)" : ""))
         return worker.run() ? 0 : 1
     }
 
@@ -91,15 +95,15 @@ struct WorkerCommand: StatusCommand {
     /// first), with this worker's own figures beside it.
     static func routes(worker: WorkerDriver, config: WorkerConfiguration, consumer: String) -> WorkerRoutes {
         let redis = config.redis
-        let reader = StatusReader(group: config.group, shards: .discovered(including: [config.shard], rescanMillis: 60_000)) {
+        let reader = StatusReader(group: config.group, shards: .discovered(including: config.shards, rescanMillis: 60_000)) {
             try RedisRouter(redis)
         }
         let metrics = worker.metrics
-        let shard = config.shard
+        let shards = config.shards
         return WorkerRoutes(metrics: metrics, feed: StatusFeed(reader: reader)) {
             let m = metrics.snapshot()
             return LocalWorkerStatus(
-                consumer: consumer, shards: [shard], live: metrics.isLive(withinMillis: 10_000),
+                consumer: consumer, shards: shards, live: metrics.isLive(withinMillis: 10_000),
                 outcomes: m.outcomes.map { .init(app: $0.app, outcome: $0.outcome, reason: $0.reason, count: $0.count) },
                 counters: m.counters, gauges: m.gauges)
         }

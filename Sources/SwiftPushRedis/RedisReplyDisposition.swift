@@ -42,6 +42,17 @@ public enum RedisReplyDisposition: Equatable, Sendable {
         }
     }
 
+    /// Whether an error reply's text is a redirect or a refusal to retry later: anything
+    /// `init(errorText:answeringNode:)` does not take as the command's own answer. A caller that
+    /// keeps commands in flight on one connection (the worker) treats such a reply as the end of
+    /// that connection: it reconnects to the slot's master as the refreshed map names it.
+    public static func isRedirectOrRetry(errorText text: String) -> Bool {
+        switch text.split(separator: " ", maxSplits: 1).first {
+        case "MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY": true
+        default: false
+        }
+    }
+
     /// `host:port` of a redirect; an empty host is the answering node's.
     private static func endpoint(_ text: String, answeringNode: RedisNode) -> RedisNode? {
         if text.hasPrefix(":"), let port = Int(text.dropFirst()), (1...65535).contains(port) {

@@ -27,8 +27,8 @@ final class AppClients {
             c.endpoint.caFile = app.caFile
             c.pool.connections = app.connections ?? 2
             c.timing.deadlineMillis = configuration.deadlineMillis
-            // Room for everything in flight plus results on their way to the callback.
-            c.pool.queueCapacity = configuration.maxInFlight + 1024
+            // Room for everything in flight (max_in_flight per shard) plus results on their way to the callback.
+            c.pool.queueCapacity = configuration.maxInFlight * configuration.shards.count + 1024
             let sink = AppEventSink(app: name, events: events)
             sinks.append(sink)
             c.callbacks.log = sink.logCallback

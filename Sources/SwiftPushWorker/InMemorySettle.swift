@@ -10,6 +10,8 @@ struct InMemorySettle {
     private struct Mark {
         let entry: String
         let final: Bool
+        /// A final settlement that fell short (applied as a checkpoint; reported).
+        let short: Bool
         let hadProgress: Bool
         let map: [UInt8]
         let counts: [(kind: OutcomeRecord.Kind, reason: String, n: Int)]
@@ -54,8 +56,10 @@ struct InMemorySettle {
             }
         }
         var marked = 0
+        var short: [String] = []
         for m in marks where (recordsOK || !m.needsRecord) && (objectsOK || !m.needsObjects) {
             marked += 1
+            if m.short { short.append(m.entry) }
             if m.final {
                 shard.pending[m.entry] = nil
                 if let sid = StreamID(m.entry) { shard.stream.removeAll { $0.id == sid } }
@@ -75,7 +79,7 @@ struct InMemorySettle {
             }
         }
         if let failure { throw failure }
-        return .settled(marked: marked, skipped: skipped)
+        return .settled(marked: marked, skipped: skipped, short: short)
     }
 
     /// One pending entry's settlement: its writes, and its mark (applied by the caller once
@@ -141,15 +145,20 @@ struct InMemorySettle {
             for i in open { set(i) }
             if rc > 0 { counts.append((rest.kind, rest.reason, rc)) }
         }
+        // A final settlement must leave every notification with an outcome; short of that, a
+        // checkpoint of the entry is gone (a failover): a checkpoint instead, reported.
+        let short = s.final && n > 1 && s.rest == nil && (0..<n).contains { !isSet($0) }
+        let final = s.final && !short
         let cnt = k + frags.count + rc
-        var mark = Mark(entry: s.entryID, final: s.final, hadProgress: p != nil, map: c, counts: counts, app: s.app, campaign: s.campaign)
+        var mark = Mark(entry: s.entryID, final: final, short: short, hadProgress: p != nil, map: c, counts: counts,
+                        app: s.app, campaign: s.campaign)
         var record: [UInt8]?
         var objects: [[UInt8]] = []
         switch s.destination {
         case .format2:
             objects = frags
             mark.needsObjects = !frags.isEmpty
-        case .record where cnt > 0 || parked > 0 || s.final:
+        case .record where cnt > 0 || parked > 0 || final:
             var r = s.recordHeader() + Array(",\"count\":\(cnt)".utf8)
             if k > 0 {
                 r += Array(",\"accepted\":\(k),\"accepted_at\":\"\(at)\"".utf8)
@@ -160,7 +169,7 @@ struct InMemorySettle {
                 r += Array(",\"rest\":{".utf8) + rest.restJSON() + Array("},\"rest_count\":\(rc),\"rest_at\":\"\(rat)\"".utf8)
             }
             if parked > 0 { r += Array(",\"delayed\":\(parked)".utf8) }
-            if s.final {
+            if final {
                 if s.repeats > 0 { r += Array(",\"repeats\":\(s.repeats)".utf8) }
                 r += Array(",\"final\":true".utf8)
             }

@@ -110,6 +110,18 @@ public struct RedisShardCommands: Sendable {
         }
     }
 
+    /// Whether `request` writes what a failover must not take back: claims, settles, entries
+    /// taken back or over, counted deliveries, promotions. With `wait_replicas`, a `WAIT` follows
+    /// each one on its connection (`RedisLane`). Not reads: a read's entries are claimed next,
+    /// and WAIT confirms every write its connection made before it, the read's delivery
+    /// included; nor listings, the backlog or heartbeats.
+    static func isConfirmedWrite(_ request: QueueRequest) -> Bool {
+        switch request {
+        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote: true
+        case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat: false
+        }
+    }
+
     /// One reply as read off the wire: a read's entries parsed in place from hiredis's tree
     /// (the large replies of the hot path), anything else copied.
     public enum Parsed: Sendable {
@@ -153,8 +165,10 @@ public struct RedisShardCommands: Sendable {
             }
             return .claimed(answers)
         case .settle:
-            let n = first.elements.map { Int($0.integer ?? 0) }
-            return .settled(marked: n.first ?? 0, skipped: n.count > 1 ? n[1] : 0)
+            let parts = first.elements
+            let n = parts.prefix(2).map { Int($0.integer ?? 0) }
+            return .settled(marked: n.first ?? 0, skipped: n.count > 1 ? n[1] : 0,
+                            short: parts.count > 2 ? parts[2].elements.compactMap(\.text) : [])
         case .ownPending:
             return .pending(first.elements.compactMap { row in
                 let f = row.elements
@@ -216,10 +230,13 @@ public struct RedisShardCommands: Sendable {
     }
 
     /// An error reply as a queue error: a server still loading its data (LOADING), one that lost
-    /// the group (NOGROUP, a restart without persistence) or the scripts (NOSCRIPT) is an outage
-    /// (reconnect: the group and scripts are set up again); anything else is the command's failure.
+    /// the group (NOGROUP, a restart without persistence) or the scripts (NOSCRIPT), and a
+    /// cluster's redirect or refusal (MOVED, ASK, CLUSTERDOWN, TRYAGAIN, MASTERDOWN, READONLY: the
+    /// shard's slot is elsewhere now, or failing over) is an outage: reconnect, to the slot's
+    /// master as a fresh map names it, and set the group and scripts up again; the command was
+    /// not run, and every request is idempotent. Anything else is the command's own failure.
     static func error(_ text: String) -> QueueError {
-        let outage = text.hasPrefix("LOADING") || text.hasPrefix("NOGROUP") || text.hasPrefix("NOSCRIPT")
+        let outage = text.hasPrefix("NOGROUP") || text.hasPrefix("NOSCRIPT") || RedisReplyDisposition.isRedirectOrRetry(errorText: text)
         return QueueError("Redis: \(text)", connectionLost: outage)
     }
 }

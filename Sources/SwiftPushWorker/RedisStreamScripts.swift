@@ -125,6 +125,12 @@ enum RedisStreamScripts {
     /// that failed; the script then fails and the worker sends the chunk again (a 410's record
     /// in the unregistered stream may be written twice).
     ///
+    /// A final settlement that would leave a notification of the entry without an outcome (its
+    /// own outcomes and the entry's progress together do not cover all `n`: a checkpoint the
+    /// entry had is gone, which a failover to a replica that had not received it yet does) is
+    /// applied as a checkpoint instead: the entry is not acknowledged, and is returned as
+    /// *short*, so that the worker takes it back and sends what has no outcome.
+    ///
     /// Two common cases take a shorter way (what they record is the same): a single entry's one
     /// outcome in format 1 (`s`, `RedisSettleArguments`: its values only, the field names are
     /// the script's) is written first and then acknowledged, and `XACK`'s reply says whether
@@ -143,7 +149,7 @@ enum RedisStreamScripts {
     /// number of other outcomes and each (index, kind letter, reason, JSON, nf, nu, nf outcome
     /// fields, nu unregistered fields), the rest (kind letter or '', then reason and JSON), the
     /// number of delayed pieces (then due, member, join field, nf, nf fields, and index + piece
-    /// each). Returns {entries marked, entries skipped}.
+    /// each). Returns {entries marked, entries skipped, {short entries}}.
     static let settle = RedisScript("""
     local group, worker, hprefix = ARGV[1], ARGV[2], ARGV[3]
     local band, bor, bnot, rshift = bit.band, bit.bor, bit.bnot, bit.rshift
@@ -224,6 +230,12 @@ enum RedisStreamScripts {
         local p = false
         if n > 1 then p = redis.call('HGET', KEYS[5], E) end
         local nb = math.floor((n + 7) / 8)
+        local short = false
+        if final and n > 1 and not p and rest == nil then
+          local np = 0
+          if delay then np = delay.np end
+          if acc + #others + np < n then short, final = true, false end
+        end
         local need = p or not final or rest ~= nil
         local c = nil
         if need then c = bytes(p or nil, nb) end
@@ -297,8 +309,13 @@ enum RedisStreamScripts {
           for idx = 0, n - 1 do setbit(c, idx) end
           if rc > 0 then counts[#counts+1] = {rest.kind, rest.reason, rc} end
         end
+        if final and p and rest == nil then
+          local got = 0
+          for j = 1, nb do got = got + popcount(c[j]) end
+          if got < n then short, final = true, false end
+        end
         local cnt = k + #frags + rc
-        local mark = {E = E, final = final, hadP = p ~= false, counts = counts, app = app, campaign = campaign}
+        local mark = {E = E, final = final, short = short, hadP = p ~= false, counts = counts, app = app, campaign = campaign}
         if not final then mark.map = string.char(unpack(c)) end
         if dest == '2' then
           for _, f in ipairs(frags) do objects[#objects+1] = f end
@@ -390,7 +407,7 @@ enum RedisStreamScripts {
       ok2, e2 = pcall(redis.call, 'XADD', KEYS[2], '*', 'v', '2', 'worker', worker, 'count', #objects,
                       'outcomes', '[' .. table.concat(objects, ',') .. ']')
     end
-    local acks, drops, sets = {}, {}, {}
+    local acks, drops, sets, shorts = {}, {}, {}, {}
     local marked = #acked
     if ok3 then
       for _, q in ipairs(quick) do
@@ -402,6 +419,7 @@ enum RedisStreamScripts {
     for _, m in ipairs(marks) do
       if (ok3 or not m.r3) and (ok2 or not m.r2) then
         marked = marked + 1
+        if m.short then shorts[#shorts+1] = m.E end
         if m.final then
           acks[#acks+1] = m.E
           if m.hadP then drops[#drops+1] = m.E end
@@ -424,7 +442,7 @@ enum RedisStreamScripts {
       if type(err) == 'table' and err.err then return redis.error_reply(err.err) end
       return redis.error_reply(tostring(err))
     end
-    return {marked, skipped}
+    return {marked, skipped, shorts}
     """)
 
     /// Moves due delayed entries back into the stream as new entries (their fields carry

@@ -8,6 +8,9 @@ struct SendBatch: NotificationBatch {
     let items: [SendItem]
     /// The app's default topic, for notes that name none.
     let defaultTopic: String
+    /// Added to each item's tag as the client sees it: the shard's runner (`ShardRunner.tagBase`),
+    /// so that a result finds its way back to the machine that sent it.
+    var tagBase: UInt64 = 0
 
     var count: Int { items.count }
 
@@ -24,7 +27,7 @@ struct SendBatch: NotificationBatch {
                 apnsID.withUTF8 { idBytes in
                     collapse.withUTF8 { collapseBytes in
                         var v = NotificationView()
-                        v.tag = item.tag
+                        v.tag = item.tag | tagBase
                         v.pushType = note.pushType.rawValue
                         v.priority = note.priority
                         if let e = note.expiration {

@@ -12,6 +12,10 @@ extension ShardMachine {
         guard !page.isEmpty else {
             ownPass = nil
             if pass.listed > 0 { out.append(.log(.init(.info, "re-read own pending entries", pass.fields))) }
+            if ownPassAgain {
+                ownPassAgain = false
+                ownPass = OwnPendingPass(suspects: false)
+            }
             return
         }
         let notHeld = page.filter { heldByID[$0.entryID] == nil }
@@ -41,6 +45,17 @@ extension ShardMachine {
             ownPass?.reads += 1
             request(.takeOwn(taking.map(\.entryID)), .takeOwn(redelivered: pass.suspects), &out)
         }
+    }
+
+    /// Entries whose final settlement fell short (`QueueReply.settled`): a checkpoint of theirs
+    /// was gone from Redis (a failover to a replica that had not received it), so some of their
+    /// notifications have no outcome; the settle recorded the rest as a checkpoint and left them
+    /// pending. They are no longer held (`settled` let them go); a re-read of our own pending
+    /// entries takes them back with their progress and sends what has no outcome.
+    mutating func takeBackShort(_ entries: [String], _ out: inout [WorkerAction]) {
+        out.append(.log(.init(.warning, "entries settled short of their count (a checkpoint of theirs is gone: a Redis failover?); taking them back to send what has no outcome",
+                              ["count": String(entries.count), "first": entries[0]])))
+        if ownPass == nil { ownPass = OwnPendingPass(suspects: false) } else { ownPassAgain = true }
     }
 
     /// Sends the groups of re-delivered entries whose turn has come (`SuspectPacer`), counting
@@ -105,8 +120,9 @@ extension ShardMachine {
         case (.claim(let boxes, let redelivered, let reserved), .claimed(let answers)):
             reservedNotes -= reserved
             takeIn(boxes, answers, redelivered: redelivered, t, &out)
-        case (.settle, .settled):
+        case (.settle, .settled(_, _, let short)):
             settled(t, &out)
+            if !short.isEmpty { takeBackShort(short, &out) }
         case (.ownPending, .pending(let page)):
             ownPendingListed(page, t, &out)
         case (.takeOwn(let redelivered), .entries(let entries)):

@@ -95,6 +95,9 @@ public struct ShardMachine {
 
     /// The re-read of this consumer's own pending entries under way, if any.
     var ownPass: OwnPendingPass? = OwnPendingPass(suspects: true)
+    /// Another re-read is wanted once the one under way ends (it may have listed past an entry
+    /// that has become ours to take back since).
+    var ownPassAgain = false
     /// Re-delivered entries held until their turn (docs/worker.md, "Dead letters").
     var suspects: SuspectPacer
     /// Apps (and topics) whose credentials APNs refuses.

@@ -54,8 +54,10 @@ public enum QueueReply: Sendable {
     case entries([QueueEntry])
     /// One answer per claimed entry, in order.
     case claimed([ClaimAnswer])
-    /// Entries settled (marked) and skipped (settled before, by anyone).
-    case settled(marked: Int, skipped: Int)
+    /// Entries settled (marked) and skipped (settled before, by anyone), and the entries
+    /// whose final settlement fell short of their count (`RedisStreamScripts.settle`: a lost
+    /// checkpoint), applied as checkpoints and still pending.
+    case settled(marked: Int, skipped: Int, short: [String])
     /// Pending entries.
     case pending([PendingEntry])
     /// New delivery counts.

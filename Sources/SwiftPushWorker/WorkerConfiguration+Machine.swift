@@ -15,8 +15,8 @@ extension WorkerConfiguration {
         return s
     }
 
-    /// The protocol's commands for this configuration's shard, as `consumer`.
-    public func shardCommands(consumer: String) -> RedisShardCommands {
+    /// The protocol's commands for `shard`, as `consumer`.
+    public func shardCommands(shard: String, consumer: String) -> RedisShardCommands {
         RedisShardCommands(keys: StreamKeys(shard: shard), group: group, consumer: consumer,
                            minIdleMillis: effectiveMinIdleMillis, guardTTLSeconds: guardTTLSeconds)
     }

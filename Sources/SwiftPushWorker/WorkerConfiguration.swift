@@ -38,13 +38,15 @@ public struct WorkerConfiguration: Decodable, Sendable {
     /// Redis: where it is and how to connect (`"redis"`: `RedisConfiguration`, docs/worker.md
     /// "Redis connection").
     public var redis = RedisConfiguration()
-    /// The shard whose keys this worker serves (`push:{shard}`...).
-    public var shard = "0"
+    /// The shards whose keys this worker serves (`push:{s}`...): `"shard": "0"` for one (the
+    /// default), `"shards": ["0", "1", ...]` for several. Each has its own machine and Redis
+    /// connections (to its slot's master on a cluster); the apps' clients are shared.
+    public var shards = ["0"]
     /// The consumer group.
     public var group = "senders"
     /// This consumer's name; stable across restarts (default: host name and a fixed suffix).
     public var consumer: String?
-    /// Notifications in flight (sent, no outcome yet) at most: the back-pressure bound.
+    /// Notifications in flight (sent, no outcome yet) at most, per shard: the back-pressure bound.
     public var maxInFlight = 5000
     /// Entries read per XREADGROUP at most.
     public var batch = 500
@@ -78,7 +80,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
     public var apps: [String: App] = [:]
 
     enum CodingKeys: String, CodingKey {
-        case redis, shard, group, consumer, maxInFlight = "max_in_flight", batch, deadlineMillis = "deadline_ms"
+        case redis, shard, shards, group, consumer, maxInFlight = "max_in_flight", batch, deadlineMillis = "deadline_ms"
         case minIdleMillis = "min_idle_ms", reclaimIntervalMillis = "reclaim_interval_ms", maxDeliveries = "max_deliveries"
         case unknownResults = "unknown_results", maxSends = "max_sends", guardTTLSeconds = "guard_ttl_s"
         case delayedRetryMillis = "delayed_retry_ms", maxDelayedRetries = "max_delayed_retries", drainMillis = "drain_ms", apps
@@ -88,7 +90,12 @@ public struct WorkerConfiguration: Decodable, Sendable {
     public init(from d: Decoder) throws {
         let c = try d.container(keyedBy: CodingKeys.self)
         redis = try c.decodeIfPresent(RedisConfiguration.self, forKey: .redis) ?? redis
-        shard = try c.decodeIfPresent(String.self, forKey: .shard) ?? shard
+        let one = try c.decodeIfPresent(String.self, forKey: .shard)
+        let several = try c.decodeIfPresent([String].self, forKey: .shards)
+        if one != nil && several != nil {
+            throw DecodingError.dataCorruptedError(forKey: .shards, in: c, debugDescription: "give \"shard\" or \"shards\", not both")
+        }
+        shards = several ?? one.map { [$0] } ?? shards
         group = try c.decodeIfPresent(String.self, forKey: .group) ?? group
         consumer = try c.decodeIfPresent(String.self, forKey: .consumer)
         maxInFlight = try c.decodeIfPresent(Int.self, forKey: .maxInFlight) ?? maxInFlight
@@ -135,6 +142,8 @@ public struct WorkerConfiguration: Decodable, Sendable {
             throw ConfigurationError("\(path): missing \"\(key.stringValue)\"")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
             throw ConfigurationError("\(path): wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw ConfigurationError("\(path): \(context.debugDescription)")
         } catch {
             throw ConfigurationError("\(path): not valid JSON")
         }
@@ -149,9 +158,11 @@ public struct WorkerConfiguration: Decodable, Sendable {
         } catch {
             throw ConfigurationError("redis: \(error.description)")
         }
-        // The layer speaks both; the worker's protocol on a cluster and its WAIT are not built yet.
-        if redis.cluster { throw ConfigurationError("redis: nodes (a Redis Cluster) is not supported by the worker yet: give host and port") }
-        if redis.waitReplicas > 0 { throw ConfigurationError("redis: wait_replicas is not supported by the worker yet") }
+        if shards.isEmpty { throw ConfigurationError("\"shards\" lists no shard") }
+        for s in shards where s.isEmpty || s.utf8.count > 64 || s.contains("{") || s.contains("}") || s.contains(",") {
+            throw ConfigurationError("shard \"\(s)\": a shard is 1-64 bytes without braces or commas (it is the keys' hash tag: push:{shard})")
+        }
+        if Set(shards).count != shards.count { throw ConfigurationError("\"shards\" lists a shard twice") }
         if apps.isEmpty { throw ConfigurationError("\"apps\" lists no credential set") }
         if !(1...1_000_000).contains(maxInFlight) { throw ConfigurationError("max_in_flight must be 1...1000000") }
         if !(1...10_000).contains(batch) { throw ConfigurationError("batch must be 1...10000") }

@@ -7,49 +7,62 @@ import PushCore
 import PushTransport
 import SwiftPushRedis
 
-/// The thin I/O layer under a shard's `ShardMachine`: it owns the thread, the shard's two Redis
-/// connections (`RedisLane`: reads, claims and the rest on one, settles on the other) and the
-/// apps' clients, waits on all of them in one `poll`, turns what happened into the machine's
-/// events and carries out its actions. No rule of the protocol lives here (docs/worker.md).
+/// The thin I/O layer under the worker's machines (`ShardMachine`, one per shard it serves):
+/// it owns the thread, each shard's two Redis connections (`RedisLane`: reads, claims and the
+/// rest on one, settles on the other; on a Redis Cluster, to the master of the shard's slot,
+/// found through a `RedisRouter`) and the apps' clients, which every shard shares; it waits on
+/// all of them in one `poll`, turns what happened into each machine's events and carries out
+/// their actions. No rule of the protocol lives here (docs/worker.md).
+///
+/// A cluster's redirect or failover reaches a machine as a lost connection (the replies say
+/// MOVED, CLUSTERDOWN...; or the master is gone): it reconnects with its back-off, and the
+/// driver asks the router for the slot's master again, from a fresh map.
 ///
 /// Threads: `run` owns everything on the calling thread; the clients' I/O threads only publish
 /// results; `requestStop` may be called from any thread (the signal thread).
 public final class WorkerDriver {
     let configuration: WorkerConfiguration
     let connector: RedisConnector
-    let commands: RedisShardCommands
+    /// Where each shard's slot is served, on a cluster (nil: one server).
+    private let router: RedisRouter?
+    let consumer: String
     let log: WorkerLog
     let clients: AppClients
     let events: APNsEventLog
     /// What `/metrics` shows (published a few times a second).
     public let metrics = WorkerMetrics()
-    private(set) var machine: ShardMachine
-    private let main: RedisLane
-    private let settle: RedisLane
+    private let runners: [ShardRunner]
     /// A pipe: `requestStop` writes its second end, the loop polls its first.
     private let stopPipe: (read: Int32, write: Int32)
     private var resultFDs: [(app: String, fd: Int32)] = []
     private var goawaysSeen: [String: UInt64] = [:]
     private var nextPublishNanos: UInt64 = 0
-    private var nextHeartbeatNanos: UInt64 = 0
     private let startedMillis: Int64
-    private var finished = false
+    private var clientsClosed = false
     private var fatalMessage: String?
 
-    /// A driver for `configuration`'s shard on `connector`, as consumer `commands.consumer`: the
-    /// apps' clients are opened here (a credential set that cannot be used fails now).
-    public init(configuration: WorkerConfiguration, connector: RedisConnector, commands: RedisShardCommands,
+    /// A driver for `configuration`'s shards on `connector`, as consumer `consumer`: the apps'
+    /// clients are opened here (a credential set that cannot be used fails now).
+    public init(configuration: WorkerConfiguration, connector: RedisConnector, consumer: String,
                 log: WorkerLog = WorkerLog()) throws(ConfigurationError) {
         self.configuration = configuration
         self.connector = connector
-        self.commands = commands
+        self.consumer = consumer
         self.log = log
+        router = connector.configuration.cluster ? RedisRouter(connector: connector) : nil
         events = APNsEventLog(log: log)
-        clients = try AppClients(configuration: configuration, events: events)
-        machine = ShardMachine(settings: configuration.machineSettings, apps: clients.policies,
-                               seed: UInt64(truncatingIfNeeded: MonotonicTime.nanos()))
-        main = RedisLane(commands: commands)
-        settle = RedisLane(commands: commands)
+        let clients = try AppClients(configuration: configuration, events: events)
+        self.clients = clients
+        let wait = RedisWait(connector.configuration)
+        var seed = UInt64(truncatingIfNeeded: MonotonicTime.nanos())
+        var runners: [ShardRunner] = []
+        for (k, shard) in configuration.shards.enumerated() {
+            seed &+= 0x9E37_79B9_7F4A_7C15
+            runners.append(ShardRunner(index: k, commands: configuration.shardCommands(shard: shard, consumer: consumer),
+                                       machine: ShardMachine(settings: configuration.machineSettings, apps: clients.policies, seed: seed),
+                                       wait: wait))
+        }
+        self.runners = runners
         var ends: [Int32] = [-1, -1]
         if pipe(&ends) != 0 { throw ConfigurationError("cannot make a pipe: errno \(errno)") }
         for fd in ends {
@@ -72,6 +85,7 @@ public final class WorkerDriver {
     deinit {
         Glibc.close(stopPipe.read)
         Glibc.close(stopPipe.write)
+        router?.close()
     }
 
     /// Asks `run` to stop reading, finish what is in flight (up to `drain_ms`), settle and
@@ -81,29 +95,32 @@ public final class WorkerDriver {
         _ = write(stopPipe.write, &one, 1)
     }
 
-    /// What the machine did (read after `run`).
-    public var counters: ShardMachine.Counters { machine.counters }
+    /// What the machines did, summed over the shards (read after `run`).
+    public var counters: ShardMachine.Counters {
+        runners.reduce(ShardMachine.Counters()) { $0 + $1.machine.counters }
+    }
+
+    /// Whether every machine has stopped, or one failed for good.
+    private var finished: Bool { fatalMessage != nil || runners.allSatisfy(\.finished) }
 
     /// Runs until a stop is requested and everything taken is settled (or the drain time is
     /// over). Returns true when nothing it took was left pending.
     public func run() -> Bool {
-        // hiredis writes on this thread: a Redis that vanishes must give EPIPE (a lost
+        // Redis connections write on this thread: a Redis that vanishes must give EPIPE (a lost
         // connection, reconnected), not SIGPIPE's default action of killing the process.
         IOThread.blockSIGPIPE()
-        var pending: [WorkerEvent] = [.tick]
         while !finished {
-            while !pending.isEmpty && !finished {
-                let event = pending.removeFirst()
-                pending.insert(contentsOf: perform(machine.handle(event, at: Self.now())), at: 0)
-            }
+            for r in runners { handlePending(r) }
             if finished { break }
             publishIfDue()
-            pending = waitForEvents()
+            waitForEvents()
         }
         clients.close(drainMillis: 0)
-        dropHeartbeat()
-        main.close()
-        settle.close()
+        for r in runners {
+            dropHeartbeat(r)
+            r.closeLanes()
+        }
+        router?.close()
         nextPublishNanos = 0
         publishIfDue()
         log.info("stopped", counterFields())
@@ -111,151 +128,187 @@ public final class WorkerDriver {
             log.error("stopped: \(fatalMessage)", [:])
             return false
         }
-        return machine.counters.leftPending == 0
+        return counters.leftPending == 0
+    }
+
+    /// Gives `r`'s machine its events, and those its actions cause at once, in order.
+    private func handlePending(_ r: ShardRunner) {
+        while !r.pending.isEmpty && fatalMessage == nil {
+            let event = r.pending.removeFirst()
+            if r.finished { continue }
+            let actions = r.machine.handle(event, at: Self.now())
+            let caused = perform(actions, r)
+            r.pending.insert(contentsOf: caused, at: 0)
+        }
     }
 
     // MARK: - Waiting
 
-    /// Waits (at most until the machine's next wake, and a fifth of a second for the metrics)
-    /// for a stop, replies from Redis or results; returns them as events (a tick when none).
-    private func waitForEvents() -> [WorkerEvent] {
+    /// Waits (at most until a machine's next wake, and a fifth of a second for the metrics)
+    /// for a stop, replies from Redis or results; hands them to the machines (a tick to those
+    /// with none).
+    private func waitForEvents() {
         let now = MonotonicTime.nanos()
         var timeoutMillis = 200
-        if let wake = machine.nextWakeNanos() {
-            timeoutMillis = wake <= now ? 0 : min(timeoutMillis, Int((wake - now + 999_999) / 1_000_000))
+        for r in runners where !r.finished {
+            if let wake = r.machine.nextWakeNanos() {
+                timeoutMillis = wake <= now ? 0 : min(timeoutMillis, Int((wake - now + 999_999) / 1_000_000))
+            }
         }
         var fds = [pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)]
-        let lanes = [main, settle]
-        for lane in lanes {
-            if lane.isBusy, let fd = lane.descriptor { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        for r in runners {
+            for lane in [r.main, r.settle] {
+                if lane.isBusy, let fd = lane.descriptor { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            }
         }
         for r in resultFDs { fds.append(pollfd(fd: r.fd, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&fds, nfds_t(fds.count), Int32(timeoutMillis))
-        var out: [WorkerEvent] = []
         if fds[0].revents != 0 {
             var bytes = [UInt8](repeating: 0, count: 16)
             _ = read(stopPipe.read, &bytes, 16)
-            out.append(.stop)
+            for r in runners { r.pending.append(.stop) }
         }
-        out += receiveReplies()
-        out += takeResults()
-        if out.isEmpty { out.append(.tick) }
-        return out
+        for r in runners { receiveReplies(r) }
+        takeResults()
+        for r in runners where r.pending.isEmpty { r.pending.append(.tick) }
     }
 
-    /// Every reply that has arrived, on both lanes; a lost connection ends both (and every
+    /// Every reply that has arrived on `r`'s lanes; a lost connection ends both (and every
     /// request on them) after the replies that came before it.
-    private func receiveReplies() -> [WorkerEvent] {
-        var out: [WorkerEvent] = []
-        for lane in [main, settle] where lane.isBusy {
+    private func receiveReplies(_ r: ShardRunner) {
+        for lane in [r.main, r.settle] where lane.isBusy {
             do throws(RedisError) {
                 for (id, result) in try lane.receive() where id > 0 {
                     switch result {
-                    case .success(let reply): out.append(.replied(id: id, reply))
+                    case .success(let reply): r.pending.append(.replied(id: id, reply))
                     case .failure(let e) where e.connectionLost:
-                        out.append(lost(e))
-                        return out
-                    case .failure(let e): out.append(.failed(id: id, e))
+                        r.pending.append(lost(r, e))
+                        return
+                    case .failure(let e): r.pending.append(.failed(id: id, e))
                     }
                 }
             } catch {
-                out.append(lost(QueueError(error.description, connectionLost: true, permanent: error.isPermanent)))
-                return out
+                r.pending.append(lost(r, QueueError(error.description, connectionLost: true, permanent: error.isPermanent)))
+                return
             }
         }
-        return out
     }
 
-    /// Both connections closed: the machine hears `connectionLost`.
-    private func lost(_ e: QueueError) -> WorkerEvent {
-        main.close()
-        settle.close()
+    /// `r`'s connections closed: its machine hears `connectionLost`; on a cluster the slot's
+    /// master is looked up again before the next connect (a failover or a resharding may have
+    /// moved it).
+    private func lost(_ r: ShardRunner, _ e: QueueError) -> WorkerEvent {
+        r.closeLanes()
+        router?.follow(.retryLater(e.description))
         return .connectionLost(e)
     }
 
-    /// Every result the clients have, as one event.
-    private func takeResults() -> [WorkerEvent] {
+    /// Every result the clients have, each to the machine whose shard sent it.
+    private func takeResults() {
         var reader = NoteResultReader()
         for (_, client) in clients.clients {
             while client.poll(max: 4096, timeoutMillis: 0, into: &reader).count > 0 {}
         }
-        return reader.results.isEmpty ? [] : [.results(reader.results)]
+        if reader.results.isEmpty { return }
+        if runners.count == 1 {
+            runners[0].pending.append(.results(reader.results))
+            return
+        }
+        var byRunner = [[NoteResult]](repeating: [], count: runners.count)
+        for var result in reader.results {
+            let (k, tag) = ShardRunner.split(result.tag)
+            guard k < runners.count else { continue }
+            result.tag = tag
+            byRunner[k].append(result)
+        }
+        for (k, results) in byRunner.enumerated() where !results.isEmpty { runners[k].pending.append(.results(results)) }
     }
 
     // MARK: - Actions
 
-    /// Carries out `actions`; returns the events they caused at once (what a send took).
-    private func perform(_ actions: [WorkerAction]) -> [WorkerEvent] {
+    /// Carries out `actions` of `r`'s machine; returns the events they caused at once (what a
+    /// send took).
+    private func perform(_ actions: [WorkerAction], _ r: ShardRunner) -> [WorkerEvent] {
         var out: [WorkerEvent] = []
         for action in actions {
             switch action {
             case .connect:
-                out.append(connect())
+                out.append(connect(r))
             case .request(let id, let request, let lane):
-                let l = lane == .settle ? settle : main
+                let l = lane == .settle ? r.settle : r.main
                 do throws(RedisError) {
                     try l.send(id: id, request)
                 } catch {
-                    out.append(lost(QueueError(error.description, connectionLost: true, permanent: error.isPermanent)))
+                    out.append(lost(r, QueueError(error.description, connectionLost: true, permanent: error.isPermanent)))
                 }
             case .send(let app, let items):
-                out.append(.submitted(app: app, submit(app: app, items)))
+                out.append(.submitted(app: app, submit(app: app, items, tagBase: r.tagBase)))
             case .closeClients:
-                clients.close(drainMillis: 0)
-                out += takeResults()
+                // Shared by every shard: the first machine whose drain time is over closes them
+                // (the shards stop together); what was in flight comes back cancelled, to each.
+                if !clientsClosed {
+                    clientsClosed = true
+                    clients.close(drainMillis: 0)
+                }
+                takeResults()
             case .log(let line):
+                var fields = line.fields
+                if runners.count > 1 { fields["shard"] = r.commands.keys.shard }
                 switch line.level {
-                case .info: log.info(line.message, line.fields)
-                case .warning: log.warning(line.message, line.fields)
-                case .error: log.error(line.message, line.fields)
+                case .info: log.info(line.message, fields)
+                case .warning: log.warning(line.message, fields)
+                case .error: log.error(line.message, fields)
                 }
             case .apnsEvent(let kind, let app, let detail):
                 events.note(kind, app: app, detail: detail)
             case .recorded(let tallies):
                 metrics.outcomes(tallies)
             case .stopped:
-                finished = true
+                r.finished = true
             case .fatal(let message):
                 fatalMessage = message
-                finished = true
             }
         }
         return out
     }
 
-    /// Connects both lanes and sets the shard up (group, scripts).
-    private func connect() -> WorkerEvent {
-        main.close()
-        settle.close()
+    /// Connects `r`'s two lanes (to its slot's master on a cluster) and sets its shard up
+    /// (group, scripts).
+    private func connect(_ r: ShardRunner) -> WorkerEvent {
+        r.closeLanes()
         do throws(RedisError) {
-            let m = try connector.connect()
-            let replies = try m.pipeline(commands.setupCommands())
+            let node = try router?.node(forSlot: r.slot) ?? connector.configuration.nodes[0]
+            let m = try connector.connect(to: node)
+            let replies = try m.pipeline(r.commands.setupCommands())
             do throws(QueueError) {
-                try commands.checkSetup(replies)
+                try r.commands.checkSetup(replies)
             } catch {
                 m.close()
+                router?.follow(.retryLater(error.description))
                 return .connectFailed(error)
             }
-            let s = try connector.connect()
-            main.attach(m)
-            settle.attach(s)
-            nextHeartbeatNanos = 0
+            let s = try connector.connect(to: node)
+            r.main.attach(m)
+            r.settle.attach(s)
+            r.nextHeartbeatNanos = 0
             return .connected
         } catch {
-            main.close()
+            r.closeLanes()
+            router?.follow(.retryLater(error.description))
             return .connectFailed(QueueError(error.description, connectionLost: true, permanent: error.isPermanent))
         }
     }
 
-    /// Gives `app`'s client `items`, without waiting: what it took, refused and had no room for.
-    private func submit(app: String, _ items: [SendItem]) -> SubmitReport {
+    /// Gives `app`'s client `items` (their tags raised by `tagBase`), without waiting: what it
+    /// took, refused and had no room for.
+    private func submit(app: String, _ items: [SendItem], tagBase: UInt64) -> SubmitReport {
         var report = SubmitReport()
         guard let client = clients.clients[app] else {
             report.notTaken = items.map(\.tag)
             report.closing = true
             return report
         }
-        let batch = SendBatch(items: items, defaultTopic: clients.policies[app]?.topics.first ?? "")
+        let batch = SendBatch(items: items, defaultTopic: clients.policies[app]?.topics.first ?? "", tagBase: tagBase)
         var start = 0
         while start < items.count {
             let r = client.send(batch, from: start, timeoutMillis: 0)
@@ -275,13 +328,14 @@ public final class WorkerDriver {
 
     // MARK: - Metrics, heartbeat
 
-    /// Hands the counters and gauges to the metrics, flushes the APNs event log and writes the
-    /// heartbeat (at most five times a second; the heartbeat every 2 s).
+    /// Hands the counters and gauges (summed over the shards) to the metrics, flushes the APNs
+    /// event log and writes each shard's heartbeat (at most five times a second; the heartbeat
+    /// every 2 s).
     private func publishIfDue() {
         let now = MonotonicTime.nanos()
         guard now >= nextPublishNanos else { return }
         nextPublishNanos = now + 200_000_000
-        let c = machine.counters
+        let c = counters
         var open = 0
         for (app, client) in clients.clients {
             let stats = client.stats()
@@ -289,43 +343,54 @@ public final class WorkerDriver {
             noteClientEvents(app: app, stats)
         }
         events.flush()
-        var gauges: [String: Double] = ["in_flight": Double(machine.inFlightCount), "held_entries": Double(machine.heldEntryCount),
-                                        "unsettled": Double(machine.unsettledCount), "connections_open": Double(open),
-                                        "pending": Double(machine.backlog.pending), "stopping": machine.isStopping ? 1 : 0]
-        if let lag = machine.backlog.lag { gauges["lag"] = Double(lag) }
+        var gauges: [String: Double] = ["in_flight": 0, "held_entries": 0, "unsettled": 0, "pending": 0,
+                                        "connections_open": Double(open), "stopping": 0]
+        var lag: Int?
+        for r in runners {
+            let m = r.machine
+            gauges["in_flight"]! += Double(m.inFlightCount)
+            gauges["held_entries"]! += Double(m.heldEntryCount)
+            gauges["unsettled"]! += Double(m.unsettledCount)
+            gauges["pending"]! += Double(m.backlog.pending)
+            if m.isStopping { gauges["stopping"] = 1 }
+            if let l = m.backlog.lag { lag = (lag ?? 0) + l }
+        }
+        if let lag { gauges["lag"] = Double(lag) }
         metrics.publish(counters: ["read": c.read, "sent": c.sent, "resent": c.resent, "duplicates": c.duplicates,
                                    "reclaimed": c.reclaimed, "dead_lettered": c.deadLettered, "delayed": c.delayed,
                                    "promoted": c.promoted, "redis_reconnects": c.redisReconnects, "checkpoints": c.checkpoints],
                         gauges: gauges)
-        if now >= nextHeartbeatNanos, main.connection != nil, !finished {
-            nextHeartbeatNanos = now + 2_000_000_000
+        for r in runners where now >= r.nextHeartbeatNanos && r.main.connection != nil && !r.finished && !finished {
+            r.nextHeartbeatNanos = now + 2_000_000_000
             do throws(RedisError) {
-                try main.send(id: 0, .heartbeat(heartbeat()))
+                try r.main.send(id: 0, .heartbeat(heartbeat(r)))
             } catch {
                 // The machine hears of the loss from its own next request's failure.
             }
         }
     }
 
-    /// This worker's heartbeat: its field of `workers:{s}`, read by `swiftpush status` (docs/worker.md, "Status").
-    private func heartbeat() -> String {
-        let c = machine.counters
+    /// This worker's heartbeat in `r`'s shard: its field of `workers:{s}`, read by `swiftpush
+    /// status` (docs/worker.md, "Status"): every shard it serves, and this shard's figures.
+    private func heartbeat(_ r: ShardRunner) -> String {
+        let c = r.machine.counters
         func q(_ s: String) -> String {
             "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, 255)
         let counters = "{\"read\":\(c.read),\"sent\":\(c.sent),\"accepted\":\(c.accepted),\"rejected\":\(c.rejected),\"failed\":\(c.failed)}"
-        return "{\"consumer\":\(q(commands.consumer)),\"host\":\(q(String(cString: host))),\"pid\":\(getpid()),"
+        return "{\"consumer\":\(q(consumer)),\"host\":\(q(String(cString: host))),\"pid\":\(getpid()),"
             + "\"version\":\(q(PUSH_VERSION_STRING)),\"started_ms\":\(startedMillis),\"heartbeat_ms\":\(Self.wallMillis()),"
-            + "\"shards\":[\(q(configuration.shard))],\"in_flight\":\(machine.inFlightCount),\"held_entries\":\(machine.heldEntryCount),"
-            + "\"counters\":\(counters)}"
+            + "\"shards\":[\(configuration.shards.map(q).joined(separator: ","))],\"in_flight\":\(r.machine.inFlightCount),"
+            + "\"held_entries\":\(r.machine.heldEntryCount),\"counters\":\(counters)}"
     }
 
-    /// A clean stop removes this worker's heartbeat (one try, when the main connection is idle).
-    private func dropHeartbeat() {
-        guard let c = main.connection, !main.isBusy else { return }
-        _ = try? c.command(commands.commands(for: .dropHeartbeat)[0])
+    /// A clean stop removes this worker's heartbeat from `r`'s shard (one try, when the main
+    /// connection is idle).
+    private func dropHeartbeat(_ r: ShardRunner) {
+        guard let c = r.main.connection, !r.main.isBusy else { return }
+        _ = try? c.command(r.commands.commands(for: .dropHeartbeat)[0])
     }
 
     /// GOAWAYs, counted by the client: the ones since the last look become events.
@@ -342,7 +407,7 @@ public final class WorkerDriver {
 
     /// The counters, for the last log line.
     func counterFields() -> [String: String] {
-        let c = machine.counters
+        let c = counters
         return ["read": String(c.read), "sent": String(c.sent), "resent": String(c.resent), "accepted": String(c.accepted),
                 "rejected": String(c.rejected), "failed": String(c.failed), "duplicates": String(c.duplicates),
                 "reclaimed": String(c.reclaimed), "dead_lettered": String(c.deadLettered), "delayed": String(c.delayed),

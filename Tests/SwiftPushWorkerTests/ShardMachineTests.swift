@@ -71,6 +71,26 @@ struct ShardMachineTests {
         #expect(by.count == 500 && by.values.allSatisfy { $0 == 1 })
     }
 
+    @Test("A failover that takes back a checkpoint: the final settle falls short, the entry is taken back and only what lost its outcome is sent again; every token ends with one outcome")
+    func lostCheckpoint() throws {
+        let h = MachineHarness()
+        h.shard.add(Entries.multicast("m", tokens: (0..<500).map(Entries.token)))
+        var answering = 300
+        h.answer = { item in Int(item.tag & 1023) < answering ? NoteResult(tag: item.tag, kind: .accepted, status: 200, reason: .none) : nil }
+        #expect(h.run { h.machine.counters.checkpoints > 0 && h.machine.unsettledCount == 0 && h.shard.progress.count == 1 })
+        // The master dies; its replica, promoted, never had the checkpoint: no progress, no records.
+        let outcomesBefore = h.shard.outcomes.count
+        h.shard.progress.removeAll()
+        h.shard.outcomes.removeAll()
+        #expect(outcomesBefore > 0)
+        answering = 500
+        #expect(h.run { h.shard.isDrained })
+        #expect(h.sends.count == 500 + 300)
+        #expect(h.logs.contains { $0.message.hasPrefix("entries settled short of their count") })
+        let by = try h.outcomesByNotification()
+        #expect(by.count == 500 && by.values.allSatisfy { $0 == 1 })
+    }
+
     @Test("A worker whose max_in_flight is below the largest entry size still takes back its own pending entries at start, in few round trips")
     func smallBudgetReread() throws {
         let shard = InMemoryShard()

@@ -48,7 +48,40 @@ struct WorkQueueContractTests {
         let outcomes: () throws -> [[(String, String)]]
         let length: () throws -> Int
         let progressCount: () throws -> Int
+        /// Forgets an entry's progress, as a failover to a replica that lacked it would.
+        let dropProgress: (String) throws -> Void
         let unregistered: () throws -> Int
+    }
+
+    /// The two sides on a fresh in-memory shard and on `server` (shard `shard`).
+    func sides(_ server: Server, shard name: String) throws -> (memory: Side, real: Side) {
+        let redis = try server.connect()
+        let shard = InMemoryShard()
+        let memory = Side(queue: InMemoryWorkQueue(shard: shard, consumer: "w1"),
+                          add: { shard.add($0) },
+                          outcomes: { shard.outcomes.map(\.fields) },
+                          length: { shard.length },
+                          progressCount: { shard.progress.count },
+                          dropProgress: { shard.progress[$0] = nil },
+                          unregistered: { shard.unregistered.count })
+        let keys = StreamKeys(shard: name)
+        let configuration = RedisConfiguration(node: RedisNode(host: "127.0.0.1", port: server.port))
+        let commands = RedisShardCommands(keys: keys, group: "senders", consumer: "w1", minIdleMillis: 60_000, guardTTLSeconds: 86_400)
+        let real = Side(queue: RedisStreamQueue(connector: try RedisConnector(configuration), commands: commands),
+                        add: { fields in
+                            try redis.command(RedisArguments(["XADD", keys.stream, "*"] + fields.flatMap { [$0.0, $0.1] })).text ?? ""
+                        },
+                        outcomes: {
+                            try redis.command("XRANGE", keys.outcomes, "-", "+").elements.map { e in
+                                let flat = e.elements.count > 1 ? e.elements[1].elements.map { $0.text ?? "" } : []
+                                return stride(from: 0, to: flat.count - 1, by: 2).map { (flat[$0], flat[$0 + 1]) }
+                            }
+                        },
+                        length: { Int(try redis.command("XLEN", keys.stream).integer ?? -1) },
+                        progressCount: { Int(try redis.command("HLEN", keys.progress).integer ?? -1) },
+                        dropProgress: { _ = try redis.command("HDEL", keys.progress, $0) },
+                        unregistered: { Int(try redis.command("XLEN", keys.unregistered).integer ?? -1) })
+        return (memory, real)
     }
 
     static let tokens = (1...3).map { String(format: "%064x", $0) }
@@ -80,7 +113,7 @@ struct WorkQueueContractTests {
         var checkpoint = EntrySettlement(entryID: multi, kind: .multicast, destination: .record, count: 3, final: false,
                                          app: "demo", campaign: "c", id: "m", deliveries: 1)
         checkpoint.accepted = [0]
-        guard case .settled(let m1, let s1) = try side.queue.perform(.settle([checkpoint])) else { throw ContractError.reply }
+        guard case .settled(let m1, let s1, _) = try side.queue.perform(.settle([checkpoint])) else { throw ContractError.reply }
         seen.append("checkpoint \(m1)/\(s1) progress \(try side.progressCount()) length \(try side.length())")
         var rest = EntrySettlement(entryID: multi, kind: .multicast, destination: .record, count: 3, final: true,
                                    app: "demo", campaign: "c", id: "m", deliveries: 1)
@@ -113,10 +146,10 @@ struct WorkQueueContractTests {
         (unregistered.detail, unregistered.maybeDelivered) = ("gone \"now\"", true)
         third.others = [.init(index: 0, outcome: unregistered)]
         let batch = [rest, first, second, all, third]
-        guard case .settled(let m2, let s2) = try side.queue.perform(.settle(batch)) else { throw ContractError.reply }
+        guard case .settled(let m2, let s2, _) = try side.queue.perform(.settle(batch)) else { throw ContractError.reply }
         seen.append("final \(m2)/\(s2) progress \(try side.progressCount()) length \(try side.length()) unregistered \(try side.unregistered())")
         // The same call again (its reply lost): everything skipped, nothing written.
-        guard case .settled(let m3, let s3) = try side.queue.perform(.settle(batch)) else { throw ContractError.reply }
+        guard case .settled(let m3, let s3, _) = try side.queue.perform(.settle(batch)) else { throw ContractError.reply }
         seen.append("again \(m3)/\(s3) unregistered \(try side.unregistered())")
         guard case .backlog(let pending, _) = try side.queue.perform(.backlog) else { throw ContractError.reply }
         seen.append("pending \(pending)")
@@ -146,30 +179,7 @@ struct WorkQueueContractTests {
         // the in-memory queue to; with it, the server must start.
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else { return }
         let server = try #require(Server())
-        let redis = try server.connect()
-        let shard = InMemoryShard()
-        let memory = Side(queue: InMemoryWorkQueue(shard: shard, consumer: "w1"),
-                          add: { shard.add($0) },
-                          outcomes: { shard.outcomes.map(\.fields) },
-                          length: { shard.length },
-                          progressCount: { shard.progress.count },
-                          unregistered: { shard.unregistered.count })
-        let keys = StreamKeys(shard: "contract")
-        let configuration = RedisConfiguration(node: RedisNode(host: "127.0.0.1", port: server.port))
-        let commands = RedisShardCommands(keys: keys, group: "senders", consumer: "w1", minIdleMillis: 60_000, guardTTLSeconds: 86_400)
-        let real = Side(queue: RedisStreamQueue(connector: try RedisConnector(configuration), commands: commands),
-                        add: { fields in
-                            try redis.command(RedisArguments(["XADD", keys.stream, "*"] + fields.flatMap { [$0.0, $0.1] })).text ?? ""
-                        },
-                        outcomes: {
-                            try redis.command("XRANGE", keys.outcomes, "-", "+").elements.map { e in
-                                let flat = e.elements.count > 1 ? e.elements[1].elements.map { $0.text ?? "" } : []
-                                return stride(from: 0, to: flat.count - 1, by: 2).map { (flat[$0], flat[$0 + 1]) }
-                            }
-                        },
-                        length: { Int(try redis.command("XLEN", keys.stream).integer ?? -1) },
-                        progressCount: { Int(try redis.command("HLEN", keys.progress).integer ?? -1) },
-                        unregistered: { Int(try redis.command("XLEN", keys.unregistered).integer ?? -1) })
+        let (memory, real) = try sides(server, shard: "contract")
         let expected = try scenario(memory)
         let got = try scenario(real)
         #expect(got == expected)
@@ -185,5 +195,55 @@ struct WorkQueueContractTests {
         #expect(expected.contains { $0.contains(#"{"entry":"E4","kind":"multicast","id":"w","app":"demo","deliveries":2,"count":3,"accepted":3,"accepted_at":"0-2","repeats":1,"final":true}"#) })
         #expect(expected.contains("v=1 id=g entry=E5 outcome=REJECTED status=410 reason=Unregistered app=demo campaign=c detail=gone \"now\" "
                                   + "apns_id=a-b token=\(Self.tokens[2]) attempts=2 deliveries=1 worker=w1 latency_us=77 timestamp_ms=1234 maybe_delivered=1"))
+    }
+
+    /// A multicast of 4 checkpointed (0 accepted), its progress then lost, settled final with
+    /// the rest (1, 2 accepted; 3 a 410): short, kept pending with what it recorded as progress;
+    /// then settled final again with the lost one: whole.
+    func shortScenario(_ side: Side) throws -> [String] {
+        var seen: [String] = []
+        let tokens = (1...4).map { String(format: "%064x", $0) }
+        let multi = try side.add([("v", "2"), ("id", "m"), ("app", "demo"), ("tokens", tokens.joined(separator: ",")), ("payload", "{}")])
+        try side.queue.open()
+        guard case .entries(let read) = try side.queue.perform(.read(max: 10, blockMillis: 0)), read.count == 1 else { throw ContractError.reply }
+        func settlement(final: Bool, accepted: [Int]) -> EntrySettlement {
+            var s = EntrySettlement(entryID: multi, kind: .multicast, destination: .record, count: 4, final: final,
+                                    app: "demo", campaign: "", id: "m", deliveries: 1)
+            s.accepted = accepted
+            return s
+        }
+        guard case .settled(let m1, _, let short1) = try side.queue.perform(.settle([settlement(final: false, accepted: [0])])) else { throw ContractError.reply }
+        seen.append("checkpoint \(m1) short \(short1.count) progress \(try side.progressCount())")
+        try side.dropProgress(multi)
+        var rest = settlement(final: true, accepted: [1, 2])
+        var gone = OutcomeRecord(id: "m", entryID: multi, kind: .rejected)
+        (gone.status, gone.reason, gone.token, gone.app, gone.timestampMs) = (410, "Unregistered", tokens[3], "demo", 5)
+        rest.others = [.init(index: 3, outcome: gone)]
+        guard case .settled(let m2, let s2, let short2) = try side.queue.perform(.settle([rest])) else { throw ContractError.reply }
+        seen.append("final without the checkpoint \(m2)/\(s2) short \(short2 == [multi]) progress \(try side.progressCount()) length \(try side.length())")
+        guard case .settled(let m3, _, let short3) = try side.queue.perform(.settle([settlement(final: true, accepted: [0])])) else { throw ContractError.reply }
+        seen.append("final with the lost one \(m3) short \(short3.count) progress \(try side.progressCount()) length \(try side.length())")
+        for o in try side.outcomes() {
+            for r in try OutcomeRow.rows(streamID: "x", fields: o) {
+                seen.append("\(r.id) \(r.outcome) \(r.reason) n=\(r.count) at=\(r.indexes ?? String(r.index ?? -1)) final=\(o.contains { $0.1.contains("\"final\":true") })")
+            }
+        }
+        return seen
+    }
+
+    @Test("A final settle that finds a checkpoint gone (a failover) records what it has as a checkpoint and says so; the entry stays pending until every notification has an outcome")
+    func shortFinal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else { return }
+        let server = try #require(Server())
+        let (memory, real) = try sides(server, shard: "short")
+        let expected = try shortScenario(memory)
+        let got = try shortScenario(real)
+        #expect(got == expected)
+        #expect(expected.contains("checkpoint 1 short 0 progress 1"))
+        #expect(expected.contains("final without the checkpoint 1/0 short true progress 1 length 1"))
+        #expect(expected.contains("final with the lost one 1 short 0 progress 0 length 0"))
+        // Token 0 has two ACCEPTED rows (the lost checkpoint's, still in this stream since only
+        // the progress was dropped here, and the final one), every other token one.
+        #expect(expected.filter { $0.hasPrefix("m ACCEPTED") }.count == 3)
     }
 }

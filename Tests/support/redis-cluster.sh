@@ -17,6 +17,10 @@
 #       list), pids, and cli (a redis-cli command line with the TLS/auth options, for `$(cat DIR/cli)`).
 #   redis-cluster.sh stop DIR            SIGKILLs every node it started (by the pids in DIR).
 #   redis-cluster.sh kill DIR PORT       SIGKILLs the node on PORT (a master's death, for failover tests).
+#   redis-cluster.sh restart DIR PORT    starts the node on PORT again, as it was started (its
+#       nodes.conf and AOF: a killed master comes back as a replica of the one promoted in its place).
+#   redis-cluster.sh wait-linked DIR [SECONDS]   waits until every live replica's link to its
+#       master is up (a node restarted above has synced), default 30 s.
 #   redis-cluster.sh wait-ok DIR [SECONDS]   waits until every live node says cluster_state:ok
 #       and sees every slot served by a live master (after a failover), default 30 s.
 #   redis-cluster.sh master-of DIR KEY   prints HOST:PORT of the live master that serves KEY's slot.
@@ -70,7 +74,9 @@ sys.exit(0 if ok and covered == 16384 else 1)' "$live" || return 1
   done
 }
 
-# Every replica's link to its master is up.
+# Every replica's link to its master is up, and every master has a replica online (a node
+# restarted after a failover reports itself a master until the cluster tells it otherwise: it
+# is counted once it has synced as a replica).
 replicas_linked() {
   local p
   for p in $(live_ports); do
@@ -78,6 +84,8 @@ replicas_linked() {
     info=$(cli "$p" INFO replication | tr -d '\r')
     if grep -q '^role:slave$' <<<"$info"; then
       grep -q '^master_link_status:up$' <<<"$info" || return 1
+    else
+      grep -q '^slave0:.*state=online' <<<"$info" || return 1
     fi
   done
 }
@@ -137,10 +145,13 @@ print("\n".join(str(s.getsockname()[1]) for s in socks))')
     port=${free[$i]} bus=${free[$((i + 6))]}
     mkdir -p "$dir/$port"
     if [ -n "$tls" ]; then listen=(--port 0 --tls-port "$port"); else listen=(--port "$port"); fi
-    redis-server "${listen[@]}" --bind 127.0.0.1 --cluster-port "$bus" --dir "$dir/$port" \
-      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 1000 \
-      --appendonly yes --repl-diskless-sync-delay 0 --save "" --daemonize no \
-      --logfile "$dir/$port/redis.log" "${tls_args[@]}" "${auth_args[@]}" </dev/null >/dev/null 2>&1 &
+    args=(redis-server "${listen[@]}" --bind 127.0.0.1 --cluster-port "$bus" --dir "$dir/$port"
+      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 1000
+      --appendonly yes --repl-diskless-sync-delay 0 --save "" --daemonize no
+      --logfile "$dir/$port/redis.log" "${tls_args[@]}" "${auth_args[@]}")
+    # The command line, kept for a restart (each word quoted for bash).
+    printf '%q ' "${args[@]}" > "$dir/$port/command"
+    "${args[@]}" </dev/null >/dev/null 2>&1 &
     echo $! >> "$dir/pids"
     echo "$port" >> "$dir/ports"
   done
@@ -178,8 +189,22 @@ kill)
   for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || exit 0; sleep 0.05; done
   die "node $port (pid $pid) did not die"
   ;;
+restart)
+  port=${3:?usage: redis-cluster.sh restart DIR PORT}
+  line=$(grep -n "^$port\$" "$dir/ports" | cut -d: -f1)
+  [ -n "$line" ] || die "no node on port $port"
+  pid=$(sed -n "${line}p" "$dir/pids")
+  ! kill -0 "$pid" 2>/dev/null || die "node $port (pid $pid) is still running"
+  eval "$(cat "$dir/$port/command")" '</dev/null >/dev/null 2>&1 &'
+  pid=$!
+  sed -i "${line}s/.*/$pid/" "$dir/pids"
+  wait_for 20 "node $port answering" sh -c "$(cat "$dir/cli") -p $port PING 2>/dev/null | grep -q PONG"
+  ;;
 wait-ok)
   wait_for "${3:-30}" "cluster_state:ok with every slot on a live master" cluster_ok
+  ;;
+wait-linked)
+  wait_for "${3:-30}" "every replica linked to its master" replicas_linked
   ;;
 master-of)
   key=${3:?usage: redis-cluster.sh master-of DIR KEY}

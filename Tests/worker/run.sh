@@ -836,18 +836,35 @@ if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/
 else bad "$name (enqueue: $(cat "$out/$shard.enqueue"))"; fi
 }
 
+# slow_multicast NAME SHARD TOKENS ID [extra JSON members]: a mock of its own answering 250/s (one
+# connection of 5 streams, 20 ms late, every request recorded: $slow_control), a worker
+# configuration on it ($out/SHARD.json, one connection) and TOKENS tokens ($out/SHARD.tokens)
+# enqueued in multicast entries of 1000 with ids ID#k.
+slow_multicast() {
+  local name=$1 shard=$2 tokens=$3 id=$4 extra=${5:-}
+  mock_start "$name" "$cli" "$pki" --delay-ms 20 --max-streams 5 --record --control-port-file "$out/$name.port" --lenient-initial-limit
+  local port=$MOCK_PORT
+  wait_until 10 test -s "$out/$name.port"
+  slow_control=http://127.0.0.1:$(cat "$out/$name.port")
+  tokens_file "$out/$shard.tokens" "$tokens"
+  config "$out/$shard.json" "$shard" "$port" ", \"max_in_flight\": 1000 $extra"
+  sed -i 's/"topics": \["com.example.app"\]}/"topics": ["com.example.app"], "connections": 1}/g' "$out/$shard.json"
+  "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard "$shard" --tokens "$out/$shard.tokens" --id "$id" --app demo \
+    --payload '{"aps":{"alert":"to many"}}' --per-entry 1000 > /dev/null
+}
+# sent_distinct SHARD: "SENT DISTINCT" of the requests slow_multicast's mock saw (by apns-id).
+sent_distinct() {
+  curl -s "$slow_control/record" > "$out/$1.record"
+  python3 -c '
+import json, sys
+ids = [r["apns_id"] for r in json.load(open(sys.argv[1]))]
+print(len(ids), len(set(ids)))' "$out/$1.record"
+}
+
 test_multicast_kill() {
 name="a worker SIGKILLed in the middle of a 1000-token multicast entry: its restart resends at most what was in flight at the kill (checkpoints), never the whole entry; every token exactly one outcome"
 shard=mckill
-mock_start mcslow "$cli" "$pki" --delay-ms 20 --max-streams 5 --record --control-port-file "$out/mcslow.port" --lenient-initial-limit
-local slow=$MOCK_PORT
-wait_until 10 test -s "$out/mcslow.port"
-local mctl=http://127.0.0.1:$(cat "$out/mcslow.port")
-tokens_file "$out/$shard.tokens" 3000
-config "$out/$shard.json" $shard "$slow" ', "max_in_flight": 1000, "metrics_port": 0'
-sed -i 's/"topics": \["com.example.app"\]}/"topics": ["com.example.app"], "connections": 1}/g' "$out/$shard.json"
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/$shard.tokens" --id mck --app demo \
-  --payload '{"aps":{"alert":"to many"}}' --per-entry 1000 > /dev/null
+slow_multicast mcslow $shard 3000 mck ', "metrics_port": 0'
 start_worker mck-a "$out/$shard.json"; a=$WORKER_PID
 # Killed once an entry is partly recorded (a checkpoint: its progress bitmap exists) and its
 # rest is still in flight (one connection of 5 streams answering 20 ms late: 250/s).
@@ -859,11 +876,7 @@ if wait_until 60 sh -c "[ \$(redis-cli -p $redis_port HLEN 'progress:{$shard}') 
   start_worker mck-a "$out/$shard.json"; a=$WORKER_PID
   if wait_until 120 drained $shard; then
     sa=0; stop_worker "$a" || sa=$?
-    curl -s "$mctl/record" > "$out/$shard.record"
-    read -r sent distinct <<< "$(python3 -c '
-import json, sys
-ids = [r["apns_id"] for r in json.load(open(sys.argv[1]))]
-print(len(ids), len(set(ids)))' "$out/$shard.record")"
+    read -r sent distinct <<< "$(sent_distinct $shard)"
     resent=$((sent - distinct))
     if [ "$sa" -eq 0 ] && check_multicast $shard "$out/$shard.tokens" 1000 mck > "$out/$shard.check" \
        && [ "$distinct" -eq 3000 ] && [ "$resent" -le "${inflight:-0}" ] && [ "$resent" -lt 1000 ]
@@ -871,6 +884,46 @@ print(len(ids), len(set(ids)))' "$out/$shard.record")"
     else bad "$name (exit $sa; sent $sent, distinct $distinct, resent $resent, in flight at the kill $inflight; $(cat "$out/$shard.check" | tr '\n' ' '))"; fi
   else bad "$name (not drained after the restart: pending $(pending_count $shard))"; fi
 else bad "$name (no checkpoint seen)"; fi
+}
+
+# Redis taken back to an older state under a running worker: what a failover to a replica that
+# had not received the master's last writes does (Tests/worker/cluster.sh fails a real cluster
+# over, but on loopback its replicas are never behind). Here Redis is restarted from a snapshot
+# taken after the worker read an entry and before it checkpointed it: the checkpoint, its
+# outcome records and the progress are gone, while the worker still holds the entry.
+test_rollback() {
+name="Redis rolled back under a worker (restarted from an older snapshot, as a failover to a lagging replica does): the checkpoint it took back is noticed at the final settle (settled short), the entry taken back and what lost its outcome sent again; every token exactly one outcome"
+shard=rollback
+slow_multicast rbslow $shard 2000 rb
+start_worker rb-a "$out/$shard.json"; a=$WORKER_PID
+local snapshot=0
+# The snapshot: once the first entry is read (pending) and before its first checkpoint.
+if wait_until 30 pending_at_least $shard 1 && [ "$(rcli HLEN "progress:{$shard}")" -eq 0 ] && rcli BGSAVE > /dev/null \
+   && wait_until 30 sh -c "redis-cli -p $redis_port INFO persistence | tr -d '\r' | grep -q '^rdb_bgsave_in_progress:0' \
+                           && redis-cli -p $redis_port INFO persistence | tr -d '\r' | grep -q '^rdb_last_bgsave_status:ok'"; then
+  snapshot=1
+fi
+# Then a checkpoint, and Redis killed and restarted from the snapshot (not its AOF, which has
+# everything); AOF turned on again afterwards (rewritten from what it holds now) for later tests.
+if [ "$snapshot" -eq 1 ] && wait_until 30 sh -c "[ \$(redis-cli -p $redis_port HLEN 'progress:{$shard}') -ge 1 ]"; then
+  kill -9 "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true
+  redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$out/redis" --appendonly no --save "" --protected-mode yes >> "$out/redis.log" 2>&1 &
+  REDIS_PID=$!
+  wait_until 30 sh -c "redis-cli -p $redis_port ping 2>/dev/null | grep -q PONG"
+  local progress_after; progress_after=$(rcli HLEN "progress:{$shard}")
+  rcli CONFIG SET appendonly yes > /dev/null
+  wait_until 60 sh -c "redis-cli -p $redis_port INFO persistence | tr -d '\r' | grep -q '^aof_rewrite_in_progress:0' \
+                       && redis-cli -p $redis_port INFO persistence | tr -d '\r' | grep -q '^aof_enabled:1'" || true
+  if wait_until 120 drained $shard; then
+    sa=0; stop_worker "$a" || sa=$?
+    read -r sent distinct <<< "$(sent_distinct $shard)"
+    local shorts; shorts=$(grep -c "settled short" "$out/rb-a.err" || true)
+    if [ "$sa" -eq 0 ] && [ "$progress_after" -eq 0 ] && check_multicast $shard "$out/$shard.tokens" 1000 rb > "$out/$shard.check" \
+       && [ "$distinct" -eq 2000 ] && [ "$shorts" -ge 1 ] && [ "$sent" -gt "$distinct" ]
+    then ok "$name ($shorts short settles, $((sent - distinct)) sent again; $(cat "$out/$shard.check"))"
+    else bad "$name (exit $sa; progress after the restart $progress_after; sent $sent, distinct $distinct, short settles $shorts; $(cat "$out/$shard.check" | tr '\n' ' '))"; fi
+  else bad "$name (not drained after the rollback: pending $(pending_count $shard))"; fi
+else bad "$name (no snapshot before the first checkpoint, or no checkpoint after it)"; fi
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -934,7 +987,7 @@ else bad "$name (enqueue failed)"; fi
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop completion_stale_lag
-  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli library_links"
+  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   "test_$t"

@@ -1,0 +1,62 @@
+import SwiftPushRedis
+
+/// One shard as `WorkerDriver` runs it: the shard's machine, its two Redis connections (to the
+/// master of its slot on a cluster), the events waiting for the machine, and what tells its
+/// notifications' results apart from other shards' (`tagBase`). Owned by the driver's thread.
+final class ShardRunner {
+    /// Its place in the driver (0, 1, ...): the top byte of its notifications' tags.
+    let index: Int
+    /// The shard's keys and the wire form of its requests.
+    let commands: RedisShardCommands
+    /// The shard's slot (every key of a shard shares its hash tag).
+    let slot: Int
+    var machine: ShardMachine
+    /// Reads, claims and the rest; settles (so Redis records outcomes while the other reads).
+    let main: RedisLane
+    let settle: RedisLane
+    /// Events for the machine, handled in order before the driver waits again.
+    var pending: [WorkerEvent] = [.tick]
+    /// The machine said it stopped (`.stopped`).
+    var finished = false
+    var nextHeartbeatNanos: UInt64 = 0
+
+    /// Tags carry the runner's index in their top byte, so that results taken from a client
+    /// shared by every shard go back to the machine that sent them; a machine's own tags
+    /// (`HeldEntry.tag`: serial and position) stay below it.
+    static let tagShift: UInt64 = 56
+
+    init(index: Int, commands: RedisShardCommands, machine: ShardMachine, wait: RedisWait?) {
+        self.index = index
+        self.commands = commands
+        slot = RedisSlot.of(commands.keys.stream)
+        self.machine = machine
+        main = RedisLane(commands: commands, wait: wait)
+        settle = RedisLane(commands: commands, wait: wait)
+    }
+
+    /// What the runner adds to each of its machine's tags.
+    var tagBase: UInt64 { UInt64(index) << Self.tagShift }
+
+    /// The runner a client's result `tag` belongs to, and the machine's own tag.
+    static func split(_ tag: UInt64) -> (runner: Int, tag: UInt64) {
+        (Int(tag >> tagShift), tag & ((1 << tagShift) - 1))
+    }
+
+    /// Both connections closed (and every request on them forgotten).
+    func closeLanes() {
+        main.close()
+        settle.close()
+    }
+}
+
+extension ShardMachine.Counters {
+    /// The sum of two machines' counters (a worker serving several shards reports one set).
+    static func + (a: Self, b: Self) -> Self {
+        var s = a
+        s.read += b.read; s.sent += b.sent; s.resent += b.resent; s.accepted += b.accepted
+        s.rejected += b.rejected; s.failed += b.failed; s.duplicates += b.duplicates; s.reclaimed += b.reclaimed
+        s.deadLettered += b.deadLettered; s.delayed += b.delayed; s.promoted += b.promoted
+        s.redisReconnects += b.redisReconnects; s.checkpoints += b.checkpoints; s.leftPending += b.leftPending
+        return s
+    }
+}
