@@ -52,7 +52,7 @@ PY
 enqueue() { # KIND: the notifications over 6 shards as single entries (1), batch entries (bN) or multicast entries (N)
   local opts=(--cluster "$nodes" --shards 6 --quiet)
   if [ "${1#b}" != "$1" ]; then "$cli" enqueue "${opts[@]}" --file "$out/entries.jsonl" --batch "${1#b}" > /dev/null
-  elif [ "$1" -eq 1 ]; then "$cli" enqueue "${opts[@]}" --file "$out/entries.jsonl" > /dev/null
+  elif [ "$1" -eq 1 ]; then "$cli" enqueue "${opts[@]}" --batch 1 --file "$out/entries.jsonl" > /dev/null
   else "$cli" enqueue "${opts[@]}" --tokens "$out/tokens.txt" --payload "@$out/payload.json" --id b --app bench --per-entry "$1" > /dev/null; fi
 }
 master_port() { local m; m=$(bash Tests/support/redis-cluster.sh master-of "$out/cluster" "push:{$1}") && echo "${m##*:}"; }

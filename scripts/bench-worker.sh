@@ -89,7 +89,7 @@ enqueue() {
   if [ "${2#b}" != "$2" ]; then
     "$ecli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" --batch "${2#b}" > /dev/null
   elif [ "$2" -eq 1 ]; then
-    "$ecli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" > /dev/null
+    "$ecli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --file "$out/entries.jsonl" --batch 1 > /dev/null
   else
     "$ecli" enqueue --redis "127.0.0.1:$redis_port" --shard "$1" --tokens "$out/tokens.txt" --payload "@$out/payload.json" \
       --id b --app bench --per-entry "$2" > /dev/null

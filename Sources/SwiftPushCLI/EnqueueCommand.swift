@@ -17,8 +17,14 @@ struct EnqueueCommand: StatusCommand {
         Each line is a JSON object whose keys become the entry's fields
         (docs/worker.md):
           {"id":"n-1","app":"demo","token":"00fc...","payload":{"aps":{"alert":"Hi"}}}
-        Objects and arrays (the payload) are written as JSON text, numbers as
-        decimal text. With --shards N each line goes to shard crc16(id) mod N
+        Lines go into batch entries of up to 500 (--batch N; grouped by shard,
+        app and campaign: one read, claim and record per entry, a tenth of
+        Redis's cost per notification; the outcomes are records, format 3);
+        --batch 1 writes each line as its own single entry (format 1), whose
+        keys become the entry's fields: objects and arrays (the payload) as
+        JSON text, numbers as decimal text. A line of another kind of entry
+        (with "v" other than 1, "tokens" or "notifications") is written as
+        its own entry. With --shards N each line goes to shard crc16(id) mod N
         (push:{0}...push:{N-1}; the same rule as the Python Producer). With
         --wait-replicas N each pipeline is followed by WAIT on its connection.
         With --tokens FILE (one hex token per line) and --payload (JSON text,
@@ -31,7 +37,7 @@ struct EnqueueCommand: StatusCommand {
         --campaign NAME sets the campaign field (echoed in outcomes, counted
         by swiftpush status) on lines that name none. With --file on a terminal,
         more than 5000 lines show a progress line on standard error (count,
-        rate, time left); --quiet hides it. Prints 'enqueued N' at the end. Exit status: 0 all lines enqueued (and
+        rate, time left); --quiet hides it. Prints 'enqueued N' (entries) at the end. Exit status: 0 all lines enqueued (and
         confirmed), 1 some line was not JSON (the others were enqueued) or some
         entries were not confirmed by WAIT, or Redis was lost for longer than
         failover_timeout_ms, 2 usage error or a Redis that refuses us (wrong
@@ -47,7 +53,7 @@ struct EnqueueCommand: StatusCommand {
     var payload: String?
     @Option(help: ArgumentHelp("the multicast entries' id (entry k of several: ID#k)", valueName: "ID"))
     var id: String?
-    @Option(help: ArgumentHelp("put up to N lines in one batch entry (format 2, `notifications`; lines grouped by shard, app and campaign): one entry, one claim and one record for N notifications", valueName: "N"))
+    @Option(help: ArgumentHelp("put up to N lines in one batch entry (format 2, `notifications`; lines grouped by shard, app and campaign): one entry, one claim and one record for N notifications (default \(Self.defaultBatch); 1: each line its own single entry, format 1)", valueName: "N"))
     var batch: Int?
     @Option(help: ArgumentHelp("tokens per multicast entry (default 500, at most \(EntryKind.maxNotifications))", valueName: "N"))
     var perEntry: Int?
@@ -98,6 +104,8 @@ struct EnqueueCommand: StatusCommand {
         var progress = ProgressLine(total: Self.lineCount(path) ?? 0, quiet: quiet || self.file == nil)
         var batches = EnqueueBatches()
         var grouper = BatchEntryGrouper()
+        // Lines go into batch entries unless --batch 1 (or they are entries of another kind).
+        let perEntry = batch ?? Self.defaultBatch
         var bad = 0, lineNumber = 0
         var linePointer: UnsafeMutablePointer<CChar>?
         var capacity = 0
@@ -115,13 +123,13 @@ struct EnqueueCommand: StatusCommand {
                 continue
             }
             let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: Self.idText(object["id"]), count: $0)).stream } ?? keys.stream
-            if let batch {
+            if perEntry > 1 && Self.isSingleNotification(object) {
                 let lineApp = object["app"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? defaultApp ?? ""
                 let lineCampaign = object["campaign"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? campaign
                 var text = data
                 while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 { text.removeLast() }
-                if let full = grouper.add(Array(text), stream: stream, app: lineApp, campaign: lineCampaign, limit: batch),
-                   batches.add(full.command, stream: stream, notifications: full.count, campaign: lineCampaign) >= max(1, pipeline / batch)
+                if let full = grouper.add(Array(text), stream: stream, app: lineApp, campaign: lineCampaign, limit: perEntry),
+                   batches.add(full.command, stream: stream, notifications: full.count, campaign: lineCampaign) >= max(1, pipeline / perEntry)
                     && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
                 progress.update(done: lineNumber)
                 continue
@@ -149,6 +157,19 @@ struct EnqueueCommand: StatusCommand {
         for stream in batches.streams where !batches.flush(stream, redis: redis, wait: wait) { return 1 }
         progress.finish(done: lineNumber)
         return Self.summary(batches, bad: bad, wait: wait)
+    }
+
+    /// Lines per batch entry without `--batch`: a single notification's own entry costs Redis
+    /// ~20 µs (its read, guard, outcome row, acknowledgement and deletion each per entry); in
+    /// entries of 500 it costs ~2-3 µs (docs/worker.md, "Benchmark").
+    static let defaultBatch = 500
+
+    /// Whether a line is one notification that may go into a batch entry: no `v` but 1, and
+    /// none of a multicast's or a batch's own fields (such a line is an entry of its own kind,
+    /// written as it is).
+    static func isSingleNotification(_ object: [String: Any]) -> Bool {
+        if let v = object["v"], String(decoding: fieldValue(v), as: UTF8.self) != "1" { return false }
+        return object["tokens"] == nil && object["tokens_bin"] == nil && object["notifications"] == nil
     }
 
     /// Prints `enqueued N` (and what WAIT did not confirm); the exit status.

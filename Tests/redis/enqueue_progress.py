@@ -35,7 +35,7 @@ def check(name, condition, detail=""):
 def on_terminal(args):
     """Runs enqueue with standard error on a pseudo-terminal: (status, stdout, what the terminal got)."""
     master, slave = pty.openpty()
-    p = subprocess.Popen([cli, "enqueue", *redis_options, *args], stdin=subprocess.DEVNULL,
+    p = subprocess.Popen([cli, "enqueue", "--batch", "1", *redis_options, *args], stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
     seen = b""
@@ -62,7 +62,7 @@ status, stdout, tty = on_terminal(["--shard", "quiet", "--file", path, "--quiet"
 check("--quiet: nothing on the terminal", status == 0 and tty.strip() == "", f"status {status}, terminal {tty!r}")
 
 with open(os.path.join(out, "progress-stderr.txt"), "w+") as err:
-    status = subprocess.call([cli, "enqueue", *redis_options, "--shard", "file", "--file", path],
+    status = subprocess.call([cli, "enqueue", "--batch", "1", *redis_options, "--shard", "file", "--file", path],
                              stdout=subprocess.DEVNULL, stderr=err)
     err.seek(0)
     text = err.read()

@@ -65,7 +65,7 @@ for i in range(int(sys.argv[1])):
 lines 1000 tls > "$out/1000.jsonl"
 
 name="enqueue over TLS as an ACL user, the password from a file: 1000 entries"
-if "$cli" enqueue "${tls_opts[@]}" --shard t1 --file "$out/1000.jsonl" > "$out/stdout" 2> "$out/err" \
+if "$cli" enqueue "${tls_opts[@]}" --batch 1 --shard t1 --file "$out/1000.jsonl" > "$out/stdout" 2> "$out/err" \
    && grep -qx "enqueued 1000" "$out/stdout" && [ "$(rcli XLEN 'push:{t1}')" = 1000 ]
 then ok "$name"; else bad "$name"; fi
 
@@ -125,7 +125,7 @@ ccli() { redis-cli -c -p "${seeds#*:}" "$@"; }
 lines 6000 c > "$out/6000.jsonl"
 
 name="enqueue to a cluster: 6000 entries spread over 6 shards by crc16(id) mod 6, each pipeline confirmed by WAIT 1"
-if "$cli" enqueue --cluster "$seeds" --shards 6 --wait-replicas 1 --pipeline 500 --file "$out/6000.jsonl" > "$out/stdout" 2> "$out/err" \
+if "$cli" enqueue --batch 1 --cluster "$seeds" --shards 6 --wait-replicas 1 --pipeline 500 --file "$out/6000.jsonl" > "$out/stdout" 2> "$out/err" \
    && grep -qx "enqueued 6000" "$out/stdout" \
    && python3 - "$out/6000.jsonl" > "$out/expected" <<'PY'
 import binascii, collections, json, sys

@@ -63,7 +63,7 @@ for i in range(300):
     token = sys.argv[1] if i % 50 == 7 else sys.argv[2] if i % 75 == 11 else "ff%062x" % (i + 1)
     print(json.dumps({"id": f"w-{i}", "app": "demo", "token": token, "payload": {"aps": {"alert": f"n {i}"}}}))
 PY
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard w --file "$out/w.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard w --file "$out/w.jsonl" > /dev/null
 wait_until 60 grep -q "metrics on http://" "$out/w.err" || { cat "$out/w.err"; echo "the worker did not start"; exit 1; }
 base=$(sed -n 's|.*metrics on \(http://[0-9.:]*\)/metrics.*|\1|p' "$out/w.err")
 http_port=${base##*:}

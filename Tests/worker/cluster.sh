@@ -167,7 +167,7 @@ phase() { # NAME WAIT
   curl -s -X POST "$control/record/reset" > /dev/null
   rm -f "$out"/*.err "$out"/*.out
   local label="cluster, $name: $count notifications over 6 shards (singles, batches of 100, multicasts of 500), 2 workers on all 6, the master of shard 0 SIGKILLed mid-run and back as a replica"
-  if ! { "$cli" enqueue "${redis_opts[@]}" --shards 6 --file "$out/singles.jsonl" --quiet "${waitopt[@]}" > /dev/null 2>> "$out/enqueue.err" \
+  if ! { "$cli" enqueue "${redis_opts[@]}" --shards 6 --batch 1 --file "$out/singles.jsonl" --quiet "${waitopt[@]}" > /dev/null 2>> "$out/enqueue.err" \
          && "$cli" enqueue "${redis_opts[@]}" --shards 6 --batch 100 --file "$out/batched.jsonl" --quiet "${waitopt[@]}" > /dev/null 2>> "$out/enqueue.err" \
          && "$cli" enqueue "${redis_opts[@]}" --shards 6 --tokens "$out/tokens.txt" --per-entry 500 --id mc \
               --payload '{"aps":{"alert":"to many"}}' --app demo --quiet "${waitopt[@]}" > /dev/null 2>> "$out/enqueue.err"; }; then

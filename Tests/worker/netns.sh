@@ -93,7 +93,7 @@ for i in range(n):
     print(json.dumps({"id": f"ns-{i}", "app": "demo", "token": t, "payload": {"aps": {"alert": f"hello {i}"}}}))
 PY
 ok=0
-if [ "$fail" -eq 0 ] && in_ns w1 "$cli" enqueue --redis "${addr[redis]}:6379" --shard ns --file "$out/ns.jsonl" > /dev/null; then
+if [ "$fail" -eq 0 ] && in_ns w1 "$cli" enqueue --batch 1 --redis "${addr[redis]}:6379" --shard ns --file "$out/ns.jsonl" > /dev/null; then
   ip netns exec "$prefix-w1" "$cli" worker --config "$out/worker.json" --consumer ns-w1 2> "$out/w1.err" & w1=$!; PIDS+=($w1)
   ip netns exec "$prefix-w2" "$cli" worker --config "$out/worker.json" --consumer ns-w2 2> "$out/w2.err" & w2=$!; PIDS+=($w2)
   if wait_until 300 sh -c "[ \$(ip netns exec $prefix-w1 redis-cli -h ${addr[redis]} XLEN 'outcomes:{ns}') -ge $count ]"; then

@@ -145,7 +145,7 @@ name="end to end: $count entries, 2 workers: every id exactly one outcome, nothi
 shard=e2e
 notifications $shard "$count" > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$mock_port"
-if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > "$out/enqueue.out" \
+if "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > "$out/enqueue.out" \
    && grep -q "^enqueued $count$" "$out/enqueue.out"; then
   t0=$(date +%s.%N)
   start_worker e2e-a "$out/$shard.json"; a=$WORKER_PID
@@ -168,7 +168,7 @@ name="outcome format 2: 20000 entries, 2 workers: one outcomes entry per batch, 
 shard=f2
 notifications $shard 20000 > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$mock_port" ', "outcome_format": 2'
-if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null; then
+if "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null; then
   start_worker f2-a "$out/$shard.json"; a=$WORKER_PID
   start_worker f2-b "$out/$shard.json"; b=$WORKER_PID
   if wait_until 120 drained $shard; then
@@ -212,7 +212,7 @@ for format in 1 2; do
   notifications $shard 3000 > "$out/$shard.jsonl"
   config "$out/$shard.json" $shard "$mock_port" ", \"outcome_format\": $format"
   rcli SET "unregistered:{$shard}" not-a-stream > /dev/null
-  if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null; then
+  if "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null; then
     start_worker $shard "$out/$shard.json"; w=$WORKER_PID
     if wait_until 60 grep -q WRONGTYPE "$out/$shard.err"; then
       rcli DEL "unregistered:{$shard}" > /dev/null
@@ -235,7 +235,7 @@ notifications $shard "$n" > "$out/$shard.jsonl"
 # deadline 1 s x 2 sends + 0.5 s back-off = 2.5 s longest delivery; min-idle 4 s exceeds it.
 config "$out/$shard.json" $shard "$mock_port" ', "deadline_ms": 1000, "max_sends": 2, "min_idle_ms": 4000, "max_in_flight": 2000'
 curl -s -X POST "$control/record/reset" > /dev/null
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker crash-a "$out/$shard.json"; a=$WORKER_PID
 start_worker crash-b "$out/$shard.json"; b=$WORKER_PID
 kills=0
@@ -272,7 +272,7 @@ shard=term
 n=5000
 notifications $shard $n > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$slow_port" ', "max_in_flight": 1000, "drain_ms": 20000'
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker term-a "$out/$shard.json"; a=$WORKER_PID
 if wait_until 60 has_outcomes $shard 1; then
   st=0; stop_worker "$a" || st=$?
@@ -294,7 +294,7 @@ shard=short
 n=3000
 notifications $shard $n > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$slow_port" ', "max_in_flight": 1000, "drain_ms": 100'
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker short-a "$out/$shard.json"; a=$WORKER_PID
 if wait_until 60 has_outcomes $shard 1; then
   st=0; stop_worker "$a" || st=$?
@@ -359,7 +359,7 @@ cat > "$out/$shard.in" <<JSONL
 {"id":"refusedkey","app":"wrongkey","token":"$good","payload":{"aps":{}}}
 {"id":"good","app":"demo","token":"$good","payload":{"aps":{"alert":"still running"}}}
 JSONL
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.in" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.in" > /dev/null
 rcli XADD "push:{$shard}" '*' id twice id twice app demo token "$good" payload '{"aps":{}}' > /dev/null
 start_worker bad-a "$out/$shard.json"; a=$WORKER_PID
 metrics_ok=no
@@ -431,7 +431,7 @@ wait_until 10 test -s "$out/busy.port"
 config "$out/$shard.json" $shard "$busy_port" ', "delayed_retry_ms": 300, "max_delayed_retries": 3'
 printf '{"id":"calm","app":"demo","token":"%s","payload":{"aps":{"alert":"later"}}}\n' "$busy" > "$out/$shard.jsonl"
 printf '{"id":"other","app":"demo","token":"%s","payload":{"aps":{"alert":"now"}}}\n' "$good" >> "$out/$shard.jsonl"
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker delay-a "$out/$shard.json"; a=$WORKER_PID
 # The first 429 parks the notification (its entry settled and deleted; a new entry waits in
 # delayed:{delay}, promoted when due); once it has come back and been parked again (its second
@@ -455,7 +455,7 @@ for policy in resend record; do
   shard=unknown-$policy
   notifications $shard 2000 | grep -v '"token": "0000' > "$out/$shard.jsonl"
   config "$out/$shard.json" $shard "$stall_port" ", \"deadline_ms\": 1000, \"unknown_results\": \"$policy\", \"max_sends\": 5"
-  "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+  "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
   total=$(wc -l < "$out/$shard.jsonl")
   start_worker "$shard" "$out/$shard.json"; a=$WORKER_PID
   if wait_until 120 has_outcomes $shard "$total" && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ]; then
@@ -487,7 +487,7 @@ shard=restart
 n=$((count / 5))
 notifications $shard "$n" > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$mock_port"
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker restart-a "$out/$shard.json"; a=$WORKER_PID
 if wait_until 60 has_outcomes $shard $((n / 5)); then
   if restart_redis && wait_until 120 has_outcomes $shard "$n" && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ] && check $shard \
@@ -566,7 +566,7 @@ local n=3000 kills=0 lines settled summary
 mock_start crawl "$cli" "$pki" --delay-ms 300 --max-streams 50 --lenient-initial-limit
 notifications $shard $n > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$MOCK_PORT" ', "max_deliveries": 5'
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker loop-a "$out/$shard.json"; a=$WORKER_PID
 if ! wait_until 60 all_delivered $shard; then bad "$name (the first life never read them all)"; return; fi
 while [ "$kills" -lt 6 ] && [ "$(pending_count $shard)" -gt 0 ]; do
@@ -607,7 +607,7 @@ shard=held
 local n=20000 held_at_kill
 notifications $shard $n > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$slow_port" ', "max_in_flight": 5000, "metrics_port": 0'
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker held-a "$out/$shard.json"; a=$WORKER_PID
 if wait_until 60 pending_at_least $shard 4000; then
   held_at_kill=$(pending_count $shard)
@@ -657,10 +657,10 @@ shard=stale
 notifications $shard 2000 > "$out/$shard.jsonl"
 head -n 1000 "$out/$shard.jsonl" > "$out/$shard-1.jsonl"; tail -n 1000 "$out/$shard.jsonl" > "$out/$shard-2.jsonl"
 config "$out/$shard.json" $shard "$mock_port" ', "metrics_port": 0'
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard-1.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard-1.jsonl" > /dev/null
 start_worker stale-a "$out/$shard.json"; a=$WORKER_PID
 if wait_until 60 drained $shard && rcli XGROUP SETID "push:{$shard}" senders '$' ENTRIESREAD 0 > /dev/null \
-   && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard-2.jsonl" > /dev/null \
+   && "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard-2.jsonl" > /dev/null \
    && wait_until 60 drained $shard; then
   lag=$(rcli XINFO GROUPS "push:{$shard}" | sed -n '/^lag$/{n;p}')
   gauge=no
@@ -686,7 +686,7 @@ fctl=http://127.0.0.1:$(cat "$out/flaky.port")
 shard=events
 notifications $shard $n | grep -v '"token": "0000' > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$MOCK_PORT" ', "metrics_port": 0, "max_in_flight": 1000'
-"$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
 start_worker events-a "$out/$shard.json"; a=$WORKER_PID
 t0=$SECONDS
 # One fault at a time (each POST replaces the mock's faults, the answers' delay included); each
@@ -754,7 +754,7 @@ for i in range(n):
 PY
   config "$out/$shard.json" $shard "$late_port" ', "max_in_flight": 500'
   sed -i 's/"topics": \["com.example.app"\]}/"topics": ["com.example.app"], "connections": 1}/g' "$out/$shard.json"
-  "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+  "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
   start_worker $shard "$out/$shard.json"; a=$WORKER_PID
   since=0
   if [ "${run#*-}" = restart ]; then
@@ -929,12 +929,19 @@ else bad "$name (no snapshot before the first checkpoint, or no checkpoint after
 # ---------------------------------------------------------------------------------------------
 # Batch entries (format 2, `notifications`): many single notifications in one entry.
 test_batch_entries() {
-name="batch entries (swiftpush enqueue --batch 100): 20000 notifications in 200 entries, 2 workers: every id exactly one outcome, each 410 its own, the 410 stream exact, the entries deleted"
+name="batch entries (swiftpush enqueue of JSON lines, 500 per entry by default): 20000 notifications in 40 entries, 2 workers: every id exactly one outcome, each 410 its own, the 410 stream exact, the entries deleted; a line of another kind (a multicast) its own entry"
 shard=batch
 notifications $shard 20000 > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$mock_port"
-if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" --batch 100 > "$out/$shard.enqueue" \
-   && grep -q "^enqueued 200$" "$out/$shard.enqueue"; then
+# Lines that are entries of another kind go as they are: two plain lines and a multicast line
+# make one batch entry and one multicast entry.
+printf '%s\n' '{"id":"k-1","app":"demo","token":"'$good'","payload":{}}' \
+  '{"v":"2","id":"k-m","app":"demo","tokens":"'$good,$gone1'","payload":{}}' '{"id":"k-2","app":"demo","token":"'$good'","payload":{}}' > "$out/$shard.kinds"
+if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard-kinds --file "$out/$shard.kinds" > "$out/$shard.enqueue" \
+   && grep -q "^enqueued 2$" "$out/$shard.enqueue" && [ "$(rcli XLEN "push:{$shard-kinds}")" -eq 2 ] \
+   && rcli XRANGE "push:{$shard-kinds}" - + | grep -q '^tokens$' \
+   && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > "$out/$shard.enqueue" \
+   && grep -q "^enqueued 40$" "$out/$shard.enqueue"; then
   start_worker batch-a "$out/$shard.json"; a=$WORKER_PID
   start_worker batch-b "$out/$shard.json"; b=$WORKER_PID
   if wait_until 120 drained $shard; then
@@ -954,8 +961,8 @@ notifications $shard 40 > "$out/$shard.jsonl"
 head -n 25 "$out/$shard.jsonl" > "$out/$shard.spring.jsonl"; tail -n 15 "$out/$shard.jsonl" > "$out/$shard.other.jsonl"
 tokens_file "$out/$shard.tokens" 300
 config "$out/$shard.json" $shard "$mock_port"
-if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.spring.jsonl" --campaign spring > /dev/null \
-   && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.other.jsonl" > /dev/null \
+if "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.spring.jsonl" --campaign spring > /dev/null \
+   && "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.other.jsonl" > /dev/null \
    && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/$shard.tokens" --id campmc --app demo \
         --payload '{"aps":{"alert":"spring"}}' --campaign spring > /dev/null; then
   start_worker camp-a "$out/$shard.json"; a=$WORKER_PID

@@ -81,8 +81,9 @@ def test_apns_id_is_the_name_based_uuid_of_the_id() -> None:
 
 def test_send_many_then_outcomes_every_id_accepted_once_with_the_derived_apns_id(redis_url: str, worker: str) -> None:
     producer = queue.Producer(redis_url, shard=worker)
+    # per_entry=1: each notification its own single entry (format 1 outcomes, with attempts).
     ids = producer.send_many(({"id": f"py-{i}", "token": TOKEN, "app": "demo",
-                               "payload": {"aps": {"alert": f"notification {i}"}}} for i in range(500)), batch=128)
+                               "payload": {"aps": {"alert": f"notification {i}"}}} for i in range(500)), batch=128, per_entry=1)
     assert len(ids) == 500 and len(set(ids)) == 500
     assert producer.send("py-single", TOKEN, '{"aps":{"alert":"one"}}', app="demo", push_type="alert")
     seen: dict = {}
@@ -100,6 +101,33 @@ def test_send_many_then_outcomes_every_id_accepted_once_with_the_derived_apns_id
     # Without follow, the iterator ends after the last outcome.
     assert len(list(producer.outcomes(follow=False))) == 501
     assert list(producer.unregistered()) == []
+
+
+def test_send_many_writes_batch_entries_by_default_every_id_one_outcome(redis_url: str, worker: str) -> None:
+    producer = queue.Producer(redis_url, shard=worker)
+    last = next(iter(reversed(list(producer.outcomes(follow=False)))), None)
+    stats = f"stats:{{{worker}}}"
+    before = int(producer.redis.hget(stats, "enqueued") or 0)
+    # 1,200 notifications of two apps' worth of grouping (one app here, two campaigns): batch
+    # entries of at most 500, grouped by campaign; a payload as a dict and as JSON text.
+    notes = [{"id": f"pb-{i}", "token": TOKEN, "app": "demo", "campaign": "even" if i % 2 == 0 else "odd",
+              "payload": {"aps": {"alert": f"batched {i}"}} if i % 3 else '{"aps":{"alert":"text"}}', "priority": 5}
+             for i in range(1200)]
+    ids = producer.send_many(notes)
+    assert len(ids) == 1200 and len(set(ids)) == 4  # 600 per campaign: entries of 500 and 100
+    fields = producer.redis.xrange(producer.stream_for("pb-0"), ids[0], ids[0])[0][1]
+    assert fields["v"] == "2" and fields["app"] == "demo" and fields["campaign"] == "even"
+    assert int(producer.redis.hget(stats, "enqueued")) - before == 1200
+    seen: dict = {}
+    deadline = time.monotonic() + 120
+    for o in producer.outcomes(after=last.stream_id if last else "0", block_ms=500):
+        assert o.outcome == "ACCEPTED" and o.id.startswith("pb-"), o
+        assert o.id not in seen, f"{o.id}: two outcomes"
+        seen[o.id] = o
+        if len(seen) == 1200 or time.monotonic() > deadline:
+            break
+    assert sorted(seen) == sorted(n["id"] for n in notes)
+    assert {o.campaign for o in seen.values()} == {"even", "odd"}
 
 
 def test_a_bad_entry_gets_a_rejected_outcome_with_the_reason(redis_url: str, worker: str) -> None:
@@ -162,7 +190,8 @@ def test_tls_and_an_acl_user_with_the_password_from_a_file_or_the_environment(
     url = f"rediss://localhost:{tls_redis}/0"
     producer = queue.Producer(url, shard="pytls", username=TLS_USER, password_file=str(secret),
                               ssl_ca_certs=str(pki / "ca.pem"))
-    ids = producer.send_many({"id": f"t-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {}}} for i in range(50))
+    ids = producer.send_many(({"id": f"t-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {}}} for i in range(50)),
+                             per_entry=1)
     assert len(ids) == 50 and producer.redis.xlen("push:{pytls}") == 50
     monkeypatch.setenv("SWIFTPUSH_TEST_REDIS_PASSWORD", TLS_PASSWORD)
     other = queue.Producer(url, shard="pytls", username=TLS_USER, password_env="SWIFTPUSH_TEST_REDIS_PASSWORD",
@@ -200,12 +229,19 @@ def cluster_seed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_a_cluster_producer_spreads_entries_over_shards_by_id_and_confirms_them_with_wait(cluster_seed: str) -> None:
     producer = queue.Producer(f"redis://{cluster_seed}", cluster=True, shards=6, wait_replicas=1)
     ids = producer.send_many(({"id": f"c-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {}}}
-                              for i in range(600)), batch=200)
+                              for i in range(600)), batch=200, per_entry=1)
     assert len(ids) == 600 and all(ids)
     expected = {str(s): 0 for s in range(6)}
     for i in range(600):
         expected[queue.shard_of(f"c-{i}", 6)] += 1
     assert {str(s): producer.redis.xlen(f"push:{{{s}}}") for s in range(6)} == expected
+    # In batch entries (the default) each id goes to its own shard too: one entry per shard here.
+    producer.send_many({"id": f"cb-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {}}} for i in range(600))
+    for s in range(6):
+        last = producer.redis.xrevrange(f"push:{{{s}}}", count=1)[0][1]
+        ids_there = [n["id"] for n in json.loads(last["notifications"])]
+        assert ids_there and all(queue.shard_of(i, 6) == str(s) for i in ids_there)
+    assert sum(len(json.loads(producer.redis.xrevrange(f"push:{{{s}}}", count=1)[0][1]["notifications"])) for s in range(6)) == 600
     assert producer.send("c-single", TOKEN, "{}", app="demo")
     # Outcomes of one shard, read from the master that serves it.
     reader = queue.Producer(nodes=[cluster_seed], cluster=True, shard="3")
