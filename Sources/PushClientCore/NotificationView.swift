@@ -91,6 +91,12 @@ package struct NotificationView {
     package var apnsID = BorrowedBytes.absent
     /// A broadcast's channel id; present makes the notification a broadcast.
     package var channelID = BorrowedBytes.absent
+    /// What the caller has checked already with the same `NotificationRules` (the worker's
+    /// entry reader checks every token, derives every apns-id, and checks a multicast's shared
+    /// payload once for all its tokens): the fill does not check it again for each notification.
+    package var tokenChecked = false
+    package var payloadChecked = false
+    package var apnsIDChecked = false
 
     /// No fields yet.
     @inlinable

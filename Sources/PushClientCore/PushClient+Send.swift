@@ -129,7 +129,7 @@ extension PushClient {
             return .init(.badDeviceToken, "device_token and channel_id are both NULL: a device notification needs a device_token, a broadcast a channel_id")
         }
         guard let token = n.deviceToken.resolved() else { return .init(.badDeviceToken, notALength("device_token_len")) }
-        if let v = NotificationRules.checkDeviceToken(token) { return v }
+        if !n.tokenChecked, let v = NotificationRules.checkDeviceToken(token) { return v }
         let topic: UnsafeRawBufferPointer
         if n.topic.isPresent {
             guard let b = n.topic.resolved() else { return .init(.badTopic, notALength("topic_len")) }
@@ -145,11 +145,12 @@ extension PushClient {
         }
         guard n.payload.isPresent else { return .init(.badPayload, "payload is NULL") }
         guard let payload = n.payload.resolved() else { return .init(.payloadTooLarge, notALength("payload_len")) }
-        if let v = NotificationRules.checkPayload(payload, pushType: pushType) { return v }
+        if !n.payloadChecked, let v = NotificationRules.checkPayload(payload, pushType: pushType) { return v }
         guard let collapse = n.collapseID.resolved() else { return .init(.badCollapseId, notALength("collapse_id_len")) }
         if n.collapseID.isPresent, let v = NotificationRules.checkCollapseId(collapse) { return v }
         guard let apnsId = n.apnsID.resolved() else { return .init(.badApnsId, notALength("apns_id_len")) }
-        if n.apnsID.isPresent, let v = NotificationRules.checkApnsId(apnsId) { return v }
+        let checkID = n.apnsID.isPresent ? !n.apnsIDChecked : false
+        if checkID, let v = NotificationRules.checkApnsId(apnsId) { return v }
         if n.hasExpiration, let v = NotificationRules.checkExpiration(n.expiration) { return v }
 
         let prefix = SlotLayout.pathPrefix

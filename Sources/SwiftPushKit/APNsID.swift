@@ -89,8 +89,9 @@ public struct APNsID: Hashable, Sendable, CustomStringConvertible {
         return UInt16(truncatingIfNeeded: n).byteSwapped
     }
 
-    /// Calls `body` with the id's 36 lowercase ASCII characters.
-    func withASCII<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    /// Calls `body` with the id's 36 lowercase ASCII characters (no String made: the worker
+    /// hands them to the send path for every notification).
+    package func withASCII<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0) // 40 bytes of room
         return withUnsafeMutableBytes(of: &text) { out in
             let hex: StaticString = "0123456789abcdef"

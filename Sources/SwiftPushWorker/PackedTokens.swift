@@ -4,6 +4,10 @@
 /// (the producer's `XADD`, the AOF, `XREADGROUP`'s reply): at 500 tokens per entry those bytes
 /// were the largest share of Redis's time per notification.
 public enum PackedTokens {
+    /// The lowercase hex digit of `v` (0-15).
+    @inline(__always)
+    private static func digit(_ v: UInt8) -> UInt8 { v < 10 ? v &+ 0x30 : v &+ 0x57 }
+
     /// Why a packed field cannot be read: it ends in the middle of a token.
     struct Truncated: Error {
         /// Tokens read whole before the cut.
@@ -18,26 +22,34 @@ public enum PackedTokens {
     static func unpack(_ field: Range<Int>, storage: inout [UInt8]) -> Result<[Range<Int>], Truncated> {
         var items: [Range<Int>] = []
         var at = field.lowerBound
-        var hexBytes = 0
+        var hexBytes = 0, count = 0
         while at < field.upperBound {
             let n = Int(storage[at])
-            guard at + 1 + n <= field.upperBound else { return .failure(Truncated(complete: items.count, offset: at - field.lowerBound)) }
+            guard at + 1 + n <= field.upperBound else { return .failure(Truncated(complete: count, offset: at - field.lowerBound)) }
             hexBytes += 2 * n
+            count += 1
             at += 1 + n
         }
-        storage.reserveCapacity(storage.count + hexBytes)
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        at = field.lowerBound
-        while at < field.upperBound {
-            let n = Int(storage[at])
-            let start = storage.count
-            for k in (at + 1)..<(at + 1 + n) {
-                let b = storage[k]
-                storage.append(digits[Int(b >> 4)])
-                storage.append(digits[Int(b & 0x0F)])
+        // Written through raw pointers: appending byte by byte to the array cost ~40
+        // instructions a byte (a 500-token entry: 1,300 instructions per token).
+        let start = storage.count
+        storage.append(contentsOf: repeatElement(0, count: hexBytes))
+        items.reserveCapacity(count)
+        storage.withUnsafeMutableBufferPointer { b in
+            let base = b.baseAddress!
+            var at = field.lowerBound, out = start
+            while at < field.upperBound {
+                let n = Int(base[at])
+                let first = out
+                for k in (at + 1)..<(at + 1 + n) {
+                    let byte = base[k]
+                    base[out] = Self.digit(byte >> 4)
+                    base[out + 1] = Self.digit(byte & 0x0F)
+                    out += 2
+                }
+                items.append(first..<out)
+                at += 1 + n
             }
-            items.append(start..<storage.count)
-            at += 1 + n
         }
         return .success(items)
     }

@@ -19,12 +19,11 @@ struct SendBatch: NotificationBatch {
         let note = item.note
         let entry = item.entry.entry
         var topic = note.topic ?? defaultTopic
-        var apnsID = note.apnsID.description
         var collapse = note.collapseID ?? ""
         let payload = note.payload ?? entry.sharedPayload ?? 0..<0
         return entry.storage.withUnsafeBytes { storage in
             topic.withUTF8 { topicBytes in
-                apnsID.withUTF8 { idBytes in
+                note.apnsID.withASCII { idBytes in
                     collapse.withUTF8 { collapseBytes in
                         var v = NotificationView()
                         v.tag = item.tag | tagBase
@@ -38,7 +37,12 @@ struct SendBatch: NotificationBatch {
                         if !topicBytes.isEmpty { v.topic = BorrowedBytes(UnsafeRawBufferPointer(topicBytes)) }
                         v.payload = BorrowedBytes(UnsafeRawBufferPointer(rebasing: storage[payload]))
                         if note.collapseID != nil { v.collapseID = BorrowedBytes(UnsafeRawBufferPointer(collapseBytes)) }
-                        v.apnsID = BorrowedBytes(UnsafeRawBufferPointer(idBytes))
+                        v.apnsID = BorrowedBytes(idBytes)
+                        // The reader checked every token and a multicast's shared payload with
+                        // the library's own rules, and the apns-id is derived: not again here.
+                        v.tokenChecked = true
+                        v.apnsIDChecked = true
+                        v.payloadChecked = entry.kind == .multicast
                         return body(v)
                     }
                 }

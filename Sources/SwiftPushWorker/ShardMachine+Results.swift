@@ -53,6 +53,12 @@ extension ShardMachine {
                                                   retries: h.entry.retries, notAfter: note.notAfter, nowMillis: t.wallMillis,
                                                   stopping: stopping)
             switch decision {
+            case .record where r.kind == .accepted && (h.entry.kind != .single || settings.outcomeFormat == 3):
+                // Counted in a record: only the index, a batch element's id and the latency are
+                // kept (building a whole OutcomeRecord, the token's text included, for each of
+                // a multicast's acceptances was a tenth of the worker's instructions).
+                acceptedInRecord(h, i, id: h.entry.kind == .batch ? note.id : "",
+                                 latencyUs: Int64((t.nanos &- h.tracks[i].firstSendNanos) / 1000), t)
             case .record:
                 var o = outcome(h, i, kind: r.kind)
                 o.status = r.status

@@ -55,6 +55,18 @@ extension ShardMachine {
         noteDecided(h, t)
     }
 
+    /// Notification `index` of `h` was accepted, and is counted in a record (`decide`'s way for
+    /// an acceptance, without an `OutcomeRecord`).
+    mutating func acceptedInRecord(_ h: HeldEntry, _ index: Int, id: String, latencyUs: Int64, _ t: WorkerTime) {
+        guard h.tracks[index].phase != .decided && h.tracks[index].phase != .left else { return }
+        h.tracks[index].phase = .decided
+        h.open -= 1
+        counters.accepted += 1
+        h.accepted.append((index, id))
+        h.acceptedLatency.append(latencyUs)
+        noteDecided(h, t)
+    }
+
     /// Every notification of `h` still open has outcome `o`: one group (a multicast's rest), or
     /// one outcome each (a batch's elements, a single entry's one).
     mutating func decideAll(_ h: HeldEntry, _ o: OutcomeRecord, _ t: WorkerTime) {
