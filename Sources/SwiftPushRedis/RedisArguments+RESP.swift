@@ -17,31 +17,58 @@ extension RedisArguments {
         out.append(contentsOf: crlf)
     }
 
-    /// `$<len>\r\n<bytes>\r\n` for each argument, without the array header.
+    /// `$<len>\r\n<bytes>\r\n` for each argument, without the array header. Written through
+    /// raw pointers into room made once: appended piece by piece (five appends and a reversed
+    /// slice per argument) this was a tenth of the worker's instructions with single entries.
     func writeRESPElements(into out: inout [UInt8]) {
-        var start = 0
-        bytes.withUnsafeBufferPointer { all in
-            for end in ends {
-                out.append(UInt8(ascii: "$"))
-                Self.appendDecimal(end - start, to: &out)
-                out.append(contentsOf: Self.crlf)
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: all[start..<end]))
-                out.append(contentsOf: Self.crlf)
-                start = end
+        // At most: '$', 20 digits, CRLF, the bytes, CRLF.
+        let first = out.count
+        out.append(contentsOf: repeatElement(0, count: bytes.count + 25 * ends.count))
+        var w = first
+        out.withUnsafeMutableBufferPointer { o in
+            let base = o.baseAddress!
+            bytes.withUnsafeBufferPointer { all in
+                var start = 0
+                for end in ends {
+                    base[w] = UInt8(ascii: "$")
+                    w = Self.writeDecimal(end - start, at: base, w + 1)
+                    base[w] = 13
+                    base[w + 1] = 10
+                    w += 2
+                    if end > start { (base + w).update(from: all.baseAddress! + start, count: end - start) }
+                    w += end - start
+                    base[w] = 13
+                    base[w + 1] = 10
+                    w += 2
+                    start = end
+                }
             }
         }
+        out.removeSubrange(w...)
     }
 
     static let crlf: [UInt8] = [13, 10]
 
+    /// Writes `value` (not negative) in decimal at `at` of `base`; returns where it ends.
+    @inline(__always)
+    static func writeDecimal(_ value: Int, at base: UnsafeMutablePointer<UInt8>, _ at: Int) -> Int {
+        var digits = 1, v = value
+        while v >= 10 { v /= 10; digits += 1 }
+        v = value
+        var i = at + digits
+        repeat {
+            i -= 1
+            base[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
+            v /= 10
+        } while v > 0
+        return at + digits
+    }
+
     /// `value` (not negative) in decimal.
     static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
         let start = out.count
-        var v = value
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(v % 10))
-            v /= 10
-        } while v > 0
-        out[start...].reverse()
+        out.append(contentsOf: repeatElement(0, count: 20))
+        let end = out.withUnsafeMutableBufferPointer { writeDecimal(value, at: $0.baseAddress!, start) }
+        out.removeSubrange(end...)
     }
 }

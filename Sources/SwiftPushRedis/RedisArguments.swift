@@ -37,13 +37,18 @@ public struct RedisArguments: Sendable {
     /// Appends one argument: `value` in decimal (without building a String on the way).
     public mutating func append(integer value: Int64) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Digits written backwards into a 20-byte buffer on the stack, then appended at once.
         var magnitude = value.magnitude
-        let start = bytes.count
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes[start...].reverse()
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            var i = 20
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i..<20]))
+        }
         ends.append(bytes.count)
     }
 

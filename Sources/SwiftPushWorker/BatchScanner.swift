@@ -147,6 +147,19 @@ struct BatchScanner {
         pos += 1
         var escaped = false
         while pos < bytes.count {
+            // Eight bytes at a time while none of them is a quote, a backslash or a control
+            // character (a batch's bytes are mostly string contents: tokens, ids, payload text;
+            // byte by byte this loop was a tenth of the worker's instructions for batch entries).
+            // The lowest flagged byte is the first such byte: the scan goes straight to it.
+            while pos + 8 <= bytes.count {
+                let flagged = Self.specialBytes(bytes.loadUnaligned(fromByteOffset: pos, as: UInt64.self))
+                if flagged != 0 {
+                    pos += flagged.trailingZeroBitCount >> 3
+                    break
+                }
+                pos += 8
+            }
+            guard pos < bytes.count else { break }
             let c = bytes[pos]
             if c == UInt8(ascii: "\"") { pos += 1; return escaped }
             if c == UInt8(ascii: "\\") { escaped = true; pos += 2; continue }
@@ -154,6 +167,21 @@ struct BatchScanner {
             pos += 1
         }
         throw fail("unterminated string")
+    }
+
+    /// The bytes of `w` (little-endian: byte i is bits 8i..8i+7) that are a quote, a backslash
+    /// or below 0x20, each flagged by its high bit: the classic "has a zero byte" on `w` xor the
+    /// byte, and "has a byte less than n" for n = 0x20. Nonzero exactly when there is one; the
+    /// lowest flag is exact (a borrow can flag only bytes above a real one); bytes of 0x80 and
+    /// above are never flagged on their own.
+    @inline(__always)
+    static func specialBytes(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+        let zeroInQuote = (quote &- ones) & ~quote
+        let zeroInBackslash = (backslash &- ones) & ~backslash
+        let control = (w &- ones &* 0x20) & ~w
+        return (zeroInQuote | zeroInBackslash | control) & highs
     }
 
     /// Moves past any other value: a number or literal up to its delimiter, an object or array

@@ -11,6 +11,8 @@ import PushCore
 public struct EntryReader: Sendable {
     /// The entry format versions this worker reads.
     public static let supportedVersions: Set<String> = ["1", "2"]
+    /// The fields of a batch element the entry's defaults never fill (a bit per `NoteField`).
+    static let ownFields: UInt32 = 1 << UInt32(NoteField.id.rawValue) | 1 << UInt32(NoteField.token.rawValue)
     /// Longest notification id accepted, in bytes (it becomes part of a Redis hash field).
     public static let maxIDBytes = 256
 
@@ -177,7 +179,7 @@ public struct EntryReader: Sendable {
                 refuse(EntryRejection("BadField", "'campaign' is an entry-level field of a batch: an element may only repeat the entry's"))
                 continue
             }
-            fields.fill(from: defaults, except: [.id, .token])
+            fields.fill(from: defaults, except: Self.ownFields)
             do throws(EntryRejection) {
                 let s = try r.shared(fields, policy: policy, app: r.entryApp, checkPayload: false)
                 guard let token else { throw EntryRejection("BadDeviceToken", "device token is missing (member 'token')") }

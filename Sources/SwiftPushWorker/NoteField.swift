@@ -25,10 +25,14 @@ enum NoteField: Int, CaseIterable, Sendable {
         }
     }
 
+    /// Every field, made once (`allCases` builds its array at each use: per member of every
+    /// batch element).
+    static let every = allCases
+
     /// The field called `name` (raw bytes, as a JSON key or a stream field name has them), or nil
     /// for a name that is not a notification field (producers may add their own: ignored).
     static func named(_ name: UnsafeRawBufferPointer) -> NoteField? {
-        for f in allCases where f.name.utf8CodeUnitCount == name.count {
+        for f in every where f.name.utf8CodeUnitCount == name.count {
             if name.isEmpty || memcmp(f.name.utf8Start, name.baseAddress!, name.count) == 0 { return f }
         }
         return nil

@@ -34,10 +34,12 @@ struct NoteFieldValues {
         NoteField.allCases.first { repeated & (1 << UInt32($0.rawValue)) != 0 }
     }
 
-    /// Fills the fields this one lacks from `defaults` (a batch entry's own fields).
-    mutating func fill(from defaults: NoteFieldValues, except excluded: Set<NoteField>) {
-        for f in NoteField.allCases where values[f.rawValue] == nil && !excluded.contains(f) {
-            values[f.rawValue] = defaults.values[f.rawValue]
+    /// Fills the fields this one lacks from `defaults` (a batch entry's own fields), but those
+    /// of `excluded` (a bit per `NoteField`: a batch element's own, once per element, with no
+    /// set to hash nor `allCases` array to make).
+    mutating func fill(from defaults: NoteFieldValues, except excluded: UInt32) {
+        for i in 0..<values.count where values[i] == nil && excluded & (1 << UInt32(i)) == 0 {
+            values[i] = defaults.values[i]
         }
     }
 

@@ -130,11 +130,16 @@ extension ShardMachine {
         }
         var s = EntrySettlement(entryID: e.entryID, kind: e.kind, destination: destination, count: max(1, e.count), final: final,
                                 app: e.app, campaign: e.campaign, id: e.kind == .batch ? nil : e.id, deliveries: h.deliveries)
-        var tally: [String: OutcomeTally] = [:]
+        // By kind and reason: an entry has one or a few, so a short list searched in place
+        // (a dictionary keyed by an interpolated string cost an allocation and a hash per entry).
+        var tally: [OutcomeTally] = []
         func add(_ kind: OutcomeRecord.Kind, _ reason: String, _ n: Int, _ latencies: [Int64]) {
-            let key = "\(kind.rawValue)/\(reason)"
-            tally[key, default: OutcomeTally(app: e.app, kind: kind, reason: reason, count: 0, latenciesUs: [])].count += n
-            tally[key]!.latenciesUs += latencies
+            if let k = tally.firstIndex(where: { $0.kind == kind && $0.reason == reason }) {
+                tally[k].count += n
+                tally[k].latenciesUs += latencies
+            } else {
+                tally.append(OutcomeTally(app: e.app, kind: kind, reason: reason, count: n, latenciesUs: latencies))
+            }
         }
         let accepted = zip(h.accepted, h.acceptedLatency).sorted { $0.0.index < $1.0.index }
         s.accepted = accepted.map(\.0.index)
@@ -156,7 +161,7 @@ extension ShardMachine {
         h.decidedSinceNanos = nil
         decidedUnqueued.remove(h.serial)
         if final { h.finalQueued = true }
-        let queued = QueuedSettlement(settlement: s, notes: notes, tally: Array(tally.values), queuedNanos: t.nanos)
+        let queued = QueuedSettlement(settlement: s, notes: notes, tally: tally, queuedNanos: t.nanos)
         unsettledNotes += notes
         // One lookup instead of a search of the queue per outcome (with thousands of single
         // entries queued, that search was the loop's largest cost).
