@@ -26,15 +26,17 @@ enum RedisStreamScripts {
     local cur, prev = prefix .. b, prefix .. (b - 1)
     local hasPrev = redis.call('EXISTS', prev) == 1
     local stamp = ' ' .. now
-    -- Every id to claim, with its entry, the entry its guard names (the entry or its origin),
-    -- and where it goes in the answer (entry number, position in the entry).
-    local ids, entries, mines, es, ks = {}, {}, {}, {}, {}
+    -- Every id to claim and its entry's number; per entry, its id, the entry its guards name
+    -- (the entry or its origin), that guard's value, and where its ids start.
+    local ids, es = {}, {}
+    local entryOf, mineOf, valueOf, firstOf = {}, {}, {}, {}
     local progress = {}
     if ARGV[3] == 's' then
       local e = 0
       for i = 4, #ARGV, 2 do
         e = e + 1
-        ids[e], entries[e], mines[e], es[e], ks[e] = ARGV[i+1], ARGV[i], ARGV[i], e, 1
+        ids[e], es[e] = ARGV[i+1], e
+        entryOf[e], mineOf[e], valueOf[e], firstOf[e] = ARGV[i], ARGV[i], ARGV[i] .. stamp, e
       end
     else
       local i, e = 3, 0
@@ -43,11 +45,12 @@ enum RedisStreamScripts {
         local entry, origin, n = ARGV[i], ARGV[i+1], tonumber(ARGV[i+3])
         local mine = entry
         if origin ~= '' then mine = origin end
+        entryOf[e], mineOf[e], valueOf[e], firstOf[e] = entry, mine, mine .. stamp, #ids + 1
         for k = 1, n do
           local j = #ids + 1
-          ids[j], entries[j], mines[j], es[j], ks[j] = ARGV[i + 3 + k], entry, mine, e, k
+          ids[j], es[j] = ARGV[i + 3 + k], e
         end
-        if ARGV[i+2] == '1' then progress[#progress+1] = {e, entry} end
+        if ARGV[i+2] == '1' then progress[#progress+1] = e end
         i = i + 4 + n
       end
     end
@@ -61,44 +64,46 @@ enum RedisStreamScripts {
       end
       return out
     end
-    local old = {}
+    local old = false
     if hasPrev then old = values(prev) end
     local held = values(cur)
     local taken, sets = {}, {}
     local answers, order = {}, {}
     for j = 1, #ids do
-      local id, mine, owner = ids[j], mines[j], nil
-      local g = old[j]
-      if g then
-        local o, at = string.match(g, '^(%S+) (%d+)$')
-        if o and now - tonumber(at) < ttl then owner = o end
+      local id, e, owner = ids[j], es[j], nil
+      if old then
+        local g = old[j]
+        if g then
+          local o, at = string.match(g, '^(%S+) (%d+)$')
+          if o and now - tonumber(at) < ttl then owner = o end
+        end
       end
       if not owner then
         -- An id claimed earlier in this same call is held by that entry.
-        g = taken[id] or held[j]
+        local g = taken[id] or held[j]
         if g then
           owner = string.match(g, '^(%S+)')
         else
-          taken[id] = mine .. stamp
+          local v = valueOf[e]
+          taken[id] = v
           sets[#sets+1] = id
-          sets[#sets+1] = taken[id]
+          sets[#sets+1] = v
         end
       end
-      if owner and owner ~= mine and owner ~= entries[j] then
-        local e = es[j]
+      if owner and owner ~= mineOf[e] and owner ~= entryOf[e] then
         local a = answers[e]
         if not a then a = {e, false} answers[e] = a order[#order+1] = e end
-        a[#a+1] = ks[j]
+        a[#a+1] = j - firstOf[e] + 1
         a[#a+1] = owner
       end
     end
     for first = 1, #sets, 2000 do redis.call('HSET', cur, unpack(sets, first, math.min(first + 1999, #sets))) end
     if #sets > 0 then redis.call('EXPIREAT', cur, (b + 2) * ttl) end
-    for _, pe in ipairs(progress) do
-      local p = redis.call('HGET', KEYS[1], pe[2])
+    for _, e in ipairs(progress) do
+      local p = redis.call('HGET', KEYS[1], entryOf[e])
       if p then
-        local a = answers[pe[1]]
-        if not a then a = {pe[1], false} answers[pe[1]] = a order[#order+1] = pe[1] end
+        local a = answers[e]
+        if not a then a = {e, false} answers[e] = a order[#order+1] = e end
         a[2] = p
       end
     end
