@@ -13,8 +13,9 @@
 # core), and Redis's own time per notification by command (INFO commandstats; a script's
 # commands are counted both on their own and inside its EVALSHA), which is where a profile
 # starts. Last lines, one per row:
-#   swiftpush-worker-bench workers=W tokens_per_entry=T rate=R library_rate=L ratio=R/L redis_us=U worker_us=U lost=0 duplicates=D peak_rss_mb=M
-# (a batch row: tokens_per_entry=1 batch=N).
+#   swiftpush-worker-bench workers=W tokens_per_entry=T rate=R library_rate=L ratio=R/L redis_us=U worker_us=U lost=0 duplicates=D peak_rss_mb=M library_cpu_us=C worker_x_library_cpu=X
+# (a batch row: tokens_per_entry=1 batch=N; library_cpu_us: load.c's own client CPU per
+# notification in the same run, worker_x_library_cpu: worker_us over it, issue 22's worker target).
 #
 # Knobs: BENCH_OUTCOME_FORMAT (1): the workers' outcome_format (2: one outcomes entry per settled
 # batch, docs/worker.md). BENCH_WORKERS ("1 2"): the worker counts to run. BENCH_RUNS (1): rounds; with more
@@ -62,8 +63,9 @@ library() {
   "$out/load" --host localhost --port "$port" --ca "$pki/ca.pem" --key "$pki/AuthKey_TESTKEY001.p8" \
     --key-id TESTKEY001 --team-id TEAM123456 --topic com.example.app --count "$count" --window 10000 --quiet > "$out/load.txt" 2>&1
   library_rate=$(sed -E -n 's/^load-result.* rate=([0-9.]+).*/\1/p' "$out/load.txt")
-  echo "library (load.c, 1 connection, window 10000): $library_rate notifications/s"
-  echo "library $library_rate" >> "$out/results"
+  library_cpu=$(sed -E -n 's/^load-result.* cpu_us_per_notification=([0-9.]+).*/\1/p' "$out/load.txt")
+  echo "library (load.c, 1 connection, window 10000): $library_rate notifications/s, client CPU $library_cpu us per notification"
+  echo "library $library_rate $library_cpu" >> "$out/results"
 }
 
 python3 - "$count" > "$out/entries.jsonl" <<'PY'
@@ -199,6 +201,7 @@ python3 - "$out/results" "${variants%%=*}" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 lib = statistics.median(float(r[1]) for r in rows if r[0] == "library")
+lib_cpu = statistics.median(float(r[2]) for r in rows if r[0] == "library")
 runs = {}
 for r in rows:
     if r[0] != "library":
@@ -211,6 +214,7 @@ for v, w, t in ordered:
     rate = statistics.median(float(g[0]) for g in got)
     if len(got) > 1 or len({k[0] for k in runs}) > 1:
         print(f"{v}, {w} worker(s), {t} token(s) per entry: rates {' '.join(g[0] for g in got)}: median {rate:.0f}, {rate / lib:.3f} x library")
+print(f"library (load.c) client CPU: {lib_cpu:.2f} us per notification (median); worker_us / that per row below")
 for v, w, t in ordered:
     if v != first:
         continue
@@ -222,5 +226,5 @@ for v, w, t in ordered:
     print(f"swiftpush-worker-bench workers={w} {shape} rate={rate:.0f} library_rate={lib:.0f} ratio={rate / lib:.3f} "
           f"redis_us={redis_us:.2f} worker_us={worker_us:.2f} "
           f"lost={sum(int(g[1]) for g in got)} duplicates={sum(int(g[2]) for g in got)} "
-          f"peak_rss_mb={max(float(g[3]) for g in got):.1f}")
+          f"peak_rss_mb={max(float(g[3]) for g in got):.1f} library_cpu_us={lib_cpu:.2f} worker_x_library_cpu={worker_us / lib_cpu:.2f}")
 PY
