@@ -8,7 +8,7 @@ extension ShardMachine {
     /// What a read waits to have room for, and a settle to carry: a quarter of max_in_flight
     /// (no more than one read's worth), and at least one entry.
     var fillTarget: Int { max(entryRoom, min(settings.maxInFlight / 4, settings.batch * notesPerEntry)) }
-    /// `coalesce_ms` in nanoseconds.
+    /// `MachineSettings.coalesceMillis` in nanoseconds.
     var coalesceNanos: UInt64 { UInt64(settings.coalesceMillis) * 1_000_000 }
 
     /// Starts the next read (or step of a re-read of our own pending entries) when there is
@@ -27,7 +27,7 @@ extension ShardMachine {
             request(.ownPending(after: pass.cursor, max: Self.pendingPage), .ownPending, &out)
             return
         }
-        // A read waits until a quarter of max_in_flight is free (at most coalesce_ms): reading
+        // A read waits until a quarter of max_in_flight is free (at most coalesceMillis): reading
         // the moment one entry's worth was free made every read, claim and settle carry one or
         // two 500-token entries, and Redis's cost per request (a wake-up, a script call) is the
         // same whatever it carries. With nothing held it reads at once.

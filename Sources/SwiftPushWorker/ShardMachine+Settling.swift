@@ -182,7 +182,7 @@ extension ShardMachine {
     mutating func settleNext(_ t: WorkerTime, _ out: inout [WorkerAction]) {
         guard settling == 0, !unsettled.isEmpty, t.nanos >= settleRetryNanos else { return }
         // A settle waits for company (a quarter of max_in_flight queued, a full call, or the
-        // oldest queued coalesce_ms ago; at once when stopping): Redis's cost per call is
+        // oldest queued coalesceMillis ago; at once when stopping): Redis's cost per call is
         // mostly the same whatever the call carries.
         if !stopping && unsettledNotes < min(fillTarget, MachineSettings.settleNotifications)
             && unsettled.count < MachineSettings.settleEntries && t.nanos < unsettled[0].queuedNanos + coalesceNanos {

@@ -200,7 +200,7 @@ struct ShardMachineTests {
         #expect(h.machine.counters.redisReconnects == 1)
     }
 
-    @Test("Entries finishing one by one: reads wait for a quarter of max_in_flight, settles for company, each within coalesce_ms; every notification still gets exactly one outcome")
+    @Test("Entries finishing one by one: reads wait for a quarter of max_in_flight, settles for company, each within coalesceMillis; every notification still gets exactly one outcome")
     func coalescedRequests() throws {
         // 40 entries of 100 tokens, max_in_flight 2,000 (20 entries held); APNs answers one
         // entry's tokens per millisecond, so that entries finish one at a time.
@@ -226,7 +226,7 @@ struct ShardMachineTests {
         #expect(by.count == 4000 && by.values.allSatisfy { $0 == 1 })
         let settles = h.requests.filter { if case .settle = $0 { return true }; return false }.count
         let reads = h.requests.filter { if case .read = $0 { return true }; return false }.count
-        // Without coalescing: 40 settles (one per entry finished) and 24 reads (coalesce_ms 0);
+        // Without coalescing: 40 settles (one per entry finished) and 24 reads (coalesceMillis 0);
         // with it, a quarter of the budget (5 entries) or 10 ms (10 entries here) per request.
         #expect(settles <= 10 && reads <= 10, "settles \(settles), reads \(reads)")
     }
