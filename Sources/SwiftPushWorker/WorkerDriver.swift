@@ -380,7 +380,7 @@ public final class WorkerDriver {
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, 255)
         let counters = "{\"read\":\(c.read),\"sent\":\(c.sent),\"accepted\":\(c.accepted),\"rejected\":\(c.rejected),\"failed\":\(c.failed)}"
-        return "{\"consumer\":\(q(consumer)),\"host\":\(q(String(cString: host))),\"pid\":\(getpid()),"
+        return "{\"consumer\":\(q(consumer)),\"host\":\(q(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))),\"pid\":\(getpid()),"
             + "\"version\":\(q(PUSH_VERSION_STRING)),\"started_ms\":\(startedMillis),\"heartbeat_ms\":\(Self.wallMillis()),"
             + "\"shards\":[\(configuration.shards.map(q).joined(separator: ","))],\"in_flight\":\(r.machine.inFlightCount),"
             + "\"held_entries\":\(r.machine.heldEntryCount),\"counters\":\(counters)}"
