@@ -24,12 +24,15 @@ package swiftpush
 import "C"
 
 import (
+	"context"
+	"errors"
 	"runtime"
 	"runtime/cgo"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -54,6 +57,16 @@ type Client struct {
 
 	// logHandle keeps Config.Log reachable from C until the C client is freed (0: none).
 	logHandle cgo.Handle
+
+	// closing is set by CloseContext: sends fail with ErrClosed while it drains.
+	closing atomic.Bool
+	// sent counts the notifications the library accepted from this Client's sends, so that
+	// CloseContext knows when every one has its outcome (context.go).
+	sent atomic.Uint64
+	// room is closed (and cleared) when a poll takes results out of the library, which is the
+	// only thing that frees room in a full queue: SendContext waits on it (context.go).
+	roomMu sync.Mutex
+	room   chan struct{}
 }
 
 // Version returns the library's version ("MAJOR.MINOR.PATCH").
@@ -218,17 +231,15 @@ func (c *Client) WaitConnected(timeout time.Duration) error {
 // Send validates and queues one notification; its Result comes later through Poll or
 // Results. Errors: ErrInvalidNotification (and the specific code: ErrBadDeviceToken, ...),
 // ErrQueueFull (after Config.SendTimeout), ErrClosed.
-func (c *Client) Send(n Notification) error {
+func (c *Client) Send(n Notification) error { return c.sendOne(nil, n) }
+
+// sendOne is Send and SendContext (ctx nil: wait for room as Config.SendTimeout says).
+func (c *Client) sendOne(ctx context.Context, n Notification) error {
 	one := [1]Notification{n}
 	p := pack(one[:])
 	defer p.free()
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.h == nil {
-		return newError(StatusClosed, "")
-	}
-	var e C.push_error
-	return errorFrom(C.push_client_send(c.h, p.records, c.send, &e), &e)
+	_, err := c.sendPacked(ctx, p, 1)
+	return err
 }
 
 // batchChunk is how many notifications SendBatch hands to the library per cgo call.
@@ -239,14 +250,17 @@ const batchChunk = 4096
 // of them, or those before the first one that is invalid or found no room within
 // Config.SendTimeout; the error then describes that one ("notification N: ...", N counted from
 // the start of ns).
-func (c *Client) SendBatch(ns []Notification) (int, error) {
+func (c *Client) SendBatch(ns []Notification) (int, error) { return c.sendBatch(nil, ns) }
+
+// sendBatch is SendBatch and SendBatchContext (ctx nil: wait as Config.SendTimeout says).
+func (c *Client) sendBatch(ctx context.Context, ns []Notification) (int, error) {
 	done := 0
 	for done < len(ns) {
 		end := done + batchChunk
 		if end > len(ns) {
 			end = len(ns)
 		}
-		n, err := c.sendChunk(ns[done:end])
+		n, err := c.sendChunk(ctx, ns[done:end])
 		if err != nil {
 			if e, ok := err.(*Error); ok && e.Code != StatusQueueFull && e.Code != StatusClosed {
 				msg := e.Message
@@ -264,18 +278,82 @@ func (c *Client) SendBatch(ns []Notification) (int, error) {
 	return done, nil
 }
 
-func (c *Client) sendChunk(ns []Notification) (int, error) {
+func (c *Client) sendChunk(ctx context.Context, ns []Notification) (int, error) {
 	p := pack(ns)
 	defer p.free()
+	return c.sendPacked(ctx, p, len(ns))
+}
+
+// sendPacked queues the count records of p in order and returns how many were queued: the
+// one send path of Send, SendBatch and their Context forms. With ctx nil it waits for room
+// inside the library for Config.SendTimeout; with a context it never waits inside the library
+// (a call there could not be cancelled): on a full queue it waits here until a poll frees room
+// (c.room) or ctx is done.
+func (c *Client) sendPacked(ctx context.Context, p packed, count int) (int, error) {
+	timeout := c.send
+	if ctx != nil {
+		timeout = 0
+	}
+	done := 0
+	for {
+		var room <-chan struct{}
+		if ctx != nil {
+			room = c.roomSignal() // before trying: a poll racing the try closes this one
+		}
+		n, err := c.sendRecords(p, done, count, timeout)
+		done += n
+		if err == nil || ctx == nil || !errors.Is(err, ErrQueueFull) {
+			return done, err
+		}
+		select {
+		case <-ctx.Done():
+			return done, ctx.Err()
+		case <-room:
+		}
+	}
+}
+
+// sendRecords hands records from..count-1 of p to the library in one call.
+func (c *Client) sendRecords(p packed, from, count int, timeout C.int32_t) (int, error) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.h == nil {
+	if c.h == nil || c.closing.Load() {
 		return 0, newError(StatusClosed, "")
 	}
+	records := (*C.push_notification)(unsafe.Add(unsafe.Pointer(p.records), from*int(C.sizeof_push_notification)))
 	var e C.push_error
+	if count-from == 1 { // (its message has no "notification 0: " prefix)
+		rc := C.push_client_send(c.h, records, timeout, &e)
+		if rc != 0 {
+			return 0, errorFrom(rc, &e)
+		}
+		c.sent.Add(1)
+		return 1, nil
+	}
 	var accepted C.ptrdiff_t
-	rc := C.push_client_send_batch(c.h, p.records, C.ptrdiff_t(len(ns)), c.send, &accepted, &e)
+	rc := C.push_client_send_batch(c.h, records, C.ptrdiff_t(count-from), timeout, &accepted, &e)
+	c.sent.Add(uint64(accepted))
 	return int(accepted), errorFrom(rc, &e)
+}
+
+// roomSignal returns the channel the next poll that takes results closes.
+func (c *Client) roomSignal() <-chan struct{} {
+	c.roomMu.Lock()
+	defer c.roomMu.Unlock()
+	if c.room == nil {
+		c.room = make(chan struct{})
+	}
+	return c.room
+}
+
+// roomFreed wakes the senders waiting for room (results left the library, or the client closes).
+func (c *Client) roomFreed() {
+	c.roomMu.Lock()
+	if c.room != nil {
+		close(c.room)
+		c.room = nil
+	}
+	c.roomMu.Unlock()
 }
 
 // Poll returns up to max results, waiting up to timeout for the first (0: don't wait;
@@ -291,6 +369,11 @@ func (c *Client) Poll(max int, timeout time.Duration) ([]Result, error) {
 		return c.pollLeft(max)
 	}
 	defer c.mu.RUnlock()
+	return c.pollC(max, millis(timeout))
+}
+
+// pollC is one push_client_poll (c.mu held for reading, c.h open).
+func (c *Client) pollC(max int, timeout C.int32_t) ([]Result, error) {
 	bufp, _ := c.buffers.Get().(*[]C.push_result)
 	if bufp == nil || len(*bufp) < max {
 		b := make([]C.push_result, max)
@@ -299,8 +382,9 @@ func (c *Client) Poll(max int, timeout time.Duration) ([]Result, error) {
 	defer c.buffers.Put(bufp)
 	buf := *bufp
 	var count C.ptrdiff_t
-	rc := C.push_client_poll(c.h, &buf[0], C.ptrdiff_t(max), C.ptrdiff_t(C.sizeof_push_result), millis(timeout), &count)
+	rc := C.push_client_poll(c.h, &buf[0], C.ptrdiff_t(max), C.ptrdiff_t(C.sizeof_push_result), timeout, &count)
 	if count > 0 {
+		c.roomFreed()
 		return decode(buf[:count]), nil
 	}
 	if rc != 0 {
@@ -348,10 +432,16 @@ func (c *Client) Results() <-chan Result {
 // ReasonCancelledInFlight), and frees the C client. Results not yet polled remain available to
 // Poll and Results. Idempotent; concurrent calls wait for the first.
 func (c *Client) Close() error {
+	c.closeWith(c.drain)
+	return nil
+}
+
+// closeWith is Close with drain milliseconds of drain (CloseContext drains in Go, then 0).
+func (c *Client) closeWith(drain C.int32_t) {
 	c.closeOnce.Do(func() {
 		c.mu.RLock()
 		if c.h != nil {
-			C.push_client_close(c.h, c.drain) // wakes blocked sends and polls
+			C.push_client_close(c.h, drain) // wakes blocked sends and polls
 		}
 		c.mu.RUnlock()
 		c.mu.Lock()
@@ -376,7 +466,7 @@ func (c *Client) Close() error {
 		c.releaseLog()
 		runtime.SetFinalizer(c, nil)
 	})
-	return nil
+	c.roomFreed() // SendContext calls waiting for room find the client closed
 }
 
 // Stats returns a snapshot of the client's counters. After Close it fails with ErrClosed (the

@@ -17,7 +17,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
-from . import _ffi
+from . import _aio, _ffi
 from ._errors import CallbackError, InvalidArgument, InvalidNotification, OutOfMemory, QueueFull, SwiftPushError, Timeout
 from ._ffi import NOTIFICATION_RECORD, RESULT_RECORD, PushError, PushNotification, PushResult, PushStats, lib
 from ._ffi import timeout_ms as _ms
@@ -332,10 +332,29 @@ def _text_bytes(value: Optional[str]) -> Optional[bytes]:
     return bytes(value)
 
 
+def _is_int(value: Any) -> bool:
+    """An integer, but not a bool (True would pass for 1 silently)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _push_type(value: Union[PushType, int, str]) -> int:
+    # Checked here so that a wrong type names the field (int(None) would only say "int()
+    # argument must be ..."); a wrong value is the library's to refuse (BAD_PUSH_TYPE).
     if type(value) is str:
         return PushType.from_header(value)
-    return int(value)
+    if _is_int(value):
+        return int(value)
+    raise TypeError(f"push_type must be a PushType, an int or an apns-push-type name such as 'alert', "
+                    f"not {type(value).__name__}")
+
+
+def _priority(value: Optional[int]) -> int:
+    if value is None:
+        return 0  # the push type's default
+    if _is_int(value):
+        return int(value)
+    raise TypeError(f"priority must be an int (10, 5 or 1) or None for the push type's default, "
+                    f"not {type(value).__name__}")
 
 
 def _expiration(value: Expiration) -> Tuple[int, int]:
@@ -346,7 +365,10 @@ def _expiration(value: Expiration) -> Tuple[int, int]:
         return NOTIFICATION_HAS_EXPIRATION, int(value.timestamp())
     if isinstance(value, _dt.timedelta):
         return NOTIFICATION_HAS_EXPIRATION, int(time.time() + value.total_seconds())
-    return NOTIFICATION_HAS_EXPIRATION, int(value)
+    if _is_int(value) or isinstance(value, float):
+        return NOTIFICATION_HAS_EXPIRATION, int(value)
+    raise TypeError(f"expiration must be None, UNIX seconds (int; 0: try once), a datetime or a timedelta, "
+                    f"not {type(value).__name__}")
 
 
 # One notification ready to pack: token, topic, payload, collapse id, apns-id (None: absent),
@@ -540,6 +562,7 @@ class Client(ChannelMethods):
         self._closed = False
         self._drained = False
         self._result_fd: Optional[int] = None
+        self._aio: Optional[_aio._Dispatcher] = None  # asyncio's reader, made by the first apoll/asend
         self._on_result = on_result
         self._delivery = _Delivery(on_result, weakref.ref(self)) if on_result is not None else None
         config = lib.push_config_new()
@@ -575,7 +598,7 @@ class Client(ChannelMethods):
              tag: Optional[int], channel_id: Optional[str] = None) -> _Row:
         flags, exp = _expiration(expiration)
         return (_token_bytes(token), _text_bytes(topic), _payload_bytes(payload), _text_bytes(collapse_id),
-                _text_bytes(apns_id), _push_type(push_type), priority or 0, flags, exp,
+                _text_bytes(apns_id), _push_type(push_type), _priority(priority), flags, exp,
                 next(self._tags) if tag is None else tag, _text_bytes(channel_id))
 
     def send(
@@ -650,46 +673,51 @@ class Client(ChannelMethods):
         appeared within `timeout` seconds (QueueFull, same attributes; None: wait without limit).
         """
         tags: List[int] = []
-        row = self._row
-        tag_counter = self._tags
-        rows: List[_Row] = []
-        add = rows.append
-        last_payload: Any = None
-        last_bytes = b""
         try:
-            for item in notifications:
-                if type(item) is tuple:
-                    payload = item[1]
-                    if payload is last_payload:  # only immutable payloads are remembered
-                        pb = last_bytes
-                    else:
-                        pb = _payload_bytes(payload)
-                        if type(payload) is bytes or type(payload) is str:
-                            last_payload, last_bytes = payload, pb
-                    token = item[0]
-                    tb = token.encode("utf-8") if type(token) is str else _token_bytes(token)
-                    tag = item[2] if len(item) > 2 else next(tag_counter)
-                    add((tb, None, pb, None, None, 0, 0, 0, 0, tag, None))
-                elif isinstance(item, Notification):
-                    add(row(item.token, item.payload, item.topic, item.push_type, item.priority,
-                            item.expiration, item.collapse_id, item.apns_id, item.tag, item.channel_id))
-                elif isinstance(item, Mapping):
-                    add(row(**{"token": None, "topic": None, "push_type": PushType.ALERT, "priority": None,
-                               "expiration": None, "collapse_id": None, "apns_id": None, "tag": None,
-                               "channel_id": None, **item}))
-                else:
-                    raise TypeError(f"send_many: expected a Notification, dict or (token, payload) tuple, not {type(item).__name__}")
-                if len(rows) == BATCH_SIZE:
-                    self._send_rows(rows, tags, timeout)
-                    rows = []
-                    add = rows.append
-            if rows:
+            for rows in self._chunks(notifications):
                 self._send_rows(rows, tags, timeout)
         except SwiftPushError as e:
             e.accepted = len(tags)
             e.tags = tags
             raise
         return tags
+
+    def _chunks(self, notifications: Iterable[Any]) -> Iterator[List[_Row]]:
+        """The items of send_many/asend_many as rows, in lists of up to BATCH_SIZE."""
+        row = self._row
+        tag_counter = self._tags
+        rows: List[_Row] = []
+        add = rows.append
+        last_payload: Any = None
+        last_bytes = b""
+        for item in notifications:
+            if type(item) is tuple:
+                payload = item[1]
+                if payload is last_payload:  # only immutable payloads are remembered
+                    pb = last_bytes
+                else:
+                    pb = _payload_bytes(payload)
+                    if type(payload) is bytes or type(payload) is str:
+                        last_payload, last_bytes = payload, pb
+                token = item[0]
+                tb = token.encode("utf-8") if type(token) is str else _token_bytes(token)
+                tag = item[2] if len(item) > 2 else next(tag_counter)
+                add((tb, None, pb, None, None, 0, 0, 0, 0, tag, None))
+            elif isinstance(item, Notification):
+                add(row(item.token, item.payload, item.topic, item.push_type, item.priority,
+                        item.expiration, item.collapse_id, item.apns_id, item.tag, item.channel_id))
+            elif isinstance(item, Mapping):
+                add(row(**{"token": None, "topic": None, "push_type": PushType.ALERT, "priority": None,
+                           "expiration": None, "collapse_id": None, "apns_id": None, "tag": None,
+                           "channel_id": None, **item}))
+            else:
+                raise TypeError(f"send_many: expected a Notification, dict or (token, payload) tuple, not {type(item).__name__}")
+            if len(rows) == BATCH_SIZE:
+                yield rows
+                rows = []
+                add = rows.append
+        if rows:
+            yield rows
 
     def _pack(self, rows: List[_Row]) -> _Packer:
         try:
@@ -733,6 +761,19 @@ class Client(ChannelMethods):
         return buf, local.array
 
     def _poll_once(self, max: int, timeout_ms: int) -> Tuple[List[Result], bool]:
+        """Results for poll()/apoll(): those the asyncio reader kept first (see _aio), else one
+        push_client_poll whose results an asend awaits go to it. (results, finished)."""
+        aio = self._aio
+        if aio is not None:
+            kept = aio.take_unclaimed(max)
+            if kept:
+                return kept, False
+        results, done = self._poll_c(max, timeout_ms)
+        if aio is not None and (results or done):
+            results = aio.route(results, done, on_loop=False)
+        return results, done
+
+    def _poll_c(self, max: int, timeout_ms: int) -> Tuple[List[Result], bool]:
         """One push_client_poll: (results, closed and every result returned)."""
         buf, array = self._buffer(max)
         count = ctypes.c_ssize_t(0)
@@ -784,7 +825,9 @@ class Client(ChannelMethods):
     def fileno(self) -> int:
         """A file descriptor that is readable while results are waiting (push_client_result_fd),
         for selectors and event loops: when it is readable, poll(timeout=0) until it returns
-        nothing. The client owns it (don't close it). Not available with on_result."""
+        nothing. The client owns it (don't close it). Not available with on_result. apoll(),
+        asend() and asend_many() read it through loop.add_reader themselves: in a loop where
+        they are used, don't add another reader of it (asyncio keeps one per descriptor)."""
         self._polling("fileno")
         if self._result_fd is None:
             fd = ctypes.c_int(-1)
@@ -794,38 +837,64 @@ class Client(ChannelMethods):
 
     async def apoll(self, max: int = 1024, timeout: Optional[float] = 0.0) -> List[Result]:
         """poll() for asyncio: waits in the event loop itself (loop.add_reader on fileno()), with
-        no executor thread."""
+        no executor thread. Shares that reader with asend()/asend_many() (see _aio)."""
         self._polling("apoll")
+        if max <= 0:
+            return []
         results, done = self._poll_once(max, 0)
         if results or done or timeout == 0:
             return results
+        return await self._dispatcher().results(max, timeout)
+
+    def _dispatcher(self) -> _aio._Dispatcher:
+        """The asyncio reader of this client, bound to the running loop (made on first use)."""
         loop = asyncio.get_running_loop()
-        fd = self.fileno()
-        deadline = None if timeout is None else loop.time() + timeout
-        while True:
-            ready = loop.create_future()
+        aio = self._aio
+        if aio is None:
+            aio = self._aio = _aio._Dispatcher(self)
+        aio.bind(loop)
+        return aio
 
-            def wake() -> None:
-                if not ready.done():
-                    ready.set_result(None)
+    async def asend(
+        self,
+        token: Token,
+        payload: PayloadLike,
+        *,
+        topic: Optional[str] = None,
+        push_type: Union[PushType, int, str] = PushType.ALERT,
+        priority: Optional[int] = None,
+        expiration: Expiration = None,
+        collapse_id: Optional[str] = None,
+        apns_id: Optional[str] = None,
+        tag: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> Result:
+        """send() for asyncio, awaiting the notification's Result: `result = await
+        client.asend(token, payload)`. Takes send()'s arguments.
 
-            loop.add_reader(fd, wake)
-            try:
-                if deadline is None:
-                    await ready
-                else:
-                    left = deadline - loop.time()
-                    if left <= 0:
-                        return []
-                    try:
-                        await asyncio.wait_for(ready, left)
-                    except asyncio.TimeoutError:
-                        return []
-            finally:
-                loop.remove_reader(fd)
-            results, done = self._poll_once(max, 0)
-            if results or done:
-                return results
+        A full queue is waited for in the event loop (other coroutines keep running); timeout:
+        how long to wait for room (None: no limit; 0: QueueFull at once). The Result itself
+        arrives by the client's deadline_ms at the latest (the library has no deadline per
+        notification); bound the whole call with asyncio.timeout()/wait_for() if you need less.
+        Cancelled before the notification was queued, it is not sent; cancelled after, it still
+        gets its outcome (counted in stats() and metrics), which nobody receives. Raises as
+        send() (InvalidNotification, QueueFull, Closed); InvalidArgument when the tag is awaited
+        by another asend already, or the client was opened with on_result."""
+        self._polling("asend")
+        row = self._row(token, payload, topic, push_type, priority, expiration, collapse_id, apns_id, tag)
+        return (await self._dispatcher().send([row], timeout, batch=False))[0]
+
+    async def asend_many(self, notifications: Iterable[Any], *, timeout: Optional[float] = None) -> List[Result]:
+        """send_many() for asyncio: queues every item (the same kinds as send_many's), waiting
+        for room in the event loop, then returns their Results in the same order.
+
+        timeout: how long to wait for room in all (None: no limit). An invalid item (or no room
+        in time) raises as send_many does, with `accepted` and `tags` saying what was queued
+        before it; the Results of those come through poll()/apoll()/aresults(). Cancelled, what
+        was queued still gets its outcomes (counted in stats()), which nobody receives."""
+        self._polling("asend_many")
+        rows = [row for chunk in self._chunks(notifications) for row in chunk]
+        return await self._dispatcher().send(rows, timeout, batch=True)
 
     def aresults(self, timeout: Optional[float] = None) -> AsyncIterator[Result]:
         """results() for asyncio: `async for result in client.aresults(): ...`."""
@@ -874,7 +943,8 @@ class Client(ChannelMethods):
     def drained(self) -> bool:
         """True once the client is closed and poll() has returned every result (with on_result:
         once close() has returned, every result having been handed to it)."""
-        return self._drained
+        aio = self._aio
+        return self._drained and not (aio is not None and aio.unclaimed)
 
     @property
     def callback_error(self) -> Optional[CallbackError]:
