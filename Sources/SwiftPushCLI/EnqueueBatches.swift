@@ -14,6 +14,8 @@ struct EnqueueBatches {
     private var batches: [String: [Entry]] = [:]
     /// Entries written, refused by Redis (an error reply), and written but not confirmed by WAIT.
     private(set) var enqueued = 0, refused = 0, unconfirmed = 0
+    /// Notifications in the entries written (a batch or multicast entry holds many).
+    private(set) var notifications = 0
 
     /// Adds an XADD to `stream` of an entry of `notifications` notifications of `campaign`;
     /// returns the batch's size.
@@ -36,6 +38,7 @@ struct EnqueueBatches {
                     continue
                 }
                 enqueued += 1
+                notifications += entry.notifications
                 counts["enqueued", default: 0] += entry.notifications
                 if let c = entry.campaign, !c.isEmpty { counts["campaign:\(c):enqueued", default: 0] += entry.notifications }
             }

@@ -37,7 +37,7 @@ struct EnqueueCommand: StatusCommand {
         --campaign NAME sets the campaign field (echoed in outcomes, counted
         by swiftpush status) on lines that name none. With --file on a terminal,
         more than 5000 lines show a progress line on standard error (count,
-        rate, time left); --quiet hides it. Prints 'enqueued N' (entries) at the end. Exit status: 0 all lines enqueued (and
+        rate, time left); --quiet hides it. Prints 'enqueued N notifications in M entries' at the end. Exit status: 0 all lines enqueued (and
         confirmed), 1 some line was not JSON (the others were enqueued) or some
         entries were not confirmed by WAIT, or Redis was lost for longer than
         failover_timeout_ms, 2 usage error or a Redis that refuses us (wrong
@@ -147,7 +147,7 @@ struct EnqueueCommand: StatusCommand {
             if !hasApp, let defaultApp { command.append("app"); command.append(defaultApp) }
             if object["campaign"] == nil, let campaign { command.append("campaign"); command.append(campaign) }
             let lineCampaign = object["campaign"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? campaign
-            if batches.add(command, stream: stream, notifications: 1, campaign: lineCampaign) >= pipeline
+            if batches.add(command, stream: stream, notifications: Self.notificationCount(object), campaign: lineCampaign) >= pipeline
                 && !batches.flush(stream, redis: redis, wait: wait) { return 1 }
             progress.update(done: lineNumber)
         }
@@ -164,6 +164,21 @@ struct EnqueueCommand: StatusCommand {
     /// entries of 500 it costs ~2-3 µs (docs/worker.md, "Benchmark").
     static let defaultBatch = 500
 
+    /// The notifications a line's entry holds: a multicast's tokens, a batch's elements, else
+    /// one (the `enqueued` counters and the summary count notifications, not entries).
+    static func notificationCount(_ object: [String: Any]) -> Int {
+        func count(_ value: Any?) -> Int? {
+            switch value {
+            case let list as [Any]: return list.count
+            case let text as String where text.hasPrefix("["):
+                return (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any])?.count
+            case let text as String: return text.split(separator: ",").count
+            default: return nil
+            }
+        }
+        return max(1, count(object["tokens"]) ?? count(object["notifications"]) ?? 1)
+    }
+
     /// Whether a line is one notification that may go into a batch entry: no `v` but 1, and
     /// none of a multicast's or a batch's own fields (such a line is an entry of its own kind,
     /// written as it is).
@@ -172,9 +187,11 @@ struct EnqueueCommand: StatusCommand {
         return object["tokens"] == nil && object["tokens_bin"] == nil && object["notifications"] == nil
     }
 
-    /// Prints `enqueued N` (and what WAIT did not confirm); the exit status.
+    /// Prints `enqueued N notifications in M entries` (both units: an entry may hold 500
+    /// notifications, and `enqueued 200` after 100,000 lines read as a loss) and what WAIT did
+    /// not confirm; the exit status.
     static func summary(_ batches: EnqueueBatches, bad: Int, wait: RedisWait?) -> Int32 {
-        Console.out("enqueued \(batches.enqueued)")
+        Console.out("enqueued \(batches.notifications) notifications in \(batches.enqueued) entries")
         if batches.unconfirmed > 0, let wait {
             Console.err("swiftpush enqueue: \(batches.unconfirmed) entries were written but not confirmed by \(wait.replicas) replica(s) within \(wait.timeoutMillis) ms (a failover may lose them)")
         }

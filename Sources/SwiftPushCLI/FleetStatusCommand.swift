@@ -18,19 +18,20 @@ struct FleetStatusCommand: StatusCommand {
         Reads push:{s}'s consumer group, delayed:{s}, unregistered:{s}, outcomes:{s},
         the workers' counters stats:{s} and heartbeats workers:{s} (docs/worker.md, "Status").
         Without --shard or --shards, every shard with a push:{s} stream (SCAN: on a big
-        database, name the shards). The rate is the growth of what is done between two
-        reads --interval apart, so a single status takes that long.
+        database, name the shards). Figures are in notifications; Redis's queue is
+        also shown in stream entries, labelled so. The rate is the growth of what is
+        done between two reads --interval apart, so a single status takes that long.
         On a terminal --watch redraws in place with a progress bar; in a pipe it prints
         plain lines (or, with --json, one JSON object per read).
         Exit status: 0 read, 1 Redis or a shard could not be read, 2 usage error.
         """)
 
     @OptionGroup var redisOptions: RedisOptions
-    @Option(help: ArgumentHelp("these shards only, comma-separated (an unknown one is shown empty)", valueName: "A,B"))
+    @Option(help: ArgumentHelp("these shards only, comma-separated (an unknown one says so and names the known ones)", valueName: "A,B"))
     var shards: String?
     @Option(help: ArgumentHelp("the consumer group (default senders)", valueName: "NAME"))
     var group = "senders"
-    @Option(help: ArgumentHelp("one campaign's figures (an unknown one is all zeros)", valueName: "NAME"))
+    @Option(help: ArgumentHelp("one campaign's figures (an unknown one says so and names the known ones)", valueName: "NAME"))
     var campaign: String?
     @Flag(help: "read again every --interval and redraw (Ctrl-C stops)")
     var watch = false
@@ -56,8 +57,13 @@ struct FleetStatusCommand: StatusCommand {
         let options = redisOptions
         let selection: ShardSelection = shards.map { .listed(Self.list($0)) }
             ?? redisOptions.shard.map { .listed([$0]) } ?? .discovered(including: [], rescanMillis: 60_000)
-        let reader = StatusReader(group: group, shards: selection, store: connection) { try options.connect().0 }
-        let focus = StatusFocus(campaign: campaign)
+        // A rate is measured over the reads of the last 10 s (docs/worker.md, "Status"); reads
+        // asked for further apart than that measure over their own interval instead of none.
+        let rates = RateTracker(windowMillis: max(10_000, Int(interval * 1500)))
+        let reader = StatusReader(group: group, shards: selection, rates: rates, store: connection) { try options.connect().0 }
+        // The shards asked for by name are the view's too: one with no key is said to be unknown.
+        let listed: [String]? = if case .listed(let names) = selection { names } else { nil }
+        let focus = StatusFocus(campaign: campaign, shards: listed)
         let terminal = isatty(1) == 1
         let redisName = (try? redisOptions.configuration())?.summary ?? "Redis"
         var drawn = 0

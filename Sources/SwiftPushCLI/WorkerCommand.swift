@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import Foundation
 import SwiftPushRedis
 import SwiftPushStatus
 import SwiftPushWorker
@@ -95,7 +96,8 @@ struct WorkerCommand: StatusCommand {
     /// first), with this worker's own figures beside it.
     static func routes(worker: WorkerDriver, config: WorkerConfiguration, consumer: String) -> WorkerRoutes {
         let redis = config.redis
-        let reader = StatusReader(group: config.group, shards: .discovered(including: config.shards, rescanMillis: 60_000)) {
+        let reader = StatusReader(group: config.group, shards: .discovered(including: config.shards, rescanMillis: 60_000),
+                                  clockOffsetMillis: Self.statusClockOffset()) {
             try RedisRouter(redis)
         }
         let metrics = worker.metrics
@@ -106,6 +108,18 @@ struct WorkerCommand: StatusCommand {
                 consumer: consumer, shards: shards, live: metrics.isLive(withinMillis: 10_000),
                 outcomes: m.outcomes.map { .init(app: $0.app, outcome: $0.outcome, reason: $0.reason, count: $0.count) },
                 counters: m.counters, gauges: m.gauges)
+        }
+    }
+
+    /// The status page's clock offset for tests (Tests/status/run.sh): with
+    /// `SWIFTPUSH_STATUS_CLOCK_OFFSET_FILE` set, the milliseconds that file holds are added to
+    /// Redis's time at each status read, so a test moves the clock past the rate's window (a
+    /// pause in the reads, the chart's gap) instead of waiting for it. Unset: always 0.
+    static func statusClockOffset() -> () -> Int {
+        guard let path = ProcessInfo.processInfo.environment["SWIFTPUSH_STATUS_CLOCK_OFFSET_FILE"], !path.isEmpty else { return { 0 } }
+        return {
+            guard let data = FileManager.default.contents(atPath: path) else { return 0 }
+            return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
     }
 

@@ -20,8 +20,8 @@ public struct FleetStatus: Encodable, Sendable {
     public var workers: [WorkerStatus]
     /// The latest 410s, newest first, tokens shortened (not in a campaign's view).
     public var recentUnregistered: [UnregisteredToken]
-    /// The focus's rate at each read so far, oldest first (the chart).
-    public var history: [RatePoint]
+    /// The focus's rate at the reads so far, in runs with gaps where nobody measured (the chart).
+    public var rateHistory: RateHistory
     /// What the figures cannot say here, and why.
     public var notes: [String]
     /// What could not be read.
@@ -31,7 +31,7 @@ public struct FleetStatus: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case timeMillis = "time_ms", group, campaign, fleet, shards, apps, campaigns, workers
-        case recentUnregistered = "recent_unregistered", history, notes, error, thisWorker = "this_worker"
+        case recentUnregistered = "recent_unregistered", rateHistory = "rate_history", notes, error, thisWorker = "this_worker"
     }
 
     /// Every key is written, unknown figures as null (a script reads one shape).
@@ -46,7 +46,7 @@ public struct FleetStatus: Encodable, Sendable {
         try c.encode(campaigns, forKey: .campaigns)
         try c.encode(workers, forKey: .workers)
         try c.encode(recentUnregistered, forKey: .recentUnregistered)
-        try c.encode(history, forKey: .history)
+        try c.encode(rateHistory, forKey: .rateHistory)
         try c.encode(notes, forKey: .notes)
         try c.encode(error, forKey: .error)
         try c.encode(thisWorker, forKey: .thisWorker)

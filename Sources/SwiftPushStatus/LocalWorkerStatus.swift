@@ -10,8 +10,10 @@ public struct LocalWorkerStatus: Encodable, Sendable {
         public var outcome: String
         /// The reason (empty when accepted).
         public var reason: String
-        /// How many.
+        /// How many notifications.
         public var count: Int
+
+        enum CodingKeys: String, CodingKey { case app, outcome, reason, count = "notifications" }
 
         /// A line given field by field.
         public init(app: String, outcome: String, reason: String, count: Int) {
@@ -30,7 +32,8 @@ public struct LocalWorkerStatus: Encodable, Sendable {
     public var live: Bool
     /// Its outcomes since it started, most frequent first.
     public var outcomes: [Outcome]
-    /// Its counters (`read`, `sent`, `reclaimed`...), as on `/metrics`.
+    /// Its counters (`read`, `sent`, `reclaimed`...), named as on `/metrics` (unchanged: each
+    /// is documented there with its unit).
     public var counters: [String: Int]
     /// Its gauges (`in_flight`, `held_entries`, `pending`, `lag`...).
     public var gauges: [String: Double]

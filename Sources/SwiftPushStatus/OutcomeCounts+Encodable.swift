@@ -1,7 +1,11 @@
-/// JSON: the counts, `done` and `gone` (410s), and the reasons as a list, most frequent first.
+/// JSON: the counts, each named for its unit (notifications), `done_notifications` and
+/// `gone_notifications` (410s), and the reasons as a list, most frequent first.
 extension OutcomeCounts: Encodable {
-    private enum Keys: String, CodingKey { case enqueued, accepted, rejected, failed, done, gone, reasons }
-    private struct Reason: Encodable { let reason: String, count: Int }
+    private enum Keys: String, CodingKey {
+        case enqueued = "enqueued_notifications", accepted = "accepted_notifications", rejected = "rejected_notifications"
+        case failed = "failed_notifications", done = "done_notifications", gone = "gone_notifications", reasons
+    }
+    private struct Reason: Encodable { let reason: String, notifications: Int }
 
     /// The reasons, most frequent first (then by name).
     public var reasonsByCount: [(reason: String, count: Int)] {
@@ -16,6 +20,6 @@ extension OutcomeCounts: Encodable {
         try c.encode(failed, forKey: .failed)
         try c.encode(done, forKey: .done)
         try c.encode(gone, forKey: .gone)
-        try c.encode(reasonsByCount.map { Reason(reason: $0.reason, count: $0.count) }, forKey: .reasons)
+        try c.encode(reasonsByCount.map { Reason(reason: $0.reason, notifications: $0.count) }, forKey: .reasons)
     }
 }

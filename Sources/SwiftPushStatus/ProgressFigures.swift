@@ -1,13 +1,14 @@
 /// How far along a scope is: what has an outcome, what is left, how fast it goes and how long
 /// it will take at that rate. Any figure may be unknown (nil), never guessed.
 public struct ProgressFigures: Equatable, Sendable {
-    /// What `done` and `remaining` count.
+    /// What `done` and `remaining` count (and `rate`: `unit` per second).
     public var unit: CountUnit
     /// With an outcome so far.
     public var done: Int?
     /// Still to settle.
     public var remaining: Int?
-    /// Outcomes per second over the last seconds (`RateTracker.windowMillis`).
+    /// `done`'s growth per second over the reads of the last seconds (`RateTracker.windowMillis`);
+    /// nil when those reads do not give one (the first read, the first after a pause).
     public var rate: Double?
 
     /// Figures given one by one.
@@ -27,11 +28,12 @@ public struct ProgressFigures: Equatable, Sendable {
         return Double(done) / Double(total)
     }
 
-    /// Seconds until `remaining` is done at `rate`: 0 when nothing remains; nil when unknown or
+    /// Seconds until `remaining` is done at `rate`: 0 when work was done and nothing remains;
+    /// nil when unknown, when nothing was ever there (an idle fleet is not "done"), or when
     /// nothing moves (a stalled queue has no time left to show).
     public var etaSeconds: Double? {
         guard let remaining else { return nil }
-        if remaining == 0 { return 0 }
+        if remaining == 0 { return (done ?? 0) > 0 ? 0 : nil }
         guard let rate, rate > 0 else { return nil }
         return Double(remaining) / rate
     }

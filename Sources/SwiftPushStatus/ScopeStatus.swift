@@ -1,7 +1,11 @@
-/// An app or a campaign across the shards shown: its counts and progress.
+/// An app or a campaign across the shards shown: its counts and progress, summed over the
+/// shards that hold it (the rate the same figure in every view: the page's rows, the fleet line
+/// of `status --campaign`).
 public struct ScopeStatus: Encodable, Sendable {
     /// The app's or campaign's name.
     public var name: String
+    /// Unknown (no shard shown counts it), idle, done or working.
+    public var state: ProgressState
     /// Its outcome counts, summed over the counted shards.
     public var outcomes: OutcomeCounts
     /// Its progress (in notifications: only counted shards know apps and campaigns).

@@ -54,6 +54,38 @@ extension ShardReading {
         return waiting.map { $0 + pending + delayed }
     }
 
+    /// Whether any of the shard's keys exists: a shard with none is unknown (a misspelt name),
+    /// not an empty shard.
+    public var known: Bool { streamExists || stats != nil || unregistered > 0 || outcomeRecords > 0 }
+
+    /// Whether `scope` has figures here: the shard itself, or an app or campaign its counters
+    /// name. A shard that never saw a campaign adds nothing to it (not even an unknown rate).
+    public func holds(_ scope: StatusScope) -> Bool {
+        switch scope {
+        case .all: return true
+        case .app(let name): return stats?.apps[name] != nil
+        case .campaign(let name): return stats?.campaigns[name] != nil
+        }
+    }
+
+    /// Notifications the shard's workers hold in flight, from their heartbeats of this shard
+    /// that are not stale at `now` (a stale one's figure is not current); nil without a fresh
+    /// heartbeat while entries are pending (someone holds them, nobody says how many
+    /// notifications they carry).
+    public func inFlightNotifications(at now: Int) -> Int? {
+        let fresh = heartbeats.filter { h in h.heartbeatMillis.map { now - $0 <= WorkerStatus.staleMillis } ?? false }
+        let figures = fresh.compactMap(\.inFlight)
+        if figures.isEmpty { return pending == 0 ? 0 : nil }
+        return figures.reduce(0, +)
+    }
+
+    /// Notifications enqueued and neither settled nor in flight (delayed ones included): what
+    /// remains less what the workers hold; nil where either is unknown or nothing is counted.
+    public func waitingNotifications(at now: Int) -> Int? {
+        guard counted, let remaining = remaining(.all), let inFlight = inFlightNotifications(at: now) else { return nil }
+        return max(0, remaining - inFlight)
+    }
+
     /// Every scope with figures in this reading: the shard, then each counted app and campaign.
     var scopes: [StatusScope] {
         guard let stats, error == nil else { return error == nil ? [.all] : [] }

@@ -11,6 +11,7 @@ public final class StatusReader {
     public var historyLength = 120
     private let selection: ShardSelection
     private let connect: () throws -> any StatusStore
+    private let clockOffsetMillis: () -> Int
     private var store: (any StatusStore)?
     private var tracker: RateTracker
     private var history: [StatusSnapshot.Tick] = []
@@ -20,12 +21,17 @@ public final class StatusReader {
 
     /// A reader of `group` on the shards `shards`, connecting with `connect` when it has no
     /// connection (`store`, if given, is used first).
+    ///
+    /// `clockOffsetMillis` is added to Redis's time at each read: 0 but in tests, which move the
+    /// clock forward (a pause of the reads, as when nobody looks at the page) without waiting.
     public init(group: String, shards: ShardSelection, rates: RateTracker = RateTracker(),
-                store: (any StatusStore)? = nil, connect: @escaping () throws -> any StatusStore) {
+                store: (any StatusStore)? = nil, clockOffsetMillis: @escaping () -> Int = { 0 },
+                connect: @escaping () throws -> any StatusStore) {
         self.group = group
         self.selection = shards
         self.tracker = rates
         self.store = store
+        self.clockOffsetMillis = clockOffsetMillis
         self.connect = connect
     }
 
@@ -41,20 +47,24 @@ public final class StatusReader {
         }
         var problems: [String] = []
         var didDiscover = false
+        // Looks for every shard's stream, at most once per `rescanMillis`.
+        // A failure is a problem only where the shards to read depend on it.
+        func discover(_ rescanMillis: Int, reporting: Bool = true) {
+            guard discoveredAt.map({ lastTime - $0 >= rescanMillis }) ?? true else { return }
+            do {
+                discovered = try store.keys(matching: "push:{*}", type: "stream").compactMap(StatusKeys.shard(ofStream:))
+                didDiscover = true
+            } catch {
+                if reporting { problems.append("looking for shards: \(error)") }
+                if !(error is StatusReadError) { self.store = nil }
+            }
+        }
         let shards: [String]
         switch selection {
         case .listed(let names):
             shards = ShardSelection.ordered(names)
         case .discovered(let including, let rescanMillis):
-            if discoveredAt.map({ lastTime - $0 >= rescanMillis }) ?? true {
-                do {
-                    discovered = try store.keys(matching: "push:{*}", type: "stream").compactMap(StatusKeys.shard(ofStream:))
-                    didDiscover = true
-                } catch {
-                    problems.append("looking for shards: \(error)")
-                    if !(error is StatusReadError) { self.store = nil }
-                }
-            }
+            discover(rescanMillis)
             shards = ShardSelection.ordered(including + discovered)
         }
         var readings: [ShardReading] = []
@@ -74,14 +84,27 @@ public final class StatusReader {
                 self.store = nil
             }
         }
+        let offset = clockOffsetMillis()
+        for i in readings.indices where readings[i].error == nil { readings[i].timeMillis += offset }
         let time = readings.filter { $0.error == nil }.map(\.timeMillis).max() ?? lastTime
         lastTime = time
         if didDiscover { discoveredAt = time }
+        // An unknown shard asked for by name: the known ones are named beside it.
+        var knownShards: [String]?
+        if case .discovered = selection { knownShards = discovered }
+        if case .listed = selection, readings.contains(where: { $0.error == nil && !$0.known }), self.store != nil {
+            discover(60_000, reporting: false)
+            if didDiscover { discoveredAt = time }
+            knownShards = discoveredAt == nil ? nil : discovered
+        }
         record(readings, at: time)
         let failed = readings.filter { $0.error != nil }.map(\.shard)
         if !failed.isEmpty { problems.append("shard\(failed.count == 1 ? "" : "s") \(failed.joined(separator: ", ")) could not be read") }
-        return StatusSnapshot(group: group, timeMillis: time, readings: readings, history: history,
-                              error: problems.isEmpty ? nil : problems.joined(separator: "; "))
+        var snapshot = StatusSnapshot(group: group, timeMillis: time, readings: readings, history: history,
+                                      error: problems.isEmpty ? nil : problems.joined(separator: "; "))
+        snapshot.knownShards = knownShards.map { ShardSelection.ordered($0) }
+        snapshot.rateWindowMillis = tracker.windowMillis
+        return snapshot
     }
 
     /// Feeds the rate tracker every scope's count and keeps this read's rates.
@@ -95,7 +118,7 @@ public final class StatusReader {
         tracker.record(samples)
         var rates: [RateKey: Double] = [:]
         for key in samples.keys { if let rate = tracker.rate(key) { rates[key] = rate } }
-        history.append(StatusSnapshot.Tick(timeMillis: time, rates: rates))
+        history.append(StatusSnapshot.Tick(timeMillis: time, rates: rates, sampled: Set(samples.keys)))
         if history.count > historyLength { history.removeFirst(history.count - historyLength) }
     }
 }

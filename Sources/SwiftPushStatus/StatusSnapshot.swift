@@ -8,6 +8,16 @@ public struct StatusSnapshot: Sendable {
         public var timeMillis: Int
         /// The rate of each series that had one.
         public var rates: [RateKey: Double]
+        /// Every series sampled at this read (with or without a rate: the first read of a
+        /// series, or the first after a pause, has none).
+        public var sampled: Set<RateKey>
+
+        /// A tick given field by field; `sampled` defaults to the series with a rate.
+        public init(timeMillis: Int, rates: [RateKey: Double], sampled: Set<RateKey>? = nil) {
+            self.timeMillis = timeMillis
+            self.rates = rates
+            self.sampled = sampled ?? Set(rates.keys)
+        }
     }
 
     /// The consumer group read.
@@ -20,6 +30,11 @@ public struct StatusSnapshot: Sendable {
     public var history: [Tick]
     /// Why nothing (or not every shard) could be read: Redis unreachable, shards not found.
     public var error: String?
+    /// Every shard with a `push:{s}` stream, when the reader looked (to name the known ones
+    /// beside an unknown one); nil when it did not.
+    public var knownShards: [String]?
+    /// The rate's window (`RateTracker.windowMillis`): reads further apart are a gap in the chart.
+    public var rateWindowMillis = 10_000
 
     /// A snapshot given field by field (tests; the reader makes the real ones).
     public init(group: String, timeMillis: Int, readings: [ShardReading], history: [Tick], error: String? = nil) {

@@ -50,11 +50,17 @@ public enum StatusText {
             var line = i == 0 ? label : String(repeating: " ", count: label.count)
             if style.bar { line += " " + bar(p.fraction, width: 24) }
             line += "  \(percent(p.fraction))  \(count(p.done)) of \(count(p.total)) \(p.unit.rawValue)"
-            return line + "  \(rate(p.rate))  time left \(duration(p.etaSeconds))"
+            return line + "  \(rate(p.rate))  time left \(duration(p.etaSeconds))" + (i == 0 ? "  \(s.fleet.state.rawValue)" : "")
         }
-        out.append("  waiting \(count(s.fleet.waiting)) · in flight \(count(s.fleet.pending)) · delayed \(count(s.fleet.delayed)) · 410s \(count(s.fleet.unregistered))")
-        if let o = s.fleet.outcomes {
-            out.append("  accepted \(count(o.accepted)) · rejected \(count(o.rejected)) · failed \(count(o.failed))")
+        // What an operator counts in notifications, then the queue as Redis holds it, in entries
+        // (a batch or multicast entry holds many notifications): never side by side unlabelled.
+        let f = s.fleet
+        out.append(s.campaign == nil
+            ? "  notifications: waiting \(count(f.waitingNotifications)) · in flight \(count(f.inFlightNotifications)) · 410s \(count(f.unregisteredNotifications))"
+            : "  notifications: 410s \(count(f.unregisteredNotifications))")
+        out.append("  entries in Redis\(s.campaign == nil ? "" : " (every campaign)"): waiting \(count(f.waitingEntries)) · pending \(count(f.pendingEntries)) · delayed \(count(f.delayedEntries))")
+        if let o = f.outcomes {
+            out.append("  notifications: accepted \(count(o.accepted)) · rejected \(count(o.rejected)) · failed \(count(o.failed))")
             if !o.reasons.isEmpty {
                 out.append("  reasons " + o.reasonsByCount.map { "\($0.reason) \(count($0.count))" }.joined(separator: " · "))
             }
@@ -63,21 +69,22 @@ public enum StatusText {
     }
 
     private static func shards(_ shards: [ShardStatus]) -> [String] {
-        var rows = [["shard", "waiting", "in flight", "delayed", "done", "of", "unit", "rate", "time left", "410s"]]
+        var rows = [["shard", "state", "done", "of", "unit", "rate", "time left", "in flight", "waiting entries", "pending entries", "delayed entries", "410s"]]
         for s in shards {
             if let error = s.error { rows.append([s.shard, "error: \(error)"]); continue }
             let p = s.progress
-            rows.append([s.shard, count(s.waiting), count(s.pending), count(s.delayed), count(p.done), count(p.total),
-                         p.unit.rawValue, rate(p.rate), duration(p.etaSeconds), count(s.unregistered)])
+            rows.append([s.shard, s.state.rawValue, count(p.done), count(p.total), p.unit.rawValue, rate(p.rate), duration(p.etaSeconds),
+                         count(s.inFlightNotifications), count(s.waitingEntries), count(s.pendingEntries), count(s.delayedEntries),
+                         count(s.unregisteredNotifications)])
         }
         return table(rows)
     }
 
     private static func scopes(_ kind: String, _ scopes: [ScopeStatus], enqueued: Bool) -> [String] {
-        var rows = [[kind, "accepted", "rejected", "failed"] + (enqueued ? ["of", "done"] : []) + ["rate", "time left", "top reason"]]
+        var rows = [[kind, "state", "accepted", "rejected", "failed"] + (enqueued ? ["of", "done"] : []) + ["rate", "time left", "top reason"]]
         for s in scopes {
             let top = s.outcomes.reasonsByCount.first.map { "\($0.reason) \(count($0.count))" } ?? "-"
-            rows.append([s.name, count(s.outcomes.accepted), count(s.outcomes.rejected), count(s.outcomes.failed)]
+            rows.append([s.name, s.state.rawValue, count(s.outcomes.accepted), count(s.outcomes.rejected), count(s.outcomes.failed)]
                         + (enqueued ? [count(s.outcomes.enqueued), percent(s.progress.fraction)] : [])
                         + [rate(s.progress.rate), duration(s.progress.etaSeconds), top])
         }
@@ -86,7 +93,7 @@ public enum StatusText {
 
     private static func workers(_ workers: [WorkerStatus]) -> [String] {
         guard !workers.isEmpty else { return ["workers: none known (no heartbeat, no consumer in the group)"] }
-        var rows = [["worker", "host", "pid", "shards", "heartbeat", "in flight", "pending", "idle"]]
+        var rows = [["worker", "host", "pid", "shards", "heartbeat", "in flight", "pending entries", "idle"]]
         for w in workers {
             let beat = w.heartbeatAgeMillis.map { (w.stale == true ? "STALE " : "") + age($0) + " ago" } ?? "none"
             rows.append([w.consumer, w.host ?? "-", w.pid.map(String.init) ?? "-", w.shards.joined(separator: ","), beat,

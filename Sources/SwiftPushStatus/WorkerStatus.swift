@@ -24,22 +24,23 @@ public struct WorkerStatus: Encodable, Sendable {
     public var heartbeatAgeMillis: Int?
     /// Whether the heartbeat is older than `staleMillis`.
     public var stale: Bool?
-    /// Notifications it has in flight.
+    /// Notifications it has in flight: its heartbeats' figures of the shards shown, added up
+    /// (a worker serving several shards writes one heartbeat in each, with that shard's figure).
     public var inFlight: Int?
     /// Entries it holds.
     public var heldEntries: Int?
     /// Its heartbeat's counters.
     public var counters: [String: Int]
-    /// Entries Redis has delivered to it and not had acknowledged (nil: not a consumer of the
-    /// shards shown).
+    /// Entries (not notifications) Redis has delivered to it and not had acknowledged (nil: not
+    /// a consumer of the shards shown).
     public var redisPending: Int?
     /// Milliseconds since it last read or claimed, as Redis saw it.
     public var redisIdleMillis: Int?
 
     enum CodingKeys: String, CodingKey {
         case consumer, host, pid, version, shards, startedMillis = "started_ms", heartbeatMillis = "heartbeat_ms"
-        case heartbeatAgeMillis = "heartbeat_age_ms", stale, inFlight = "in_flight", heldEntries = "held_entries"
-        case counters, redisPending = "redis_pending", redisIdleMillis = "redis_idle_ms"
+        case heartbeatAgeMillis = "heartbeat_age_ms", stale, inFlight = "in_flight_notifications", heldEntries = "held_entries"
+        case counters, redisPending = "redis_pending_entries", redisIdleMillis = "redis_idle_ms"
     }
 
     /// Every key is written, unknown figures as null (a script reads one shape).
@@ -65,8 +66,11 @@ public struct WorkerStatus: Encodable, Sendable {
     /// each consumer (pending summed, the least idle), by name.
     static func merged(_ readings: [ShardReading], at now: Int) -> [WorkerStatus] {
         var byName: [String: WorkerStatus] = [:]
+        // Each shard's heartbeat holds that shard's figures: in flight is their sum.
+        var inFlight: [String: Int] = [:]
         for r in readings {
             for h in r.heartbeats {
+                if let n = h.inFlight { inFlight[h.consumer, default: 0] += n }
                 var w = byName[h.consumer] ?? WorkerStatus(consumer: h.consumer)
                 if (h.heartbeatMillis ?? 0) >= (w.heartbeatMillis ?? -1) {
                     w.host = h.host
@@ -92,6 +96,7 @@ public struct WorkerStatus: Encodable, Sendable {
                 byName[c.name] = w
             }
         }
+        for (name, n) in inFlight { byName[name]?.inFlight = n }
         return byName.values.sorted { $0.consumer < $1.consumer }
     }
 

@@ -5,6 +5,10 @@
 /// `?shards=`) to both. Every text from Redis is set as text (`textContent`), never as HTML:
 /// a campaign or consumer name cannot inject markup.
 ///
+/// Every figure is labelled with its unit: notifications, or stream entries where Redis's own
+/// queue is shown (issue 35). The first paint is the state (no transition animates a bar toward
+/// it), and the rate chart draws each run of measured reads on its own: a gap where nobody read.
+///
 /// The elements a test reads carry `data-value` (the raw number) and stable ids; the body's
 /// `data-reads` counts the views rendered.
 enum StatusPage {
@@ -40,7 +44,9 @@ enum StatusPage {
   .progress-line { display: flex; align-items: baseline; gap: 18px; flex-wrap: wrap; }
   .big { font-size: 28px; font-weight: 600; }
   .bar { height: 14px; background: #e9edf5; border-radius: 7px; overflow: hidden; margin: 10px 0 4px; }
-  .bar > div { height: 100%; background: var(--accent); width: 0; transition: width .4s; }
+  /* No transition: a bar caught mid-animation (a screenshot, a glance) would show a state that
+     never was; each view is drawn as it is. */
+  .bar > div { height: 100%; background: var(--accent); width: 0; }
   .bar.small { height: 8px; margin: 2px 0; min-width: 80px; }
   .tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(130px, 1fr)); gap: 10px; margin-bottom: 16px; }
   .tile { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
@@ -61,6 +67,9 @@ enum StatusPage {
   .reason .n { text-align: right; font-variant-numeric: tabular-nums; }
   svg text { font-size: 11px; fill: var(--muted); }
   #notes li { color: var(--warn); margin: 3px 0; }
+  .state { font-size: 13px; font-weight: 600; padding: 2px 8px; border-radius: 10px; background: #e9edf5; }
+  .state.working { background: #dbe7ff; color: var(--accent); } .state.done { background: #dcf3e5; color: var(--ok); }
+  .state.unknown { background: #fdecec; color: var(--bad); }
   #error { display: none; background: #fdecec; color: var(--bad); border: 1px solid #f5c2c2; }
   .empty { color: var(--muted); font-style: italic; }
   code { font-size: 12px; }
@@ -81,24 +90,27 @@ enum StatusPage {
     <div class="progress-line">
       <span class="big" id="fleet-percent" data-value="">–</span>
       <span><b id="fleet-done" data-value="">–</b> of <b id="fleet-total" data-value="">–</b> <span id="fleet-unit">notifications</span></span>
-      <span>rate <b id="fleet-rate" data-value="">–</b></span>
+      <span>rate <b id="fleet-rate" data-value="">–</b> <span id="fleet-rate-unit" class="muted"></span></span>
       <span>time left <b id="fleet-eta" data-value="">–</b></span>
+      <span class="state" id="fleet-state" data-value="">–</span>
     </div>
     <div class="bar"><div id="fleet-bar"></div></div>
     <div class="muted" id="fleet-other"></div>
   </div>
   <div class="tiles">
-    <div class="tile"><div class="label">waiting</div><div class="value" id="tile-waiting" data-value="">–</div></div>
-    <div class="tile"><div class="label">in flight</div><div class="value" id="tile-pending" data-value="">–</div></div>
-    <div class="tile warn"><div class="label">delayed (429)</div><div class="value" id="tile-delayed" data-value="">–</div></div>
-    <div class="tile ok"><div class="label">accepted</div><div class="value" id="tile-accepted" data-value="">–</div></div>
-    <div class="tile bad"><div class="label">rejected</div><div class="value" id="tile-rejected" data-value="">–</div></div>
-    <div class="tile bad"><div class="label">failed</div><div class="value" id="tile-failed" data-value="">–</div></div>
-    <div class="tile warn"><div class="label">410 gone tokens</div><div class="value" id="tile-unregistered" data-value="">–</div></div>
+    <div class="tile"><div class="label">notifications waiting</div><div class="value" id="tile-waiting" data-value="">–</div></div>
+    <div class="tile"><div class="label">notifications in flight</div><div class="value" id="tile-in-flight" data-value="">–</div></div>
+    <div class="tile ok"><div class="label">notifications accepted</div><div class="value" id="tile-accepted" data-value="">–</div></div>
+    <div class="tile bad"><div class="label">notifications rejected</div><div class="value" id="tile-rejected" data-value="">–</div></div>
+    <div class="tile bad"><div class="label">notifications failed</div><div class="value" id="tile-failed" data-value="">–</div></div>
+    <div class="tile warn"><div class="label">410s (gone tokens)</div><div class="value" id="tile-unregistered" data-value="">–</div></div>
   </div>
+  <p class="muted" id="entries-line">Redis's queue, in stream entries (a batch or multicast entry holds many notifications):
+    <b id="entries-waiting" data-value="">–</b> waiting · <b id="entries-pending" data-value="">–</b> pending ·
+    <b id="entries-delayed" data-value="">–</b> delayed (429)</p>
   <div class="row">
     <div class="card">
-      <h2>Outcomes per second (last <span id="chart-span">–</span>)</h2>
+      <h2><span id="chart-unit">notifications</span> settled per second (last <span id="chart-span">–</span>)</h2>
       <svg id="chart" viewBox="0 0 640 170" width="100%" height="170" role="img" aria-label="rate chart"></svg>
     </div>
     <div class="card">
@@ -108,12 +120,12 @@ enum StatusPage {
   </div>
   <div class="card">
     <h2>Shards</h2>
-    <table id="shards"><thead><tr><th>shard</th><th>waiting</th><th>in flight</th><th>delayed</th><th>done</th><th>of</th><th>rate</th><th>time left</th><th>410s</th><th>consumers</th></tr></thead><tbody></tbody></table>
+    <table id="shards"><thead><tr><th>shard</th><th class="text">state</th><th>done</th><th>of</th><th class="text">unit</th><th>rate</th><th>time left</th><th>notifications in flight</th><th>entries waiting</th><th>entries pending</th><th>entries delayed</th><th>410s</th><th>consumers</th></tr></thead><tbody></tbody></table>
   </div>
   <div class="row">
     <div class="card">
       <h2>Campaigns</h2>
-      <table id="campaigns"><thead><tr><th>campaign</th><th>progress</th><th>done</th><th>of</th><th>rejected</th><th>failed</th><th>rate</th><th>time left</th></tr></thead><tbody></tbody></table>
+      <table id="campaigns"><thead><tr><th>campaign</th><th class="text">state</th><th>progress</th><th>done</th><th>of</th><th>rejected</th><th>failed</th><th>rate</th><th>time left</th></tr></thead><tbody></tbody></table>
     </div>
     <div class="card">
       <h2>Apps</h2>
@@ -122,12 +134,12 @@ enum StatusPage {
   </div>
   <div class="card">
     <h2>Workers of group <span id="group">–</span></h2>
-    <table id="workers"><thead><tr><th>consumer</th><th class="text">host</th><th>pid</th><th class="text">shards</th><th>last heartbeat</th><th>in flight</th><th>pending (Redis)</th><th>idle (Redis)</th></tr></thead><tbody></tbody></table>
+    <table id="workers"><thead><tr><th>consumer</th><th class="text">host</th><th>pid</th><th class="text">shards</th><th>last heartbeat</th><th>notifications in flight</th><th>entries pending (Redis)</th><th>idle (Redis)</th></tr></thead><tbody></tbody></table>
   </div>
   <div class="row">
     <div class="card">
       <h2>This worker: <span id="this-name">–</span></h2>
-      <table id="this-outcomes"><thead><tr><th>app</th><th class="text">outcome</th><th class="text">reason</th><th>count</th></tr></thead><tbody></tbody></table>
+      <table id="this-outcomes"><thead><tr><th>app</th><th class="text">outcome</th><th class="text">reason</th><th>notifications</th></tr></thead><tbody></tbody></table>
       <p class="muted" id="this-counters"></p>
     </div>
     <div class="card">
@@ -184,28 +196,49 @@ function bar(fraction) {
   d.style.width = fraction === null || fraction === undefined ? "0" : (fraction * 100).toFixed(1) + "%";
   return el("div", {class: "bar small"}, d);
 }
+// A progress's figures in its own unit (the JSON names each by unit; a mixed one has none).
+const inUnit = (p, name) => p.unit === "entries" ? p[name + "_entries"] : p[name + "_notifications"];
+const perSecond = p => p.unit === "entries" ? p.entries_per_s : p.notifications_per_s;
 function percent(f) { return f === null || f === undefined ? "–" : (Math.floor(f * 1000) / 10).toFixed(1) + "%"; }
 
-function chart(history, now) {
+// Each run of measured reads is drawn on its own: between two runs nobody measured (no page was
+// open, or the first read after a pause has no rate yet), so nothing is drawn there but a label.
+function chart(h, now) {
   const svg = $("chart"), W = 640, H = 170, left = 56, bottom = 22, top = 8;
   svg.replaceChildren();
   const ns = "http://www.w3.org/2000/svg";
   const mk = (tag, attrs, text) => { const e = document.createElementNS(ns, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text !== undefined) e.textContent = text; return e; };
-  if (history.length < 2) {
+  $("chart-unit").textContent = h.unit === "entries_per_s" ? "entries" : "notifications";
+  const segs = h.segments.filter(g => g.length), points = segs.flat();
+  if (!points.length) {
     svg.append(mk("text", {x: W / 2, y: H / 2, "text-anchor": "middle"}, "measuring…"));
     $("chart-span").textContent = "–";
     return;
   }
-  const t0 = history[0][0], t1 = history[history.length - 1][0], span = Math.max(1, t1 - t0);
-  const max = Math.max(1, ...history.map(p => p[1]));
+  const t0 = points[0][0], t1 = Math.max(now, points[points.length - 1][0]), span = Math.max(1, t1 - t0);
+  const max = Math.max(1, ...points.map(p => p[1]));
   const x = t => left + (W - left - 8) * (t - t0) / span, y = r => top + (H - top - bottom) * (1 - r / max);
   for (const f of [0, 0.5, 1]) {
     svg.append(mk("line", {x1: left, x2: W - 8, y1: y(max * f), y2: y(max * f), stroke: "#e4e7ec"}));
     svg.append(mk("text", {x: left - 6, y: y(max * f) + 4, "text-anchor": "end"}, rate(max * f)));
   }
-  const pts = history.map(p => x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1));
-  svg.append(mk("polygon", {points: x(t0) + "," + y(0) + " " + pts.join(" ") + " " + x(t1) + "," + y(0), fill: "#2f6fed22"}));
-  svg.append(mk("polyline", {points: pts.join(" "), fill: "none", stroke: "#2f6fed", "stroke-width": "2", id: "chart-line"}));
+  segs.forEach((g, i) => {
+    const a = g[0][0], b = g[g.length - 1][0], last = i === segs.length - 1;
+    const pts = g.map(p => x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1));
+    const attrs = {class: "rate-segment", "data-t0": String(a), "data-t1": String(b)};
+    if (last) attrs.id = "chart-line";
+    if (g.length === 1) {
+      svg.append(mk("circle", {...attrs, cx: x(a).toFixed(1), cy: y(g[0][1]).toFixed(1), r: "2.5", fill: "#2f6fed", points: pts[0]}));
+    } else {
+      svg.append(mk("polygon", {points: x(a) + "," + y(0) + " " + pts.join(" ") + " " + x(b) + "," + y(0), fill: "#2f6fed22"}));
+      svg.append(mk("polyline", {...attrs, points: pts.join(" "), fill: "none", stroke: "#2f6fed", "stroke-width": "2"}));
+    }
+    if (i > 0) {
+      const gapFrom = segs[i - 1][segs[i - 1].length - 1][0];
+      svg.append(mk("text", {x: ((x(gapFrom) + x(a)) / 2).toFixed(1), y: y(max / 2), "text-anchor": "middle", class: "rate-gap",
+                             "data-t0": String(gapFrom), "data-t1": String(a)}, "not measured"));
+    }
+  });
   svg.append(mk("text", {x: left, y: H - 6}, "-" + age(now - t0)));
   svg.append(mk("text", {x: W - 8, y: H - 6, "text-anchor": "end"}, "now"));
   $("chart-span").textContent = age(span);
@@ -225,50 +258,57 @@ function render(s) {
   // the other below it.
   const f = s.fleet, p = f.progress.unit === "mixed" ? f.progress_by_unit[0] : f.progress;
   const other = f.progress.unit === "mixed" ? f.progress_by_unit[1] : null;
-  $("fleet-other").textContent = other ? "and in the shards whose workers count nothing in Redis: " + fmt(other.done) + " of " + fmt(other.total)
-      + " entries, " + rate(other.rate) + ", time left " + duration(other.eta_s) : "";
+  $("fleet-other").textContent = other ? "and in the shards whose workers count nothing in Redis: " + fmt(other.done_entries) + " of " + fmt(other.total_entries)
+      + " entries, " + rate(other.entries_per_s) + " entries, time left " + duration(other.eta_s) : "";
   setValue("fleet-percent", p.fraction, percent(p.fraction));
-  setValue("fleet-done", p.done);
-  setValue("fleet-total", p.total);
+  setValue("fleet-done", inUnit(p, "done"));
+  setValue("fleet-total", inUnit(p, "total"));
   $("fleet-unit").textContent = p.unit;
-  setValue("fleet-rate", p.rate, rate(p.rate));
+  setValue("fleet-rate", perSecond(p), rate(perSecond(p)));
+  $("fleet-rate-unit").textContent = p.unit;
   setValue("fleet-eta", p.eta_s, duration(p.eta_s));
+  setValue("fleet-state", f.state, f.state);
+  $("fleet-state").className = "state " + f.state;
   $("fleet-bar").style.width = p.fraction === null ? "0" : (p.fraction * 100).toFixed(1) + "%";
-  setValue("tile-waiting", f.waiting);
-  setValue("tile-pending", f.pending);
-  setValue("tile-delayed", f.delayed);
-  setValue("tile-unregistered", f.unregistered);
+  setValue("tile-waiting", f.waiting_notifications);
+  setValue("tile-in-flight", f.in_flight_notifications);
+  setValue("tile-unregistered", f.unregistered_notifications);
+  setValue("entries-waiting", f.waiting_entries);
+  setValue("entries-pending", f.pending_entries);
+  setValue("entries-delayed", f.delayed_entries);
   const o = f.outcomes;
-  for (const k of ["accepted", "rejected", "failed"]) setValue("tile-" + k, o ? o[k] : null);
+  for (const k of ["accepted", "rejected", "failed"]) setValue("tile-" + k, o ? o[k + "_notifications"] : null);
 
-  chart(s.history, s.time_ms);
+  chart(s.rate_history, s.time_ms);
   const reasons = $("reasons");
   reasons.replaceChildren();
   if (!o) reasons.append(el("p", {class: "empty"}, "not counted by these workers (see the notes)"));
   else if (!o.reasons.length) reasons.append(el("p", {class: "empty"}, "none: every outcome so far was accepted"));
   else {
-    const top = o.reasons[0].count;
+    const top = o.reasons[0].notifications;
     for (const r of o.reasons.slice(0, 12)) {
       const fillDiv = el("div", {class: "fill"});
-      fillDiv.style.width = (100 * r.count / top).toFixed(1) + "%";
-      reasons.append(el("div", {class: "reason", "data-reason": r.reason}, el("span", {}, r.reason), el("div", {}, fillDiv), el("span", {class: "n", "data-value": String(r.count)}, fmt(r.count))));
+      fillDiv.style.width = (100 * r.notifications / top).toFixed(1) + "%";
+      reasons.append(el("div", {class: "reason", "data-reason": r.reason}, el("span", {}, r.reason), el("div", {}, fillDiv), el("span", {class: "n", "data-value": String(r.notifications)}, fmt(r.notifications))));
     }
   }
 
   fill("shards", s.shards.map(sh => sh.error
-      ? el("tr", {"data-shard": sh.shard}, el("td", {}, sh.shard), el("td", {class: "text stale", colspan: "9"}, "could not be read: " + sh.error))
+      ? el("tr", {"data-shard": sh.shard}, el("td", {}, sh.shard), el("td", {class: "text stale", colspan: "12"}, "could not be read: " + sh.error))
       : el("tr", {"data-shard": sh.shard, class: sh.known ? "" : "muted"},
-          el("td", {}, sh.shard + (sh.known ? "" : " (empty)")), num(sh.waiting), num(sh.pending), num(sh.delayed),
-          num(sh.progress.done), num(sh.progress.total), num(sh.progress.rate, rate(sh.progress.rate)),
-          num(sh.progress.eta_s, duration(sh.progress.eta_s)), num(sh.unregistered), num(sh.consumers))), "no shard");
+          el("td", {}, sh.shard + (sh.known ? "" : " (unknown)")), el("td", {class: "text", "data-value": sh.state}, sh.state),
+          num(inUnit(sh.progress, "done")), num(inUnit(sh.progress, "total")), el("td", {class: "text"}, sh.progress.unit),
+          num(perSecond(sh.progress), rate(perSecond(sh.progress))), num(sh.progress.eta_s, duration(sh.progress.eta_s)),
+          num(sh.in_flight_notifications), num(sh.waiting_entries), num(sh.pending_entries), num(sh.delayed_entries),
+          num(sh.unregistered_notifications), num(sh.consumers))), "no shard");
 
   fill("campaigns", s.campaigns.map(c => el("tr", {"data-campaign": c.name},
-      el("td", {}, el("a", {href: "?campaign=" + encodeURIComponent(c.name)}, c.name)),
-      el("td", {}, bar(c.progress.fraction)), num(c.progress.done), num(c.progress.total),
-      num(c.outcomes.rejected), num(c.outcomes.failed), num(c.progress.rate, rate(c.progress.rate)),
+      el("td", {}, el("a", {href: "?campaign=" + encodeURIComponent(c.name)}, c.name)), el("td", {class: "text", "data-value": c.state}, c.state),
+      el("td", {}, bar(c.progress.fraction)), num(c.progress.done_notifications), num(c.progress.total_notifications),
+      num(c.outcomes.rejected_notifications), num(c.outcomes.failed_notifications), num(c.progress.notifications_per_s, rate(c.progress.notifications_per_s)),
       num(c.progress.eta_s, duration(c.progress.eta_s)))), "no campaign counted");
-  fill("apps", s.apps.map(a => el("tr", {"data-app": a.name}, el("td", {}, a.name), num(a.outcomes.accepted),
-      num(a.outcomes.rejected), num(a.outcomes.failed), num(a.progress.rate, rate(a.progress.rate)))),
+  fill("apps", s.apps.map(a => el("tr", {"data-app": a.name}, el("td", {}, a.name), num(a.outcomes.accepted_notifications),
+      num(a.outcomes.rejected_notifications), num(a.outcomes.failed_notifications), num(a.progress.notifications_per_s, rate(a.progress.notifications_per_s)))),
       s.campaign === null ? "no app counted" : "(all apps: see the fleet view)");
 
   fill("workers", s.workers.map(w => el("tr", {"data-worker": w.consumer},
@@ -276,13 +316,13 @@ function render(s) {
       el("td", {class: "text"}, w.shards.join(", ")),
       el("td", {class: w.stale ? "stale" : "", "data-value": w.heartbeat_age_ms === null ? "" : String(w.heartbeat_age_ms)},
          w.heartbeat_age_ms === null ? "none written" : (w.stale ? "stale, " : "") + age(w.heartbeat_age_ms) + " ago"),
-      num(w.in_flight), num(w.redis_pending), num(w.redis_idle_ms, w.redis_idle_ms === null ? "–" : age(w.redis_idle_ms)))),
+      num(w.in_flight_notifications), num(w.redis_pending_entries), num(w.redis_idle_ms, w.redis_idle_ms === null ? "–" : age(w.redis_idle_ms)))),
       "no worker known");
 
   const me = s.this_worker;
   $("this-name").textContent = me ? me.consumer + (me.live ? "" : " (loop stuck)") : "–";
   fill("this-outcomes", me ? me.outcomes.map(x => el("tr", {"data-outcome": x.app + "/" + x.outcome + "/" + x.reason}, el("td", {}, x.app), el("td", {class: "text"}, x.outcome),
-      el("td", {class: "text"}, x.reason || "–"), num(x.count))) : [], "no outcome recorded yet");
+      el("td", {class: "text"}, x.reason || "–"), num(x.notifications))) : [], "no outcome recorded yet");
   $("this-counters").textContent = me ? ["read", "sent", "resent", "reclaimed", "dead_lettered", "delayed", "redis_reconnects"]
       .filter(k => k in me.counters).map(k => k.replaceAll("_", " ") + " " + fmt(me.counters[k])).join(" · ") : "";
 

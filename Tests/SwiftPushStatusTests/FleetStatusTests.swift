@@ -31,34 +31,41 @@ struct FleetStatusTests {
     func fleetSums() {
         let all0 = RateKey(shard: "0", scope: .all, unit: .notifications), all1 = RateKey(shard: "1", scope: .all, unit: .notifications)
         let s = FleetStatus(Self.snapshot([Self.counted("0"), Self.counted("1")], rates: [all0: 40, all1: 60]))
-        #expect(s.fleet.shards == 2 && s.fleet.waiting == 600 && s.fleet.pending == 120 && s.fleet.unregistered == 60)
+        #expect(s.fleet.shards == 2 && s.fleet.waitingEntries == 600 && s.fleet.pendingEntries == 120 && s.fleet.unregisteredNotifications == 60)
+        #expect(s.fleet.state == .working)
         #expect(s.fleet.outcomes?.accepted == 1200 && s.fleet.outcomes?.reasons == ["Unregistered": 60, "BadDeviceToken": 20])
         let p = s.fleet.progress
         #expect(p.unit == .notifications && p.done == 1280 && p.remaining == 720 && p.rate == 100 && p.etaSeconds == 7.2)
-        #expect(s.history == [RatePoint(timeMillis: Self.now - 1000, rate: 50), RatePoint(timeMillis: Self.now, rate: 100)])
+        #expect(s.rateHistory == RateHistory(unit: .notifications, segments: [[RatePoint(timeMillis: Self.now - 1000, rate: 50), RatePoint(timeMillis: Self.now, rate: 100)]]))
         #expect(s.apps.map(\.name) == ["demo"] && s.apps[0].outcomes.accepted == 1200)
         #expect(s.campaigns.map(\.name) == ["spring"] && s.campaigns[0].progress.done == 410 && s.campaigns[0].progress.remaining == 590)
         #expect(s.notes.isEmpty && s.error == nil)
     }
 
-    @Test("A campaign's view shows its counts, 410s and progress; an unknown campaign is all zeros with a note")
+    @Test("A campaign's view shows its counts, 410s and progress; an unknown campaign says so, its figures unknown, and names the known ones")
     func campaignFocus() {
         let spring = RateKey(shard: "0", scope: .campaign("spring"), unit: .notifications)
         let s = FleetStatus(Self.snapshot([Self.counted("0")], rates: [spring: 20]), focus: StatusFocus(campaign: "spring"))
-        #expect(s.campaign == "spring" && s.fleet.outcomes?.accepted == 200 && s.fleet.unregistered == 5)
+        #expect(s.campaign == "spring" && s.fleet.outcomes?.accepted == 200 && s.fleet.unregisteredNotifications == 5 && s.fleet.state == .working)
         #expect(s.fleet.progress.done == 205 && s.fleet.progress.remaining == 295 && s.fleet.progress.rate == 20)
         #expect(s.apps.isEmpty && s.campaigns.map(\.name) == ["spring"] && s.recentUnregistered.isEmpty)
         let none = FleetStatus(Self.snapshot([Self.counted("0")]), focus: StatusFocus(campaign: "nope"))
-        #expect(none.fleet.outcomes?.done == 0 && none.fleet.progress.done == 0 && none.fleet.progress.remaining == 0)
-        #expect(none.campaigns.map(\.name) == ["nope"] && none.notes == ["campaign nope: nothing recorded in the shards shown"])
+        #expect(none.fleet.state == .unknown && none.fleet.outcomes == nil && none.fleet.progress.done == nil && none.fleet.progress.remaining == nil)
+        #expect(none.fleet.progress.etaSeconds == nil && none.campaigns.map(\.state) == [.unknown])
+        #expect(none.campaigns.map(\.name) == ["nope"] && none.notes == ["campaign nope unknown: no shard shown counts it; known campaigns: spring"])
         #expect(none.error == nil)
     }
 
     @Test("A shard asked for but not read is an empty view; others are left out")
     func shardFocus() {
         let s = FleetStatus(Self.snapshot([Self.counted("0"), Self.counted("1")]), focus: StatusFocus(shards: ["1", "9"]))
-        #expect(s.shards.map(\.shard) == ["1", "9"] && !s.shards[1].known && s.shards[1].pending == 0)
-        #expect(s.fleet.pending == 60 && s.error == nil)
+        #expect(s.shards.map(\.shard) == ["1", "9"] && !s.shards[1].known && s.shards[1].pendingEntries == 0 && s.shards[1].state == .unknown)
+        #expect(s.fleet.pendingEntries == 60 && s.error == nil && s.fleet.state == .working)
+        #expect(s.notes == ["shard 9 unknown: no key of it in Redis"])
+        var known = Self.snapshot([Self.counted("0")])
+        known.knownShards = ["0", "1"]
+        let only = FleetStatus(known, focus: StatusFocus(shards: ["9"]))
+        #expect(only.fleet.state == .unknown && only.notes == ["shard 9 unknown: no key of it in Redis; known shards: 0, 1"])
     }
 
     @Test("Shards with and without counters: no fleet sums across units, and a note says why")
@@ -77,7 +84,7 @@ struct FleetStatusTests {
     @Test("A shard that could not be read is shown with its error and left out of the sums")
     func unreadable() {
         let s = FleetStatus(Self.snapshot([Self.counted("0"), ShardReading(shard: "1", timeMillis: Self.now, error: "connection refused")]))
-        #expect(s.shards[1].error == "connection refused" && s.fleet.shards == 1 && s.fleet.pending == 60)
+        #expect(s.shards[1].error == "connection refused" && s.fleet.shards == 1 && s.fleet.pendingEntries == 60)
         #expect(s.fleet.progress.done == 640)
     }
 
@@ -110,11 +117,12 @@ struct FleetStatusTests {
         #expect(!text.contains(String(repeating: "ab", count: 32)) && text.contains("ababab…abab"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(Set(object.keys) == ["time_ms", "group", "campaign", "fleet", "shards", "apps", "campaigns", "workers",
-                                     "recent_unregistered", "history", "notes", "error", "this_worker"])
+                                     "recent_unregistered", "rate_history", "notes", "error", "this_worker"])
         let fleet = try #require(object["fleet"] as? [String: Any])
         let progress = try #require(fleet["progress"] as? [String: Any])
-        #expect(progress["done"] as? Int == 640 && progress["unit"] as? String == "notifications" && progress["eta_s"] is NSNull)
+        #expect(progress["done_notifications"] as? Int == 640 && progress["done_entries"] is NSNull)
+        #expect(progress["unit"] as? String == "notifications" && progress["eta_s"] is NSNull)
         let reasons = try #require((fleet["outcomes"] as? [String: Any])?["reasons"] as? [[String: Any]])
-        #expect(reasons.first?["reason"] as? String == "Unregistered" && reasons.first?["count"] as? Int == 30)
+        #expect(reasons.first?["reason"] as? String == "Unregistered" && reasons.first?["notifications"] as? Int == 30)
     }
 }

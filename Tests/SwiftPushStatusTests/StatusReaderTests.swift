@@ -52,6 +52,8 @@ struct StatusReaderTests {
         let snapshot = StatusReader(group: "senders", shards: .listed(["1", "nope"])) { try redis.connect() }.read()
         #expect(snapshot.error == nil && snapshot.readings.map(\.shard) == ["1", "nope"])
         #expect(snapshot.readings[1].streamExists == false && snapshot.readings[1].remaining(.all) == 0)
+        // Beside the unknown one, the known ones (the reader looked for them once).
+        #expect(snapshot.knownShards == ["0", "1"])
     }
 
     @Test("Two reads give the rate of what was counted between them, on Redis's clock")

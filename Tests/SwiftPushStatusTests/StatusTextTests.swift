@@ -33,13 +33,20 @@ struct StatusTextTests {
 
     @Test("A terminal gets the bar and lines cut to its width; a pipe gets neither")
     func styles() {
-        let s = FleetStatus(FleetStatusTests.snapshot([FleetStatusTests.counted("0")]))
+        var r = FleetStatusTests.counted("0")
+        var h = Heartbeat(consumer: "w1")
+        h.heartbeatMillis = FleetStatusTests.now - 1000
+        h.inFlight = 45
+        r.heartbeats = [h]
+        let s = FleetStatus(FleetStatusTests.snapshot([r]))
         let plain = StatusText.lines(s, redis: "127.0.0.1:6379", style: .plain)
         #expect(plain[0] == "swiftpush status · 127.0.0.1:6379 · group senders · 2023-11-14 22:15:00 UTC")
-        #expect(plain[1] == "fleet   64.0%  640 of 1,000 notifications  -  time left -")
-        #expect(plain[2] == "  waiting 300 · in flight 60 · delayed 0 · 410s 30")
-        #expect(plain[3] == "  accepted 600 · rejected 40 · failed 0")
-        #expect(plain[4] == "  reasons Unregistered 30 · BadDeviceToken 10")
+        #expect(plain[1] == "fleet   64.0%  640 of 1,000 notifications  -  time left -  working")
+        // Notifications and stream entries on lines of their own, each saying its unit.
+        #expect(plain[2] == "  notifications: waiting 315 · in flight 45 · 410s 30")
+        #expect(plain[3] == "  entries in Redis: waiting 300 · pending 60 · delayed 0")
+        #expect(plain[4] == "  notifications: accepted 600 · rejected 40 · failed 0")
+        #expect(plain[5] == "  reasons Unregistered 30 · BadDeviceToken 10")
         #expect(!plain.joined().contains("█"))
         let terminal = StatusText.lines(s, redis: "127.0.0.1:6379", style: .init(bar: true, width: 40))
         #expect(terminal[1].hasPrefix("fleet  [███████████████░░░░░░░░░]") && terminal.allSatisfy { $0.count <= 40 })
@@ -51,8 +58,8 @@ struct StatusTextTests {
         let s = FleetStatus(FleetStatusTests.snapshot([FleetStatusTests.counted("0"), ShardReading(shard: "12", timeMillis: 0, error: "boom")]))
         let lines = StatusText.lines(s, redis: "r", style: .plain)
         let header = try! #require(lines.firstIndex { $0.hasPrefix("shard") })
-        #expect(lines[header] == "shard  waiting  in flight  delayed  done     of           unit  rate  time left  410s")
-        #expect(lines[header + 1] == "0          300         60        0   640  1,000  notifications     -          -    30")
+        #expect(lines[header] == "shard    state  done     of           unit  rate  time left  in flight  waiting entries  pending entries  delayed entries  410s")
+        #expect(lines[header + 1] == "0      working   640  1,000  notifications     -          -          -              300               60                0    30")
         #expect(lines[header + 2] == "12     error: boom")
     }
 

@@ -88,7 +88,7 @@ struct WorkerHTTPServerTests {
         await server.stop()
     }
 
-    @Test("/status.json is the fleet's view; an unknown campaign or shard is an empty view, not an error")
+    @Test("/status.json is the fleet's view; an unknown campaign or shard says it is unknown and names the known ones, not an error")
     func statusJSON() async throws {
         let redis = try await onOwnThread { try RedisServerProcess() }
         defer { redis.stop() }
@@ -105,13 +105,17 @@ struct WorkerHTTPServerTests {
             }
             let all = try get("/status.json")
             let shards = try #require(all["shards"] as? [[String: Any]])
-            #expect(shards.map { $0["shard"] as? String } == ["0", "1"] && shards[0]["pending"] as? Int == 8 && shards[0]["waiting"] as? Int == 12)
+            #expect(shards.map { $0["shard"] as? String } == ["0", "1"] && shards[0]["pending_entries"] as? Int == 8 && shards[0]["waiting_entries"] as? Int == 12)
             #expect((all["this_worker"] as? [String: Any])?["consumer"] as? String == "me" && all["error"] is NSNull)
             let campaign = try get("/status.json?campaign=nope")
             #expect(campaign["campaign"] as? String == "nope" && campaign["error"] is NSNull)
-            #expect(((campaign["fleet"] as? [String: Any])?["progress"] as? [String: Any])?["done"] as? Int == 0)
+            let fleet = try #require(campaign["fleet"] as? [String: Any])
+            #expect(fleet["state"] as? String == "unknown" && (fleet["progress"] as? [String: Any])?["done_notifications"] is NSNull)
+            #expect((campaign["notes"] as? [String])?.contains("campaign nope unknown: no shard shown counts it; known campaigns: spring") == true)
             let shard = try get("/status.json?shards=zz")
-            #expect((shard["shards"] as? [[String: Any]])?.first?["known"] as? Bool == false && shard["error"] is NSNull)
+            let zz = try #require((shard["shards"] as? [[String: Any]])?.first)
+            #expect(zz["known"] as? Bool == false && zz["state"] as? String == "unknown" && shard["error"] is NSNull)
+            #expect((shard["notes"] as? [String])?.contains("shard zz unknown: no key of it in Redis; known shards: 0, 1") == true)
         }
         await server.stop()
     }

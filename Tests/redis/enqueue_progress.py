@@ -54,7 +54,7 @@ def on_terminal(args):
 
 status, stdout, tty = on_terminal(["--shard", "prog", "--file", path, "--campaign", "spring"])
 check(f"{COUNT} lines on a terminal: a progress line with count, rate and time left, the last one complete",
-      status == 0 and stdout.strip() == f"enqueued {COUNT}"
+      status == 0 and stdout.strip() == f"enqueued {COUNT} notifications in {COUNT} entries"
       and re.search(rf"swiftpush: {COUNT}/{COUNT} \(100%\), \d+/s, done in \d+s", tty) is not None,
       f"status {status}, stdout {stdout!r}, terminal {tty[-300:]!r}")
 

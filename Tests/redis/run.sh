@@ -66,7 +66,7 @@ lines 1000 tls > "$out/1000.jsonl"
 
 name="enqueue over TLS as an ACL user, the password from a file: 1000 entries"
 if "$cli" enqueue "${tls_opts[@]}" --batch 1 --shard t1 --file "$out/1000.jsonl" > "$out/stdout" 2> "$out/err" \
-   && grep -qx "enqueued 1000" "$out/stdout" && [ "$(rcli XLEN 'push:{t1}')" = 1000 ]
+   && grep -qx "enqueued 1000 notifications in 1000 entries" "$out/stdout" && [ "$(rcli XLEN 'push:{t1}')" = 1000 ]
 then ok "$name"; else bad "$name"; fi
 
 # The progress line on a terminal, --quiet, and --campaign (Tests/redis/enqueue_progress.py).
@@ -126,7 +126,7 @@ lines 6000 c > "$out/6000.jsonl"
 
 name="enqueue to a cluster: 6000 entries spread over 6 shards by crc16(id) mod 6, each pipeline confirmed by WAIT 1"
 if "$cli" enqueue --batch 1 --cluster "$seeds" --shards 6 --wait-replicas 1 --pipeline 500 --file "$out/6000.jsonl" > "$out/stdout" 2> "$out/err" \
-   && grep -qx "enqueued 6000" "$out/stdout" \
+   && grep -qx "enqueued 6000 notifications in 6000 entries" "$out/stdout" \
    && python3 - "$out/6000.jsonl" > "$out/expected" <<'PY'
 import binascii, collections, json, sys
 counts = collections.Counter(binascii.crc_hqx(json.loads(l)["id"].encode(), 0) % 6 for l in open(sys.argv[1]))

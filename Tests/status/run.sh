@@ -49,13 +49,16 @@ gone2=00000000000000000000000000000000000000000000000000000000000000a2
 printf '%s\n%s\n' "$gone1" "$gone2" > "$out/tokens.txt"
 mock_start status "$cli" "$pki" --unregistered "$gone1" --unregistered "$gone2" --lenient-initial-limit
 
-# Today's worker on shard "w" with its HTTP server, 300 notifications through it.
+# Today's worker on shard "w" with its HTTP server, 300 notifications through it. Its status
+# page's clock can be moved forward (SWIFTPUSH_STATUS_CLOCK_OFFSET_FILE, milliseconds added to
+# Redis's time): the page's check of a pause in the reads moves it instead of waiting.
+echo 0 > "$out/clock-offset"
 cat > "$out/w.json" <<JSON
 {"redis": {"host": "127.0.0.1", "port": $redis_port}, "shard": "w", "metrics_port": 0,
  "apps": {"demo": {"key_file": "$pki/AuthKey_TESTKEY001.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456",
                    "host": "localhost", "port": $MOCK_PORT, "ca_file": "$pki/ca.pem", "topics": ["com.example.app"]}}}
 JSON
-"$cli" worker --config "$out/w.json" --consumer status-w1 > "$out/w.out" 2> "$out/w.err" &
+SWIFTPUSH_STATUS_CLOCK_OFFSET_FILE="$out/clock-offset" "$cli" worker --config "$out/w.json" --consumer status-w1 > "$out/w.out" 2> "$out/w.err" &
 WORKER_PID=$!
 python3 - "$gone1" "$gone2" > "$out/w.jsonl" <<'PY'
 import json, sys
@@ -100,7 +103,7 @@ else
   while read -r line; do case "$line" in ok:*) ok "${line#ok: }";; *) bad "${line#FAILED: }";; esac; done < "$out/http.txt"
 fi
 
-name="status --json: every shard's queue as Redis holds it, the counted shard's progress and campaigns, the fleet in mixed units"
+name="status --json: every shard's queue as Redis holds it (in entries), the counted shard's progress and campaigns (in notifications), the fleet in mixed units, every number named with its unit"
 "$cli" status --redis "127.0.0.1:$redis_port" --interval 0 --json > "$out/status.json"
 if python3 - "$out/status.json" <<'PY'
 import json, sys
@@ -108,41 +111,78 @@ s = json.load(open(sys.argv[1]))
 shards = {x["shard"]: x for x in s["shards"]}
 assert list(shards) == ["counted", "paused", "w"], list(shards)
 p, c, w = shards["paused"], shards["counted"], shards["w"]
-assert (p["waiting"], p["pending"], p["delayed"], p["unregistered"], p["counted"]) == (25, 15, 3, 2, False), p
-assert p["progress"]["unit"] == "entries" and p["progress"]["done"] == 0 and p["progress"]["remaining"] == 43, p["progress"]
-assert (w["waiting"], w["pending"], w["outcome_records"], w["progress"]["done"], w["counted"]) == (0, 0, 300, 300, True), w
-assert c["counted"] and c["progress"]["done"] == 3150 and c["progress"]["remaining"] == 1850 and c["outcomes"]["gone"] == 80, c
-assert s["fleet"]["progress"]["unit"] == "mixed" and s["fleet"]["pending"] == 19 and s["fleet"]["waiting"] == 31, s["fleet"]
+assert (p["waiting_entries"], p["pending_entries"], p["delayed_entries"], p["unregistered_notifications"], p["counted"]) == (25, 15, 3, 2, False), p
+assert p["progress"]["unit"] == "entries" and p["progress"]["done_entries"] == 0 and p["progress"]["remaining_entries"] == 43, p["progress"]
+assert p["progress"]["done_notifications"] is None and p["in_flight_notifications"] is None and p["state"] == "working", p
+assert (w["waiting_entries"], w["pending_entries"], w["outcome_records"], w["progress"]["done_notifications"], w["counted"]) == (0, 0, 300, 300, True), w
+assert w["state"] == "done" and w["waiting_notifications"] == 0 and w["in_flight_notifications"] == 0, w
+assert c["counted"] and c["progress"]["done_notifications"] == 3150 and c["progress"]["remaining_notifications"] == 1850, c
+# hb-fresh holds 4 in flight; hb-stale's figure is not current.
+assert c["outcomes"]["gone_notifications"] == 80 and c["in_flight_notifications"] == 4 and c["waiting_notifications"] == 1846, c
+f = s["fleet"]
+assert f["progress"]["unit"] == "mixed" and f["pending_entries"] == 19 and f["waiting_entries"] == 31 and f["state"] == "working", f
+assert f["waiting_notifications"] == 1846 and f["in_flight_notifications"] is None, f  # paused: a dead consumer holds 15 entries
 camps = {x["name"]: x for x in s["campaigns"]}
-assert camps["spring"]["progress"]["done"] == 1550 and camps["spring"]["progress"]["remaining"] == 450, camps
+assert camps["spring"]["progress"]["done_notifications"] == 1550 and camps["spring"]["progress"]["remaining_notifications"] == 450, camps
 workers = {x["consumer"]: x for x in s["workers"]}
-assert workers["hb-stale"]["stale"] and not workers["hb-fresh"]["stale"] and workers["dead-worker"]["redis_pending"] == 15, workers
+assert workers["hb-stale"]["stale"] and not workers["hb-fresh"]["stale"] and workers["dead-worker"]["redis_pending_entries"] == 15, workers
+assert workers["hb-fresh"]["in_flight_notifications"] == 4, workers["hb-fresh"]
+# Every number says its unit in its name (the workers' counters keep /metrics' names).
+def numbers(v, path=""):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if k in ("counters", "gauges"):
+                continue
+            if isinstance(x, (int, float)) and not isinstance(x, bool):
+                yield path + "." + k
+            else:
+                yield from numbers(x, path + "." + k)
+    elif isinstance(v, list):
+        for x in v:
+            yield from numbers(x, path + "[]")
+units = ("_notifications", "_entries", "_records", "_per_s", "_ms", "_s")
+unnamed = sorted({n for n in numbers(s) if not n.endswith(units)
+                  and n.rsplit(".", 1)[1] not in ("notifications", "entries", "pid", "fraction", "shards", "consumers")})
+assert not unnamed, unnamed
+assert ".fleet.pending_entries" in set(numbers(s)) and ".shards[].waiting_notifications" in set(numbers(s))
 assert workers["status-w1"]["heartbeat_ms"] is not None and not workers["status-w1"]["stale"], workers["status-w1"]
 assert any("shard paused: no stats:{s}" in n for n in s["notes"]), s["notes"]
 assert all("…" in g["token"] for g in s["recent_unregistered"]) and s["error"] is None
 PY
 then ok "$name"; else bad "$name"; fi
 
-name="status --campaign: the campaign's figures; an unknown campaign or shard is an empty view with exit 0"
+name="status --campaign: the campaign's figures; an unknown campaign or shard says it is unknown and names the known ones (exit 0)"
 c1=0; "$cli" status --redis "127.0.0.1:$redis_port" --interval 0 --json --campaign spring --shards counted > "$out/spring.json" || c1=$?
 c2=0; "$cli" status --redis "127.0.0.1:$redis_port" --interval 0 --json --campaign nope > "$out/nope.json" || c2=$?
 c3=0; "$cli" status --redis "127.0.0.1:$redis_port" --interval 0 --json --shards zz > "$out/zz.json" || c3=$?
 if [ "$c1$c2$c3" = 000 ] && python3 - "$out/spring.json" "$out/nope.json" "$out/zz.json" <<'PY'
 import json, sys
 spring, nope, zz = (json.load(open(f)) for f in sys.argv[1:4])
-assert spring["campaign"] == "spring" and spring["fleet"]["progress"]["done"] == 1550 and spring["fleet"]["unregistered"] == 50, spring["fleet"]
+assert spring["campaign"] == "spring" and spring["fleet"]["progress"]["done_notifications"] == 1550, spring["fleet"]
+assert spring["fleet"]["unregistered_notifications"] == 50 and spring["fleet"]["state"] == "working", spring["fleet"]
 assert [x["name"] for x in spring["campaigns"]] == ["spring"] and spring["apps"] == []
-assert nope["fleet"]["progress"]["done"] == 0 and "campaign nope: nothing recorded in the shards shown" in nope["notes"] and nope["error"] is None
-assert [(x["shard"], x["known"]) for x in zz["shards"]] == [("zz", False)] and zz["error"] is None
+assert nope["fleet"]["state"] == "unknown" and nope["fleet"]["progress"]["done_notifications"] is None and nope["fleet"]["progress"]["eta_s"] is None, nope["fleet"]
+assert "campaign nope unknown: no shard shown counts it; known campaigns: autumn, spring" in nope["notes"] and nope["error"] is None, nope["notes"]
+assert [(x["shard"], x["known"], x["state"]) for x in zz["shards"]] == [("zz", False, "unknown")] and zz["error"] is None, zz["shards"]
+assert zz["fleet"]["state"] == "unknown" and "shard zz unknown: no key of it in Redis; known shards: counted, paused, w" in zz["notes"], zz["notes"]
 PY
 then ok "$name"; else bad "$name (exits $c1 $c2 $c3)"; fi
 
-name="status in a pipe prints plain lines (no bar, no escape); on a terminal --watch redraws in place with a bar"
+name="status --campaign nope in a terminal's words: unknown, no figures, the known campaigns named"
+"$cli" status --redis "127.0.0.1:$redis_port" --interval 0 --campaign nope > "$out/nope.txt" || true
+if grep -q "^campaign .* - of - notifications .* unknown$" "$out/nope.txt" \
+   && grep -qx "note: campaign nope unknown: no shard shown counts it; known campaigns: autumn, spring" "$out/nope.txt" \
+   && ! grep -q "time left done" "$out/nope.txt"
+then ok "$name"; else bad "$name"; cat "$out/nope.txt"; fi
+
+name="status in a pipe prints plain lines (no bar, no escape), notifications and entries on lines of their own; on a terminal --watch redraws in place with a bar"
 "$cli" status --redis "127.0.0.1:$redis_port" --interval 0 > "$out/plain.txt"
 script -qec "$cli status --redis 127.0.0.1:$redis_port --watch --count 2 --interval 0.2 --shards counted" /dev/null > "$out/tty.txt" 2>&1 || true
-if grep -q "^shard  *waiting" "$out/plain.txt" && grep -q "^note: shard paused: no stats" "$out/plain.txt" \
+if grep -q "^shard  *state" "$out/plain.txt" && grep -q "^note: shard paused: no stats" "$out/plain.txt" \
+   && grep -q "^  notifications: waiting 1,846 · in flight - · 410s [0-9,]*$" "$out/plain.txt" \
+   && grep -q "^  entries in Redis: waiting 31 · pending 19 · delayed 3$" "$out/plain.txt" \
    && ! grep -q $'\e' "$out/plain.txt" && ! grep -q "█" "$out/plain.txt" \
-   && grep -q $'\e\[[0-9]*A' "$out/tty.txt" && grep -q "█" "$out/tty.txt" && [ "$(grep -c "^shard  *waiting" "$out/tty.txt")" -eq 2 ]
+   && grep -q $'\e\[[0-9]*A' "$out/tty.txt" && grep -q "█" "$out/tty.txt" && [ "$(grep -c "^shard  *state" "$out/tty.txt")" -eq 2 ]
 then ok "$name"; else bad "$name"; cat "$out/plain.txt"; cat -v "$out/tty.txt" | head -20; fi
 
 name="status --watch --json: the rate is what was counted between two reads over Redis's time between them"
@@ -153,10 +193,10 @@ wait "$watch_pid" || true
 if python3 - "$out/watch.jsonl" <<'PY'
 import json, sys
 a, b = (json.loads(l) for l in open(sys.argv[1]))
-rate = b["fleet"]["progress"]["rate"]
+rate = b["fleet"]["progress"]["notifications_per_s"]
 expected = 500 * 1000 / (b["time_ms"] - a["time_ms"])
-assert a["fleet"]["progress"]["rate"] is None and abs(rate - expected) <= 0.1, (rate, expected)
-assert b["fleet"]["progress"]["done"] - a["fleet"]["progress"]["done"] == 500
+assert a["fleet"]["progress"]["notifications_per_s"] is None and abs(rate - expected) <= 0.1, (rate, expected)
+assert b["fleet"]["progress"]["done_notifications"] - a["fleet"]["progress"]["done_notifications"] == 500
 assert b["fleet"]["progress"]["eta_s"] is not None
 PY
 then ok "$name"; else bad "$name"; cat "$out/watch.jsonl"; fi
@@ -176,7 +216,7 @@ if bash Tests/support/redis-cluster.sh start "$cluster" --owner $$ > "$out/clust
   if python3 - "$out/cluster.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-got = [(x["shard"], x["stream_entries"], x["counted"], x["progress"]["done"]) for x in s["shards"]]
+got = [(x["shard"], x["stream_entries"], x["counted"], x["progress"]["done_notifications" if x["counted"] else "done_entries"]) for x in s["shards"]]
 assert got == [("a", 1, False, 0), ("b", 1, True, 4), ("c", 1, False, 0), ("d", 1, False, 0), ("e", 1, False, 0)], got
 assert s["error"] is None
 PY
@@ -194,7 +234,7 @@ touch "$out/live"
     sleep 0.5
   done ) &
 LOAD_PID=$!
-if python3 Tests/status/browser_check.py "$(command -v chromium)" "$base/" "$redis_port" "$shots" "$out/tokens.txt" "$out/live" > "$out/browser.txt" 2>&1; then :; fi
+if python3 Tests/status/browser_check.py "$(command -v chromium)" "$base/" "$redis_port" "$shots" "$out/tokens.txt" "$out/live" "$out/clock-offset" > "$out/browser.txt" 2>&1; then :; fi
 while read -r line; do case "$line" in ok:*) ok "page: ${line#ok: }";; FAILED:*) bad "page: ${line#FAILED: }";; *) echo "  $line";; esac; done < "$out/browser.txt"
 grep -q "screenshot saved" "$out/browser.txt" || bad "page: no screenshot"
 rm -f "$out/live"   # the check removes it once the page moved; if it failed before, here

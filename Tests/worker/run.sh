@@ -146,7 +146,7 @@ shard=e2e
 notifications $shard "$count" > "$out/$shard.jsonl"
 config "$out/$shard.json" $shard "$mock_port"
 if "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > "$out/enqueue.out" \
-   && grep -q "^enqueued $count$" "$out/enqueue.out"; then
+   && grep -q "^enqueued $count notifications in $count entries$" "$out/enqueue.out"; then
   t0=$(date +%s.%N)
   start_worker e2e-a "$out/$shard.json"; a=$WORKER_PID
   start_worker e2e-b "$out/$shard.json"; b=$WORKER_PID
@@ -823,7 +823,7 @@ tokens_file "$out/$shard.tokens" 5000 "$gone1" "$gone2" "$gone3"
 config "$out/$shard.json" $shard "$mock_port"
 if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/$shard.tokens" --id mc --app demo \
      --payload '{"aps":{"alert":"to many"}}' --per-entry 500 > "$out/$shard.enqueue" \
-   && grep -q "^enqueued 10$" "$out/$shard.enqueue"; then
+   && grep -q "^enqueued 5000 notifications in 10 entries$" "$out/$shard.enqueue"; then
   start_worker mc-a "$out/$shard.json"; a=$WORKER_PID
   start_worker mc-b "$out/$shard.json"; b=$WORKER_PID
   if wait_until 120 drained $shard; then
@@ -945,10 +945,10 @@ config "$out/$shard.json" $shard "$mock_port"
 printf '%s\n' '{"id":"k-1","app":"demo","token":"'$good'","payload":{}}' \
   '{"v":"2","id":"k-m","app":"demo","tokens":"'$good,$gone1'","payload":{}}' '{"id":"k-2","app":"demo","token":"'$good'","payload":{}}' > "$out/$shard.kinds"
 if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard-kinds --file "$out/$shard.kinds" > "$out/$shard.enqueue" \
-   && grep -q "^enqueued 2$" "$out/$shard.enqueue" && [ "$(rcli XLEN "push:{$shard-kinds}")" -eq 2 ] \
+   && grep -q "^enqueued 4 notifications in 2 entries$" "$out/$shard.enqueue" && [ "$(rcli XLEN "push:{$shard-kinds}")" -eq 2 ] \
    && rcli XRANGE "push:{$shard-kinds}" - + | grep -q '^tokens$' \
    && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > "$out/$shard.enqueue" \
-   && grep -q "^enqueued 40$" "$out/$shard.enqueue"; then
+   && grep -q "^enqueued 20000 notifications in 40 entries$" "$out/$shard.enqueue"; then
   start_worker batch-a "$out/$shard.json"; a=$WORKER_PID
   start_worker batch-b "$out/$shard.json"; b=$WORKER_PID
   if wait_until 120 drained $shard; then
