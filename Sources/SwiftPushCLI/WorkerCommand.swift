@@ -20,9 +20,11 @@ struct WorkerCommand: StatusCommand {
         sends through one client per app, records each outcome in
         outcomes:{shard} (410 tokens also in unregistered:{shard}) and
         acknowledges it in the same Lua script.
-        SIGTERM/SIGINT: stop reading, drain (drain_ms), settle, exit 0.
+        SIGTERM/SIGINT: stop reading, finish what it holds or has to take back
+        (drain_ms), settle, exit 0; what cannot finish is handed back, at once
+        reclaimable by any worker (handed_back=N in the log).
         Exit status: 0 stopped with nothing left unsettled, 1 something stayed
-        pending, 2 usage or configuration error.
+        pending (handed back), 2 usage or configuration error.
         """)
 
     @Option(help: ArgumentHelp("the worker's JSON configuration (docs/worker.md)", valueName: "FILE"), completion: .file())

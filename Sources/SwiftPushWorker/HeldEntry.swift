@@ -51,6 +51,14 @@ final class HeldEntry {
     var decidedSinceNanos: UInt64?
     /// Its final settlement has been queued.
     var finalQueued = false
+    /// A 410 is among its outcomes not yet queued: they are settled at once, not at the next
+    /// checkpoint (issue 31: a 410 that arrived must be recorded even if the worker dies soon
+    /// after, or the dead token is kept for ever).
+    var urgent = false
+    /// Deliveries before this one that ended without an outcome (a previous holder died or
+    /// stopped after its delivery was counted): each may have written a request to APNs, so
+    /// its records say `maybe_delivered` and count them in `attempts` (`ShardMachine.outcome`).
+    var earlierDeliveries = 0
 
     init(box: EntryBox, serial: UInt64, deliveries: Int, suspect: Bool) {
         self.box = box

@@ -63,6 +63,7 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .settle: return "settle"
         case .ownPending: return "ownPending"
         case .takeOwn: return "takeOwn"
+        case .handBack: return "handBack"
         case .countDelivery: return "countDelivery"
         case .reclaim: return "reclaim"
         case .promote: return "promote"
@@ -95,19 +96,35 @@ public final class InMemoryWorkQueue: WorkQueue {
                 .sorted { $0.0 < $1.0 }
                 .prefix(max)
             return .pending(mine.map { PendingEntry(entryID: $0.0.description, deliveries: $0.1.deliveries) })
-        case .takeOwn(let ids):
+        case .takeOwn(let ids, let budget):
             var out: [QueueEntry] = []
+            var used = 0, considered = 0
             for id in ids {
-                guard var p = s.pending[id], p.consumer == consumer else { continue }
+                guard var p = s.pending[id], p.consumer == consumer else {
+                    considered += 1
+                    continue
+                }
                 if let e = s.entry(id) {
+                    let n = Self.takeBackSize(e.fields)
+                    if !out.isEmpty && used + n > budget { break }
+                    used += n
                     p.deliveredMillis = s.nowMillis
                     s.pending[id] = p
                     out.append(QueueEntry(entryID: id, fields: e.fields, deliveries: p.deliveries))
                 } else {
                     out.append(QueueEntry(entryID: id, fields: [], deliveries: p.deliveries))
                 }
+                considered += 1
             }
-            return .entries(out)
+            return .takenBack(out, considered: considered)
+        case .handBack(let idle):
+            var n = 0
+            for (id, var p) in s.pending where p.consumer == consumer {
+                p.deliveredMillis = s.nowMillis - idle
+                s.pending[id] = p
+                n += 1
+            }
+            return .handedBack(n)
         case .countDelivery(let ids):
             return .counted(ids.map { id -> Int? in
                 guard var p = s.pending[id], p.consumer == consumer else { return nil }
@@ -151,6 +168,15 @@ public final class InMemoryWorkQueue: WorkQueue {
             s.workers[consumer] = nil
             return .done
         }
+    }
+
+    /// What an entry counts against a take-back's budget (`RedisStreamScripts.takeOwn`): 1, or
+    /// for a format-2 entry its bytes / 33, at most 1,000.
+    static func takeBackSize(_ fields: [(name: [UInt8], value: [UInt8])]) -> Int {
+        let multi = fields.contains { $0.name == Array("v".utf8) && $0.value == Array("2".utf8) }
+        guard multi else { return 1 }
+        let bytes = fields.reduce(0) { $0 + $1.value.count }
+        return min(1000, max(1, (bytes + 32) / 33))
     }
 
     /// The claim of one entry (`RedisStreamScripts.claim`): guards written once, with the exact

@@ -26,7 +26,8 @@ public struct RedisShardCommands: Sendable {
     /// Every script the protocol runs, loaded on each new connection (`SCRIPT LOAD`), so that a
     /// request is one `EVALSHA`; a server that lost them (NOSCRIPT) is reconnected to.
     static let scripts = [RedisStreamScripts.claim, RedisStreamScripts.settle, RedisStreamScripts.promote,
-                          RedisStreamScripts.takeOwn, RedisStreamScripts.reclaim, RedisStreamScripts.countDelivery]
+                          RedisStreamScripts.takeOwn, RedisStreamScripts.reclaim, RedisStreamScripts.countDelivery,
+                          RedisStreamScripts.handBack]
 
     /// What a new connection runs first: the group (made with the stream if need be; from 0, so
     /// that entries added before it existed are read) and the scripts. Replies: BUSYGROUP is fine.
@@ -81,11 +82,18 @@ public struct RedisShardCommands: Sendable {
             }]
         case .ownPending(let after, let max):
             return [RedisArguments(["XPENDING", keys.stream, group, after.map { "(" + $0 } ?? "-", "+", String(max), consumer])]
-        case .takeOwn(let ids):
-            return [script(RedisStreamScripts.takeOwn, keys: [keys.stream]) { args in
+        case .takeOwn(let ids, let budget):
+            return [script(RedisStreamScripts.takeOwn, keys: [keys.stream], bytes: ids.count * 24) { args in
                 args.append(group)
                 args.append(consumer)
+                args.append(integer: Int64(budget))
                 for id in ids { args.append(id) }
+            }]
+        case .handBack(let idle):
+            return [script(RedisStreamScripts.handBack, keys: [keys.stream]) { args in
+                args.append(group)
+                args.append(consumer)
+                args.append(integer: idle)
             }]
         case .countDelivery(let ids):
             return [script(RedisStreamScripts.countDelivery, keys: [keys.stream]) { args in
@@ -117,7 +125,7 @@ public struct RedisShardCommands: Sendable {
     /// included; nor listings, the backlog or heartbeats.
     static func isConfirmedWrite(_ request: QueueRequest) -> Bool {
         switch request {
-        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote: true
+        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack: true
         case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat: false
         }
     }
@@ -176,7 +184,11 @@ public struct RedisShardCommands: Sendable {
                 return PendingEntry(entryID: id, deliveries: Int(n))
             })
         case .takeOwn:
-            return .entries(first.elements.compactMap(RedisStreamReplies.entry(fromScriptRow:)))
+            let parts = first.elements
+            guard parts.count == 2 else { throw QueueError("takeOwn: unexpected reply", connectionLost: false) }
+            return .takenBack(parts[1].elements.compactMap(RedisStreamReplies.entry(fromScriptRow:)), considered: Int(parts[0].integer ?? 0))
+        case .handBack:
+            return .handedBack(Int(first.integer ?? 0))
         case .countDelivery(let ids):
             let counts = first.elements.map { $0.integer.flatMap { $0 > 0 ? Int($0) : nil } }
             guard counts.count == ids.count else {

@@ -17,14 +17,17 @@ extension ShardMachine {
     /// batch k); one that came back short waits a little, or blocks in Redis when the shard
     /// has nothing else to do.
     mutating func readNext(_ t: WorkerTime, _ out: inout [WorkerAction]) {
-        guard !stopping, room > 0, t.nanos >= nextReadNanos else { return }
+        guard room > 0, t.nanos >= nextReadNanos else { return }
+        // A stop reads nothing new, but goes on taking back our own pending entries (a SIGTERM
+        // right after a restart finishes them too, issue 31) until the drain time is over.
+        if stopping && (ownPass == nil || t.nanos >= drainDeadlineNanos) { return }
         if has({ switch $0 { case .read, .ownPending, .takeOwn: return true; default: return false } }) { return }
         if let pass = ownPass {
             // Listing our own pending entries goes on when there is room for a good share of
             // them (a quarter of max_in_flight, or everything when nothing is held): taking
             // them back one at a time as single slots free up would cost a round trip each.
             guard room >= entryRoom, room >= settings.maxInFlight / 4 || held.isEmpty else { return }
-            request(.ownPending(after: pass.cursor, max: Self.pendingPage), .ownPending, &out)
+            request(.ownPending(after: pass.cursor, max: pendingPage), .ownPending, &out)
             return
         }
         // A read waits until a quarter of max_in_flight is free (at most coalesceMillis): reading
@@ -44,8 +47,10 @@ extension ShardMachine {
         request(.read(max: asked, blockMillis: idle ? settings.blockMillis : 0), .read(asked: asked, reserved: reserved), &out)
     }
 
-    /// Entries listed per XPENDING page of a re-read.
-    static let pendingPage = 1000
+    /// Entries listed per XPENDING page of a re-read: all that a previous life can have left
+    /// (max_in_flight entries of one notification each) in one page, one more so that a short
+    /// page says it was the last; at least 1,000, at most 10,000.
+    var pendingPage: Int { max(1000, min(10_000, settings.maxInFlight + 1)) }
     /// After a read that found fewer entries than it asked for, the next waits this long.
     static let shortReadPauseNanos: UInt64 = 10_000_000
 
@@ -76,6 +81,9 @@ extension ShardMachine {
             guard heldByID[e.entryID] == nil else { continue }
             let answer = k < answers.count ? answers[k] : ClaimAnswer()
             let h = HeldEntry(box: box, serial: nextSerial, deliveries: e.raw.deliveries, suspect: redelivered)
+            // A re-delivered entry's count is of deliveries before this one; any other's
+            // includes this one (the read that brought it).
+            h.earlierDeliveries = redelivered ? e.raw.deliveries : max(0, e.raw.deliveries - 1)
             nextSerial += 1
             held[h.serial] = h
             heldByID[e.entryID] = h.serial
@@ -91,7 +99,7 @@ extension ShardMachine {
             }
             intakeDecisions(h, answer, redelivered: redelivered, t)
             if h.open > 0 && redelivered {
-                if stopping { leave(h) } else { suspects.add(tag: h.serial, app: h.app, deliveries: h.deliveries) }
+                if stopping && t.nanos >= drainDeadlineNanos { leave(h) } else { suspects.add(tag: h.serial, app: h.app, deliveries: h.deliveries) }
             } else if h.open > 0 {
                 for i in h.tracks.indices where h.tracks[i].phase == .waiting {
                     if case .ready(let note) = e.notes[i] { toSend[e.app, default: []].append(SendItem(tag: h.tag(i), note: note, entry: box)) }

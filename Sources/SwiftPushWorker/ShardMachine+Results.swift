@@ -65,10 +65,10 @@ extension ShardMachine {
                 o.reason = r.reason == .unknown && !r.reasonText.isEmpty ? r.reasonText : r.reason.text
                 if r.reasonText != o.reason { o.detail = r.reasonText }
                 if h.entry.kind == .single { o.apnsID = note.apnsID.description }
-                o.attempts = Int(h.tracks[i].attempts)
+                o.attempts += Int(h.tracks[i].attempts)
                 o.timestampMs = r.timestampMs
                 o.latencyUs = Int64((t.nanos &- h.tracks[i].firstSendNanos) / 1000)
-                o.maybeDelivered = r.kind == .failed && r.reason.retryClass == .unknown
+                o.maybeDelivered = o.maybeDelivered || (r.kind == .failed && r.reason.retryClass == .unknown)
                 decide(h, i, o, t)
             case .resend(let afterMillis):
                 counters.resent += 1

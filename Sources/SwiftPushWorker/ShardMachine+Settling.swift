@@ -15,6 +15,8 @@ extension ShardMachine {
         o.reason = reason
         o.detail = detail
         o.deliveries = h.deliveries
+        o.attempts = h.earlierDeliveries
+        o.maybeDelivered = h.earlierDeliveries > 0 && kind != .accepted
         if let token = slot?.token { o.token = e.text(token) }
         return o
     }
@@ -27,6 +29,8 @@ extension ShardMachine {
         o.reason = reason
         o.detail = detail
         o.deliveries = h.deliveries
+        o.attempts = h.earlierDeliveries
+        o.maybeDelivered = h.earlierDeliveries > 0 && kind != .accepted
         return o
     }
 
@@ -45,6 +49,7 @@ extension ShardMachine {
         h.tracks[index].phase = .decided
         h.open -= 1
         count(o.kind)
+        if o.status == 410 { h.urgent = true }
         // Acceptances are counted in a record (their ids listed for a batch), not written one by one.
         if o.kind == .accepted && (h.entry.kind != .single || settings.outcomeFormat == 3) {
             h.accepted.append((index, o.id))
@@ -112,7 +117,7 @@ extension ShardMachine {
         let due = UInt64(settings.checkpointMillis) * 1_000_000
         for serial in decidedUnqueued {
             guard let h = held[serial] else { decidedUnqueued.remove(serial); continue }
-            guard let since = h.decidedSinceNanos, t.nanos >= since + due, !h.finalQueued, h.hasUnqueued else { continue }
+            guard let since = h.decidedSinceNanos, t.nanos >= since + due || h.urgent, !h.finalQueued, h.hasUnqueued else { continue }
             counters.checkpoints += 1
             queueSettlement(h, final: false, t)
         }
@@ -161,6 +166,8 @@ extension ShardMachine {
         h.decidedSinceNanos = nil
         decidedUnqueued.remove(h.serial)
         if final { h.finalQueued = true }
+        let urgent = h.urgent
+        h.urgent = false
         let queued = QueuedSettlement(settlement: s, notes: notes, tally: tally, queuedNanos: t.nanos)
         unsettledNotes += notes
         // One lookup instead of a search of the queue per outcome (with thousands of single
@@ -168,8 +175,10 @@ extension ShardMachine {
         if let a = mergeable[e.entryID], case let k = a - unsettledBase, k >= settling, k < unsettled.count,
            unsettled[k].settlement.entryID == e.entryID {
             unsettled[k].merge(queued)
+            if urgent { urgentPosition = max(urgentPosition, a) }
         } else {
             mergeable[e.entryID] = unsettledBase + unsettled.count
+            if urgent { urgentPosition = unsettledBase + unsettled.count }
             unsettled.append(queued)
         }
     }
@@ -184,7 +193,8 @@ extension ShardMachine {
         // A settle waits for company (a quarter of max_in_flight queued, a full call, or the
         // oldest queued coalesceMillis ago; at once when stopping): Redis's cost per call is
         // mostly the same whatever the call carries.
-        if !stopping && unsettledNotes < min(fillTarget, MachineSettings.settleNotifications)
+        // A 410 queued goes at once (`HeldEntry.urgent`).
+        if !stopping && urgentPosition < unsettledBase && unsettledNotes < min(fillTarget, MachineSettings.settleNotifications)
             && unsettled.count < MachineSettings.settleEntries && t.nanos < unsettled[0].queuedNanos + coalesceNanos {
             return
         }

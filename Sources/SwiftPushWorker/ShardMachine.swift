@@ -25,6 +25,9 @@ public struct ShardMachine {
         public var redisReconnects = 0, checkpoints = 0
         /// Entries left pending in the queue at the end (not settled whole).
         public var leftPending = 0
+        /// Entries handed back at a stop (`QueueRequest.handBack`): pending, and at once
+        /// reclaimable by any worker.
+        public var handedBack = 0
     }
     public internal(set) var counters = Counters()
     /// The group's backlog, read at each maintenance round.
@@ -46,7 +49,8 @@ public struct ShardMachine {
         case claim([EntryBox], redelivered: Bool, reserved: Int)
         case settle(count: Int)
         case ownPending
-        case takeOwn(redelivered: Bool)
+        case takeOwn(redelivered: Bool, page: [String], taking: [String], last: Bool)
+        case handBack
         case countDelivery(app: String, serials: [UInt64])
         case reclaim
         case promote
@@ -83,6 +87,9 @@ public struct ShardMachine {
     /// Settlements queued, the first `settling` of them in the settle in flight.
     var unsettled: [QueuedSettlement] = []
     var settling = 0
+    /// The position (as `mergeable`'s) of the last settlement queued with a 410 in it: while it
+    /// is unsettled (at or past `unsettledBase`), the next settle goes without waiting.
+    var urgentPosition = -1
     /// Notifications in `unsettled` (what a settle of all of it would carry).
     var unsettledNotes = 0
     /// Since when a read has been waiting for room to fill up (`readNext`), if one is.
@@ -107,6 +114,13 @@ public struct ShardMachine {
     var stopping = false
     var drainDeadlineNanos: UInt64 = 0
     var clientsClosed = false
+    /// The stop's hand-back of what it could not finish: not asked yet, asked, answered.
+    enum HandBack { case notYet, asked, done }
+    var handBack = HandBack.notYet
+    /// How idle a handed-back entry looks: about three years, past any `min_idle_ms`.
+    static let handBackIdleMillis: Int64 = 3 * 365 * 86_400_000
+    /// How long past `drain_ms` a stop waits for the hand-back's reply.
+    static let handBackWaitNanos: UInt64 = 2_000_000_000
     var finished = false
 
     /// A machine for one shard, with `apps`' policies, not connected yet: give it `tick` to
@@ -159,12 +173,20 @@ public struct ShardMachine {
                 consider(nextReadNanos)
                 consider(readWaitSinceNanos.map { $0 + coalesceNanos })
             }
-            if !unsettled.isEmpty && settling == 0 { consider(max(settleRetryNanos, unsettled[0].queuedNanos + coalesceNanos)) }
+            if !unsettled.isEmpty && settling == 0 {
+                consider(max(settleRetryNanos, urgentPosition >= unsettledBase ? 1 : unsettled[0].queuedNanos + coalesceNanos))
+            }
             consider(suspects.nextGroupNanos)
         }
         for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }
-        for serial in decidedUnqueued { if let d = held[serial]?.decidedSinceNanos { consider(d + UInt64(settings.checkpointMillis) * 1_000_000) } }
-        if stopping { consider(drainDeadlineNanos) }
+        for serial in decidedUnqueued {
+            if let h = held[serial], let d = h.decidedSinceNanos { consider(h.urgent ? 1 : d + UInt64(settings.checkpointMillis) * 1_000_000) }
+        }
+        if stopping {
+            consider(drainDeadlineNanos)
+            if ownPass != nil && link == .up { consider(nextReadNanos) }
+            if handBack == .asked { consider(drainDeadlineNanos + Self.handBackWaitNanos) }
+        }
         return next
     }
 

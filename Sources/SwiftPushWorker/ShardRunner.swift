@@ -56,7 +56,7 @@ extension ShardMachine.Counters {
         s.read += b.read; s.sent += b.sent; s.resent += b.resent; s.accepted += b.accepted
         s.rejected += b.rejected; s.failed += b.failed; s.duplicates += b.duplicates; s.reclaimed += b.reclaimed
         s.deadLettered += b.deadLettered; s.delayed += b.delayed; s.promoted += b.promoted
-        s.redisReconnects += b.redisReconnects; s.checkpoints += b.checkpoints; s.leftPending += b.leftPending
+        s.redisReconnects += b.redisReconnects; s.checkpoints += b.checkpoints; s.leftPending += b.leftPending; s.handedBack += b.handedBack
         return s
     }
 }

@@ -108,7 +108,8 @@ struct SuspectPacer {
         if apps[app]?.outstanding.remove(tag) != nil { outstandingCount -= 1 }
     }
 
-    /// Every suspect still waiting (none is sent any more: the worker is stopping).
+    /// Every suspect still waiting, out of the pacing: the worker is stopping (those before its
+    /// drain time are sent at once, those after it left pending and handed back).
     mutating func takeAllWaiting() -> [UInt64] {
         var all: [UInt64] = []
         for app in apps.keys {

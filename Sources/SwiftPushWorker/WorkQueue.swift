@@ -31,8 +31,14 @@ public enum QueueRequest: Sendable {
     /// their delivery counts; reads only: `pending`.
     case ownPending(after: String?, max: Int)
     /// Takes back these entries pending with this consumer, with their fields, counting no
-    /// delivery: `entries`.
-    case takeOwn([String])
+    /// delivery, in order until their notifications would pass `budget` (the first is always
+    /// taken; `RedisStreamScripts.takeOwn` says how an entry is counted): `takenBack`.
+    case takeOwn([String], budget: Int)
+    /// Hands back every entry still pending with this consumer (a stop that could not finish
+    /// them): each one's idle time is set to `idleMillis` (years), its delivery count left
+    /// alone, so that any worker's next reclaim, or this consumer's next life, takes it at once
+    /// instead of after `min_idle_ms`: `handedBack`.
+    case handBack(idleMillis: Int64)
     /// Counts one more delivery of each entry (before a re-delivered one is sent again): the
     /// new counts, nil for one no longer this consumer's: `counted`.
     case countDelivery([String])
@@ -60,6 +66,11 @@ public enum QueueReply: Sendable {
     case settled(marked: Int, skipped: Int, short: [String])
     /// Pending entries.
     case pending([PendingEntry])
+    /// Entries taken back, and how many of the ids asked for were dealt with (taken, or found
+    /// no longer ours): the rest did not fit in the budget.
+    case takenBack([QueueEntry], considered: Int)
+    /// How many entries were handed back.
+    case handedBack(Int)
     /// New delivery counts.
     case counted([Int?])
     /// Reclaimed entries and the cursor to go on from ("-": start again).

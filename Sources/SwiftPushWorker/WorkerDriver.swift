@@ -128,7 +128,7 @@ public final class WorkerDriver {
             log.error("stopped: \(fatalMessage)", [:])
             return false
         }
-        return counters.leftPending == 0
+        return counters.leftPending == 0 && counters.handedBack == 0
     }
 
     /// Gives `r`'s machine its events, and those its actions cause at once, in order.
@@ -412,7 +412,7 @@ public final class WorkerDriver {
                 "rejected": String(c.rejected), "failed": String(c.failed), "duplicates": String(c.duplicates),
                 "reclaimed": String(c.reclaimed), "dead_lettered": String(c.deadLettered), "delayed": String(c.delayed),
                 "promoted": String(c.promoted), "redis_reconnects": String(c.redisReconnects), "checkpoints": String(c.checkpoints),
-                "left_pending": String(c.leftPending)]
+                "left_pending": String(c.leftPending), "handed_back": String(c.handedBack)]
     }
 
     // MARK: - Clocks

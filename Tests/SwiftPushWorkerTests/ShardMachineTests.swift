@@ -249,4 +249,16 @@ struct ShardMachineTests {
         let gaps = zip(attempts.dropFirst(), attempts).map { ($0 - $1) / 1_000_000 }
         #expect(gaps.count == 11 && gaps.allSatisfy { $0 >= 50 && $0 <= 5000 } && gaps.last! >= 2500)
     }
+
+    @Test("A Redis answering LOADING (restarted, reading its data back) is a warning that says so; other failures stay errors")
+    func loadingIsAWarning() {
+        var m = ShardMachine(settings: MachineHarness.settings(), apps: ["demo": AppPolicy(topics: ["com.example.app"])])
+        let t = WorkerTime(nanos: 1_000_000_000, wallMillis: 1_700_000_000_000)
+        _ = m.handle(.tick, at: t)
+        let loading = m.handle(.connectFailed(QueueError("Redis: LOADING Redis is loading the dataset in memory", connectionLost: true)), at: t)
+        let refused = m.handle(.connectFailed(QueueError("connection refused", connectionLost: true)), at: t)
+        func lines(_ actions: [WorkerAction]) -> [WorkerLogLine] { actions.compactMap { if case .log(let l) = $0 { return l }; return nil } }
+        #expect(lines(loading).map(\.level) == [.warning] && lines(loading)[0].message.hasPrefix("Redis is loading its data set"))
+        #expect(lines(refused).map(\.level) == [.error] && lines(refused)[0].message == "cannot reach Redis; retrying")
+    }
 }

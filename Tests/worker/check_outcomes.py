@@ -49,9 +49,11 @@ def main():
                             f"first difference {sorted(set(got) ^ set(want))[:3]}")
         if any(int(r["timestamp_ms"]) <= 0 for r in rows):
             problems.append("an unregistered row has no timestamp")
+    # attempts counts this life's requests and one per earlier delivery that ended without an
+    # outcome (docs/worker.md, "Dead letters"): more than one is a resend or a re-delivery.
     duplicates_sent = sum(1 for o in outcomes if int(o.get("attempts", 1)) > 1)
     print(f"{len(expected_ids)} ids, {len(outcomes)} outcomes, {unregistered_count} unregistered, "
-          f"{duplicates_sent} sent more than once")
+          f"{duplicates_sent} sent more than once or re-delivered")
     if problems:
         for p in problems[:10]:
             print("  " + p)

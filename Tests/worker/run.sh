@@ -288,6 +288,64 @@ else bad "$name (no outcome)"; fi
 }
 
 # ---------------------------------------------------------------------------------------------
+# late_mock: a mock answering every request 1.5 s late (started once, for the tests that need
+# answers to outlive a worker); sets late_port.
+late_port=""
+late_mock() {
+  [ -n "$late_port" ] && return 0
+  mock_start late "$cli" "$pki" --delay-ms 1500 --lenient-initial-limit
+  late_port=$MOCK_PORT
+}
+# idle_ready SHARD MS: how many of the group's pending entries have been idle at least MS
+# (what another worker's reclaim may take at once).
+idle_ready() { rcli XPENDING "push:{$1}" senders IDLE "$2" - + 1000000 | awk 'NR % 4 == 1' | grep -c . || true; }
+
+test_sigterm_takeback() {
+# Issue 31, item 1: a worker restarted after a SIGKILL takes back its pending entries; a
+# SIGTERM during that take-back (at once) or right after it (its log line) must finish them
+# within drain_ms and exit 0, and one whose drain is too short must hand back what it could not
+# finish, so that another worker takes it at once although min_idle_ms is 2 minutes.
+late_mock
+n=1500
+for phase in during after short; do
+  name="SIGTERM $phase a take-back of 1,500 own pending entries (answers 1.5 s late): $( [ $phase = short ] && echo 'what the 300 ms drain cannot finish is handed back (exit 1, handed_back=N), another worker takes it at once' || echo 'all finished within drain_ms, exit 0, nothing pending')"
+  shard=tb$phase
+  drain=8000; [ $phase = short ] && drain=300
+  notifications $shard $n > "$out/$shard.jsonl"
+  config "$out/$shard.json" $shard "$late_port" ", \"max_in_flight\": 5000, \"drain_ms\": $drain, \"deadline_ms\": 5000, \"max_sends\": 2, \"min_idle_ms\": 120000"
+  "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+  start_worker $shard-a "$out/$shard.json"; a=$WORKER_PID
+  if ! wait_until 60 pending_at_least $shard $n; then bad "$name (never held $n)"; continue; fi
+  kill -9 "$a"; wait "$a" 2>/dev/null || true
+  : > "$out/$shard-a.err"
+  start_worker $shard-a "$out/$shard.json"; a=$WORKER_PID
+  # During: as soon as its stop signals are handled (its first line), before it reaches Redis.
+  if [ $phase = during ]; then wait_until 30 grep -q "consumer $shard-a on" "$out/$shard-a.err" || { bad "$name (no start)"; continue; }
+  else wait_until 30 grep -q 're-read own pending entries' "$out/$shard-a.err" || { bad "$name (no take-back)"; continue; }
+  fi
+  st=0; stop_worker "$a" || st=$?
+  handed=$(sed -n 's/.* handed_back=\([0-9]*\).*/\1/p' "$out/$shard-a.err" | tail -n 1)
+  pending=$(pending_count $shard)
+  ready=$(idle_ready $shard 120000)
+  if [ $phase = short ]; then
+    verdict=$([ "$st" -eq 1 ] && [ "${handed:-0}" -gt 0 ] && [ "$pending" -eq "$handed" ] && [ "$ready" -eq "$pending" ] && echo yes || echo no)
+  else
+    verdict=$([ "$st" -eq 0 ] && [ "$pending" -eq 0 ] && [ "${handed:-0}" -eq 0 ] && has_outcomes $shard $n && echo yes || echo no)
+  fi
+  # Another worker (another name) finishes whatever is left, long before min_idle_ms.
+  # (Its SIGTERM only once it handles one: its first line.)
+  start_worker $shard-b "$out/$shard.json"; b=$WORKER_PID
+  if [ "$verdict" = yes ] && wait_until 60 drained $shard && wait_until 30 grep -q "consumer $shard-b on" "$out/$shard-b.err" \
+     && stop_worker "$b" && check $shard none; then
+    ok "$name (exit $st, handed back ${handed:-0}, $pending pending after the stop, $ready of them reclaimable at once)"
+  else
+    kill -9 "$b" 2>/dev/null || true
+    bad "$name (exit $st, handed back ${handed:-?}, pending $pending, reclaimable $ready, outcomes $(outcome_count $shard))"
+  fi
+done
+}
+
+# ---------------------------------------------------------------------------------------------
 test_short_drain() {
 name="SIGTERM with a drain too short for what is in flight: exit 1, the rest left pending (not acknowledged), a restart under the same name finishes it exactly once"
 shard=short
@@ -999,7 +1057,7 @@ else bad "$name (enqueue failed)"; fi
 
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
-all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm short_drain dead_letter bad_entries
+all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop completion_stale_lag
   redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links"
 for t in ${WORKER_TESTS:-$all_tests}; do
