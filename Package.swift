@@ -112,7 +112,8 @@ let package = Package(
         // PushChannels together (one target: they share the client test support and the mock).
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
-        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis"]),
+        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis",
+                                                                 "SwiftPushKit", "PushClientCore"]),
         // SwiftPushRedis: unit tests, and real redis-servers (TLS, ACL users, a 6-node cluster).
         .testTarget(name: "SwiftPushRedisTests", dependencies: ["SwiftPushRedis", "PushCore", "CHiredis"]),
         .testTarget(name: "SwiftPushKitTests", dependencies: [

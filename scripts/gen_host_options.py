@@ -93,6 +93,9 @@ def cli_connection_options(options, hosts, header, case):
                 o.append(f"    var {swift_property(flag)} = false")
         else:
             swift_flag(o, row, host, case)
+    o.append("    /// The .p12 password from a file, a variable or a prompt (P12PasswordSource.swift): what")
+    o.append("    /// `configuration()` reads, so that `ps` need not show it.")
+    o.append("    @OptionGroup var passwordSource: P12PasswordSource")
     o.append("")
     o.append("    /// What can be checked without reading a file: the ranges, the flags that exclude each other.")
     o.append("    func validate() throws(ValidationError) {")

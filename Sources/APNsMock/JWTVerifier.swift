@@ -9,6 +9,11 @@ import PushCore
 /// so it is converted to DER before OpenSSL verifies it. An `iat` older than an hour gets
 /// ExpiredProviderToken.
 ///
+/// Token shapes APNs accepts and so the mock too (docs/mock.md, "Provider tokens"): members in
+/// any order, other members ignored (a `typ` header, a `kid` claim), and `iat` as a JSON
+/// integer, a number with a fraction (PyAPNs2 signs `time.time()`) or a string of digits
+/// (APNSwift signs `"iat": "1764201600"`).
+///
 /// Immutable after init; OpenSSL 3 verifies with a shared `EVP_PKEY` from several threads
 /// safely, so one verifier may serve every connection.
 final class JWTVerifier: @unchecked Sendable {
@@ -91,10 +96,11 @@ final class JWTVerifier: @unchecked Sendable {
               let entry = keys[kid] else {
             return .rejected(.invalidProviderToken)
         }
-        // Claims: iss must be the team that owns the key; iat an integer.
+        // Claims: iss must be the team that owns the key; iat UNIX seconds in one of the
+        // shapes providers sign it in.
         guard case .success(let claimMembers) = JSON.topLevelMembers(claims),
               stringMember("iss", in: claimMembers, of: claims) == entry.teamID,
-              let iat = intMember("iat", in: claimMembers, of: claims) else {
+              let iat = issuedAt(in: claimMembers, of: claims) else {
             return .rejected(.invalidProviderToken)
         }
         guard let der = ECDSASignature.rawToDER(signature),
@@ -124,8 +130,23 @@ final class JWTVerifier: @unchecked Sendable {
         }
     }
 
-    private func intMember(_ key: String, in members: [JSON.Member], of doc: [UInt8]) -> Int64? {
-        guard let m = members.first(where: { $0.key == key }) else { return nil }
-        return doc.withUnsafeBytes { JSON.decodeInt64(UnsafeRawBufferPointer(rebasing: $0[m.value])) }
+    /// The `iat` claim in whole seconds: a JSON integer (`1764201600`), a number with a
+    /// fraction (`1764201600.25`, truncated) or a string of digits (`"1764201600"`). Anything
+    /// else (an exponent, a sign in a string, an empty string, a boolean) is no time.
+    private func issuedAt(in members: [JSON.Member], of doc: [UInt8]) -> Int64? {
+        guard let m = members.first(where: { $0.key == "iat" }) else { return nil }
+        return doc.withUnsafeBytes { raw -> Int64? in
+            let value = UnsafeRawBufferPointer(rebasing: raw[m.value])
+            guard let first = value.first else { return nil }
+            if first == UInt8(ascii: "\"") {
+                guard let text = JSON.decodeString(value), !text.isEmpty,
+                      text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+                return Int64(text)
+            }
+            guard let dot = value.firstIndex(of: UInt8(ascii: ".")) else { return JSON.decodeInt64(value) }
+            let fraction = value[(dot + 1)...]
+            guard !fraction.isEmpty, fraction.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            return JSON.decodeInt64(UnsafeRawBufferPointer(rebasing: value[..<dot]))
+        }
     }
 }

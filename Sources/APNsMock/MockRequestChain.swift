@@ -22,7 +22,8 @@ struct MockRequestChain {
     /// settings and faults.
     init(authenticator: any MockAuthenticator, settings: MockSettings, faults: FaultState) {
         self.faults = ServerFaultHandler(faults: faults)
-        validation = ValidationHandler(authenticator: authenticator, channels: settings.channels)
+        validation = ValidationHandler(authenticator: authenticator, channels: settings.channels,
+                                       lenientDeviceTokens: settings.lenientDeviceTokens)
         registrations = RegistrationHandler(settings: settings)
         tokenFaults = TokenFaultHandler(faults: faults)
     }

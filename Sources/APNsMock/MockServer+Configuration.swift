@@ -28,6 +28,11 @@ extension MockServer {
         /// RST_STREAM(REFUSED_STREAM) until the SETTINGS are acknowledged (RFC 9113's
         /// leniency): for clients such as h2load that send before reading.
         public var strictInitialStreamLimit = true
+        /// Accept any device token of hex digits in even number, whatever its length (the mock's
+        /// behaviour before it checked lengths), for tests that send short made-up tokens. Off:
+        /// a token outside `RequestValidation.deviceTokenBytes` (16...200 bytes) gets 400
+        /// BadDeviceToken, as APNs answers a malformed token (docs/mock.md, "Device tokens").
+        public var lenientDeviceTokens = false
         /// A CA file: when set, clients must present a certificate it issued (certificate
         /// authentication), and their topics come from it (subject UID and Apple's topics
         /// extension). With `tokenKeys` as well, a certificate is optional: connections

@@ -17,6 +17,8 @@ final class MockSettings: @unchecked Sendable {
     let strictInitialStreamLimit: Bool
     /// `Configuration.minTokenUpdateIntervalSeconds`.
     let minTokenUpdateIntervalSeconds: Int64
+    /// `Configuration.lenientDeviceTokens`: device tokens of any length pass.
+    let lenientDeviceTokens: Bool
     /// `Configuration.developmentMode`: answers carry `apns-unique-id`.
     let developmentMode: Bool
     /// `Configuration.allowedTopics`: what connections without a certificate may push to
@@ -36,6 +38,7 @@ final class MockSettings: @unchecked Sendable {
         maxConcurrentStreams = UInt32(clamping: c.maxConcurrentStreams)
         strictInitialStreamLimit = c.strictInitialStreamLimit
         minTokenUpdateIntervalSeconds = c.minTokenUpdateIntervalSeconds
+        lenientDeviceTokens = c.lenientDeviceTokens
         developmentMode = c.developmentMode
         allowedTopics = c.allowedTopics
         deviceTokenTopics = Self.lowercasedKeys(c.deviceTokenTopics)

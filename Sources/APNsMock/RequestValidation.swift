@@ -15,6 +15,11 @@ import PushCore
 enum RequestValidation {
     /// The request path prefix: `POST /3/device/<hex token>`.
     private static let devicePrefix: StaticString = "/3/device/"
+    /// The device token lengths, in bytes, that the mock takes for well formed (APNs answers
+    /// BadDeviceToken for a malformed token). Apple gives no size and warns that it may grow
+    /// (today's are 32 bytes); this range admits any plausible one and refuses what is clearly
+    /// not a token (a 2-byte test value, a hash pasted by mistake).
+    static let deviceTokenBytes = 16...200
 
     /// Records one request header on `stream`. `authorization` is the authenticator's
     /// (`MockAuthenticator.noteAuthorization`), which knows the last verified token.
@@ -84,7 +89,10 @@ enum RequestValidation {
     /// framing (headers, method, path), its authentication (`authenticator`), then each field
     /// as the "Request" table lists them (TopicDisallowed from the authenticator among them),
     /// and the payload. The token's registration is asked afterwards (`RegistrationHandler`).
-    static func verdict(for stream: MockStream, authenticator: any MockAuthenticator) -> APNsReason {
+    /// With `lenientDeviceTokens` a token of any length passes (hex digits in even number
+    /// still required).
+    static func verdict(for stream: MockStream, authenticator: any MockAuthenticator,
+                        lenientDeviceTokens: Bool = false) -> APNsReason {
         if stream.duplicateHeader { return .duplicateHeaders }
         if stream.method != .post { return .methodNotAllowed }
         if stream.path != .device { return .badPath }
@@ -92,6 +100,7 @@ enum RequestValidation {
         if auth != .none { return auth }
         if stream.tokenLength == 0 && !stream.tokenTooLong { return .missingDeviceToken }
         if stream.tokenTooLong || NotificationRules.checkDeviceToken(stream.tokenBytes) != nil { return .badDeviceToken }
+        if !lenientDeviceTokens && !deviceTokenBytes.contains(stream.tokenLength / 2) { return .badDeviceToken }
         if stream.seenHeaders & RequestHeader.topic.bit == 0 || (stream.topicLength == 0 && !stream.topicTooLong) {
             return .missingTopic
         }

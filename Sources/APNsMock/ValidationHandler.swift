@@ -15,6 +15,8 @@ struct ValidationHandler: MockRequestHandler {
     let authenticator: any MockAuthenticator
     /// The broadcast channels.
     let channels: ChannelRegistry
+    /// `Configuration.lenientDeviceTokens`: a device token's length is not checked.
+    var lenientDeviceTokens = false
 
     func handle(_ request: MockStream, role: MockListener.Role) -> MockVerdict {
         if role == .channelManagement {
@@ -26,7 +28,8 @@ struct ValidationHandler: MockRequestHandler {
             return .answer(BroadcastValidation.verdict(forBroadcast: request, authenticator: authenticator, registry: channels))
         }
         authenticator.fillDefaults(request)
-        let reason = RequestValidation.verdict(for: request, authenticator: authenticator)
+        let reason = RequestValidation.verdict(for: request, authenticator: authenticator,
+                                               lenientDeviceTokens: lenientDeviceTokens)
         return reason == .none ? .pass : .answer(reason)
     }
 }

@@ -78,6 +78,8 @@ struct MockCommand: StatusCommand {
     var development = false
     @Flag(help: "before the client acknowledges SETTINGS, refuse excess streams instead of GOAWAY")
     var lenientInitialLimit = false
+    @Flag(help: "accept device tokens of any length (default: outside 16-200 bytes is 400 BadDeviceToken)")
+    var lenientDeviceTokens = false
     // Faults
     @Option(help: ArgumentHelp("GOAWAY after N answered requests per connection", valueName: "N"))
     var goawayAfter: Int?
@@ -170,6 +172,7 @@ struct MockCommand: StatusCommand {
         }
         config.developmentMode = development
         config.strictInitialStreamLimit = !lenientInitialLimit
+        config.lenientDeviceTokens = lenientDeviceTokens
         config.recordRequests = record
         config.recordLimit = recordLimit ?? 10_000_000
         if controlPort != nil || controlPortFile != nil {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushCore
 import PushTransport
 import SwiftPushRedis
 import SwiftPushWorker
@@ -85,8 +86,20 @@ struct RedisOptions: ParsableArguments {
     private func base() throws(ValidationError) -> RedisConfiguration {
         guard let redisConfig else { return RedisConfiguration() }
         guard let data = FileManager.default.contents(atPath: redisConfig) else { throw ValidationError("cannot read \(redisConfig)") }
-        /// A file with a `"redis"` object; the rest of it (a worker's settings) is not ours.
-        struct File: Decodable { var redis: RedisConfiguration? }
+        /// A worker.json: its `"redis"` object is read; the rest (the worker's settings) is only
+        /// checked for unknown keys, by the rule every configuration file follows.
+        struct File: Decodable {
+            var redis: RedisConfiguration?
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: AnyKey.self)
+                let keys = c.allKeys.map(\.stringValue)
+                if let message = ConfigurationKeys.unknownKey(in: keys, known: WorkerConfiguration.knownKeys, path: []) {
+                    throw RedisConfigurationError(message)
+                }
+                redis = try c.decodeIfPresent(RedisConfiguration.self, forKey: AnyKey(stringValue: "redis"))
+            }
+        }
+        if let syntax = ConfigurationKeys.syntaxError(in: Array(data)) { throw ValidationError("\(redisConfig): not valid JSON: \(syntax)") }
         do {
             guard let c = try JSONDecoder().decode(File.self, from: data).redis else {
                 throw ValidationError("\(redisConfig) has no \"redis\" object")
@@ -114,4 +127,12 @@ struct RedisOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
     }
+}
+
+/// Any key of a JSON object (the keys of `--redis-config`'s file, checked before use).
+private struct AnyKey: CodingKey {
+    let stringValue: String
+    init(stringValue: String) { self.stringValue = stringValue }
+    var intValue: Int? { nil }
+    init?(intValue: Int) { nil }
 }

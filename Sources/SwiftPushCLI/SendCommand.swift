@@ -11,7 +11,9 @@ import SwiftPushKit
 /// `swiftpush send`: sends one notification to one or more device tokens and prints one line
 /// per outcome, then a summary. Exit status: 0 when every notification was accepted, 1 when
 /// any was rejected or failed (or no connection could be made), 2 for usage errors (including
-/// unreadable files, invalid tokens and payloads: nothing is sent then).
+/// unreadable files, invalid tokens on the command line and payloads: nothing is sent then),
+/// 3 when lines of `--tokens-file` were not device tokens (each reported INVALID with its line
+/// number; the others were sent and accepted). `--strict` makes such a line a usage error.
 struct SendCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
@@ -21,7 +23,11 @@ struct SendCommand: StatusCommand {
         Prints one line per notification:
           TOKEN ACCEPTED|REJECTED|FAILED STATUS REASON apns-id=ID
         (FAILED: no answer from APNs; the reason says why), then a summary line.
-        Exit status: 0 all accepted, 1 something rejected or failed, 2 usage error.
+        A line of --tokens-file that is not a device token is reported as
+          TOKEN INVALID 0 BadDeviceToken line=N (why)
+        and the other lines are sent (--strict: nothing is sent, exit 2).
+        Exit status: 0 all accepted, 1 something rejected or failed, 2 usage error,
+        3 all sent were accepted but lines of --tokens-file were invalid.
         Background notifications need --push-type background (and
         --content-available). A broadcast (--channel ID, from 'swiftpush channels
         create') goes to every device subscribed to the channel: --topic names the
@@ -36,6 +42,8 @@ struct SendCommand: StatusCommand {
     var tokens: [String] = []
     @Option(help: ArgumentHelp("device tokens, one per line ('#' comments, blank lines skipped)", valueName: "FILE"), completion: .file())
     var tokensFile: String?
+    @Flag(help: "a bad line in --tokens-file stops the run before anything is sent (default: reported as INVALID, the rest sent)")
+    var strict = false
     @Option(help: ArgumentHelp("broadcast to this channel instead (iOS 18 Live Activities; --topic is the bundle id)", valueName: "ID"))
     var channel: String?
     @OptionGroup(title: "Connection options")
@@ -139,6 +147,8 @@ private struct SendRequest {
     var logger: Logger
     /// A broadcast's channel id (`--channel`): then `tokens` holds it alone, as the outcome's label.
     var channel: String?
+    /// Lines of `--tokens-file` that are not device tokens (without `--strict`): reported, not sent.
+    var invalidLines: [InvalidLine] = []
 
     init(_ args: SendCommand) throws(ValidationError) {
         json = args.json
@@ -260,20 +270,27 @@ private struct SendRequest {
             return
         }
         tokens = args.tokens
-        if let path = args.tokensFile {
-            let text = String(decoding: try readFile(path, what: "tokens file", limit: 64 << 20), as: UTF8.self)
-            for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-                let token = line.trimmingSpaces
-                if token.isEmpty || token.hasPrefix("#") { continue }
-                tokens.append(token)
-            }
-        }
-        if tokens.isEmpty { throw ValidationError("no device token: give --token HEX or --tokens-file FILE") }
         for token in tokens {
             if let v = Array(token.utf8).withUnsafeBytes({ NotificationRules.checkDeviceToken($0) }) {
                 throw ValidationError("invalid device token '\(token)': \(v.message)")
             }
         }
+        if let path = args.tokensFile {
+            let text = String(decoding: try readFile(path, what: "tokens file", limit: 64 << 20), as: UTF8.self)
+            // Every line counted (blank ones too), so that a reported number is the editor's.
+            let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            for (index, line) in lines.enumerated() {
+                let token = line.trimmingSpaces
+                if token.isEmpty || token.hasPrefix("#") { continue }
+                if let v = Array(token.utf8).withUnsafeBytes({ NotificationRules.checkDeviceToken($0) }) {
+                    if args.strict { throw ValidationError("invalid device token '\(token)' on line \(index + 1) of \(path): \(v.message)") }
+                    invalidLines.append(InvalidLine(number: index + 1, text: token, reason: v.message))
+                    continue
+                }
+                tokens.append(token)
+            }
+        }
+        if tokens.isEmpty && invalidLines.isEmpty { throw ValidationError("no device token: give --token HEX or --tokens-file FILE") }
     }
 
     private func readFile(_ path: String, what: String, limit: Int) throws(ValidationError) -> [UInt8] {
@@ -298,8 +315,15 @@ private struct SendRequest {
                          apnsID: apnsID.flatMap { APNsID(String(decoding: $0, as: UTF8.self)) })
     }
 
-    /// Connects, sends to every token, prints every outcome as it arrives and a summary.
+    /// Connects, sends to every token, prints every outcome as it arrives and a summary; the
+    /// invalid lines of the tokens file first, each as its own INVALID line.
     func deliver() throws(ValidationError) -> Int32 {
+        var printer = OutcomePrinter(tokens: tokens, json: json, label: channel == nil ? "token" : "channel", quiet: quiet)
+        for line in invalidLines { printer.invalid(line) }
+        if tokens.isEmpty {
+            printer.summary()
+            return 3
+        }
         let engine: APNsEngine
         do throws(PushError) {
             engine = try APNsEngine(configuration: configuration, logger: logger)
@@ -316,7 +340,6 @@ private struct SendRequest {
             engine.close(drain: .zero)
             return 1
         }
-        var printer = OutcomePrinter(tokens: tokens, json: json, label: channel == nil ? "token" : "channel", quiet: quiet)
         let shared = PushPayload(json: payload)
         var results: [TaggedResult] = []
         results.reserveCapacity(1024)
@@ -355,8 +378,19 @@ private struct SendRequest {
         engine.close(drain: .zero)
         while printer.printed < tokens.count, drain(wait: .zero) {}
         printer.summary()
-        return printer.accepted == tokens.count ? 0 : 1
+        if printer.accepted != tokens.count { return 1 }
+        return invalidLines.isEmpty ? 0 : 3
     }
+}
+
+/// A line of `--tokens-file` that is not a device token.
+private struct InvalidLine {
+    /// Its number in the file, from 1.
+    let number: Int
+    /// What it holds (spaces trimmed).
+    let text: String
+    /// Why it is not a token (`NotificationRules.checkDeviceToken`'s message).
+    let reason: String
 }
 
 /// Prints outcomes as text or JSON lines and counts them.
@@ -369,6 +403,7 @@ private struct OutcomePrinter {
     private(set) var accepted = 0
     private(set) var rejected = 0
     private(set) var failed = 0
+    private(set) var invalidCount = 0
     /// A progress line on a terminal's stderr for many tokens.
     private var progress: ProgressLine
 
@@ -417,6 +452,18 @@ private struct OutcomePrinter {
         }
     }
 
+    /// An input line that is not a device token: INVALID, never sent, not counted as printed
+    /// (`printed` counts the outcomes of what is sent).
+    mutating func invalid(_ line: InvalidLine) {
+        invalidCount += 1
+        progress.willPrint()
+        if json {
+            Console.out("{\"\(label)\":\(jsonQuoted(line.text)),\"outcome\":\"INVALID\",\"status\":0,\"reason\":\"BadDeviceToken\",\"line\":\(line.number),\"detail\":\(jsonQuoted(line.reason))}")
+        } else {
+            Console.out("\(line.text) INVALID 0 BadDeviceToken line=\(line.number) (\(line.reason))")
+        }
+    }
+
     /// Prints an outcome's line and counts it, keeping the progress line clear of it.
     private mutating func emit(_ line: String) {
         progress.willPrint()
@@ -428,10 +475,13 @@ private struct OutcomePrinter {
     mutating func summary() {
         progress.finish(done: printed)
         let total = accepted + rejected + failed
+        // The invalid count only when there are some: the summary of a clean run is unchanged.
         if json {
-            Console.out("{\"summary\":{\"total\":\(total),\"accepted\":\(accepted),\"rejected\":\(rejected),\"failed\":\(failed)}}")
+            let invalid = invalidCount > 0 ? ",\"invalid\":\(invalidCount)" : ""
+            Console.out("{\"summary\":{\"total\":\(total),\"accepted\":\(accepted),\"rejected\":\(rejected),\"failed\":\(failed)\(invalid)}}")
         } else {
-            Console.out("\(total) notification\(total == 1 ? "" : "s"): \(accepted) accepted, \(rejected) rejected, \(failed) failed")
+            let invalid = invalidCount > 0 ? ", \(invalidCount) invalid line\(invalidCount == 1 ? "" : "s")" : ""
+            Console.out("\(total) notification\(total == 1 ? "" : "s"): \(accepted) accepted, \(rejected) rejected, \(failed) failed\(invalid)")
         }
     }
 }

@@ -13,7 +13,7 @@ struct WorkerCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
         abstract: "Send notifications from a Redis stream; record one outcome per notification.",
-        usage: "swiftpush worker --config FILE [--consumer NAME] [--quiet]",
+        usage: "swiftpush worker --config FILE [--consumer NAME] [--quiet]\n       swiftpush worker --check-config FILE",
         discussion: """
         Reads push:{shard} of each shard it serves ("shard" or "shards"; on a
         Redis Cluster from the master of the shard's slot) with the consumer group,
@@ -23,20 +23,32 @@ struct WorkerCommand: StatusCommand {
         SIGTERM/SIGINT: stop reading, finish what it holds or has to take back
         (drain_ms), settle, exit 0; what cannot finish is handed back, at once
         reclaimable by any worker (handed_back=N in the log).
+        Unknown keys are refused, with the nearest known name. --check-config
+        FILE checks a configuration (keys, values, key and certificate files,
+        the Redis password source) without connecting to Redis or APNs: exit 0
+        when it is valid, 2 with the reason.
         Exit status: 0 stopped with nothing left unsettled, 1 something stayed
         pending (handed back), 2 usage or configuration error.
         """)
 
     @Option(help: ArgumentHelp("the worker's JSON configuration (docs/worker.md)", valueName: "FILE"), completion: .file())
-    var config: String
+    var config: String?
+    @Option(help: ArgumentHelp("check this configuration without connecting: exit 0 if valid, 2 with the reason", valueName: "FILE"),
+            completion: .file())
+    var checkConfig: String?
     @Option(help: ArgumentHelp("this worker's consumer name (overrides the file; keep it stable across restarts)", valueName: "NAME"))
     var consumer: String?
     @Flag(help: "log errors only")
     var quiet = false
 
+    func validate() throws(ValidationError) {
+        if (config == nil) == (checkConfig == nil) { throw ValidationError("give --config FILE (run) or --check-config FILE (check only)") }
+    }
+
     func execute() throws(ValidationError) -> Int32 {
+        if let checkConfig { return try Self.check(path: checkConfig) }
         var config: WorkerConfiguration
-        let path = self.config
+        let path = self.config ?? ""
         do throws(ConfigurationError) {
             config = try WorkerConfiguration.load(path: path)
         } catch {
@@ -90,6 +102,26 @@ struct WorkerCommand: StatusCommand {
         Console.err("swiftpush worker: consumer \(consumerName) on \(streams) at \(config.redis.summary), min-idle \(config.effectiveMinIdleMillis) ms"
                     + (config.redis.waitReplicas > 0 ? ", writes confirmed by WAIT \(config.redis.waitReplicas)" : ""))
         return worker.run() ? 0 : 1
+    }
+
+    /// `--check-config`: everything the worker checks before it connects (the file's keys and
+    /// values, each app's client configuration with its files read and key loaded, the Redis
+    /// password source and TLS files), connecting to nothing. Prints one line when valid.
+    static func check(path: String) throws(ValidationError) -> Int32 {
+        let config: WorkerConfiguration
+        do throws(ConfigurationError) {
+            config = try WorkerConfiguration.load(path: path)
+            try config.validateWithoutConnecting()
+        } catch {
+            throw ValidationError(error.description.hasPrefix(path) ? error.description : "\(path): \(error.description)")
+        }
+        do throws(RedisError) {
+            _ = try RedisConnector(config.redis)
+        } catch {
+            throw ValidationError("\(path): \(error.description)")
+        }
+        Console.out("\(path): valid (\(config.apps.count) app\(config.apps.count == 1 ? "" : "s"), shards \(config.shards.joined(separator: ", ")), Redis at \(config.redis.summary))")
+        return 0
     }
 
     /// What the HTTP server serves: the worker's metrics, and the fleet's status read from the

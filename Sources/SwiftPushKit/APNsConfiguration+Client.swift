@@ -5,7 +5,7 @@ extension APNsConfiguration {
     /// The client's configuration, every value set through the C ABI's setters
     /// (`ClientConfiguration.set`), so both APIs take the same checks and give the same
     /// messages.
-    func clientConfiguration() throws(PushError) -> ClientConfiguration {
+    package func clientConfiguration() throws(PushError) -> ClientConfiguration {
         var c = ClientConfiguration()
         try c.setOption(.host, text: environment.host)
         try c.setOption(.port, int: environment.port, named: "environment.port")

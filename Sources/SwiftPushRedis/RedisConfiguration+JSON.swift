@@ -10,8 +10,9 @@ import PushCore
 ///
 ///     {"nodes": ["10.0.0.1:6379", "10.0.0.2:6379"], "password_env": "REDIS_PASSWORD", "tls": true}
 ///
-/// Unknown keys are refused: a misspelt `"tls"` or `"password_file"` must not silently connect
-/// in the clear or without credentials.
+/// Unknown keys are refused (`ConfigurationKeys`: the path and the nearest known name,
+/// `unknown key redis.tsl (did you mean tls?)`): a misspelt `"tls"` or `"password_file"` must
+/// not silently connect in the clear or without credentials.
 extension RedisConfiguration: Decodable {
     private struct Key: CodingKey {
         var stringValue: String
@@ -20,11 +21,17 @@ extension RedisConfiguration: Decodable {
         init?(intValue: Int) { nil }
     }
 
-    private static let knownKeys: Set<String> = [
+    private static let knownKeys = [
         "host", "port", "nodes", "username", "password", "password_file", "password_env", "tls",
         "connect_timeout_ms", "command_timeout_ms", "wait_replicas", "wait_timeout_ms", "failover_timeout_ms",
     ]
-    private static let knownTLSKeys: Set<String> = ["ca_file", "server_name", "cert_file", "key_file"]
+    private static let knownTLSKeys = ["ca_file", "server_name", "cert_file", "key_file"]
+
+    /// Where the object is, for messages: its path in the file (`redis` in a worker.json and
+    /// in `--redis-config`'s file), `redis` when it is the whole document.
+    private static func path(_ decoder: Decoder) -> [String] {
+        decoder.codingPath.isEmpty ? ["redis"] : decoder.codingPath.map(\.stringValue)
+    }
 
     /// Decodes a `"redis"` object; unknown keys and two password sources are
     /// `RedisConfigurationError`s (`check()` applies the other rules).
@@ -32,8 +39,8 @@ extension RedisConfiguration: Decodable {
         self.init()
         let c = try decoder.container(keyedBy: Key.self)
         func key(_ name: String) -> Key { Key(stringValue: name) }
-        if let unknown = c.allKeys.map(\.stringValue).filter({ !Self.knownKeys.contains($0) }).sorted().first {
-            throw RedisConfigurationError("unknown key \"\(unknown)\" in \"redis\"")
+        if let message = ConfigurationKeys.unknownKey(in: c.allKeys.map(\.stringValue), known: Self.knownKeys, path: Self.path(decoder)) {
+            throw RedisConfigurationError(message)
         }
         let host = try c.decodeIfPresent(String.self, forKey: key("host"))
         let port = try c.decodeIfPresent(Int.self, forKey: key("port"))
@@ -56,7 +63,7 @@ extension RedisConfiguration: Decodable {
         if let e = try c.decodeIfPresent(String.self, forKey: key("password_env")) { sources.append(.environment(e)) }
         if sources.count > 1 { throw RedisConfigurationError("give at most one of password, password_file and password_env") }
         password = sources.first ?? .none
-        if c.contains(key("tls")) { tls = try Self.decodeTLS(c, key("tls")) }
+        if c.contains(key("tls")) { tls = try Self.decodeTLS(c, key("tls"), path: Self.path(decoder)) }
         connectTimeoutMillis = try c.decodeIfPresent(Int.self, forKey: key("connect_timeout_ms")) ?? connectTimeoutMillis
         commandTimeoutMillis = try c.decodeIfPresent(Int.self, forKey: key("command_timeout_ms")) ?? commandTimeoutMillis
         waitReplicas = try c.decodeIfPresent(Int.self, forKey: key("wait_replicas")) ?? waitReplicas
@@ -65,11 +72,11 @@ extension RedisConfiguration: Decodable {
     }
 
     /// `"tls": true` (the system trust store), `false` (plain), or an object of settings.
-    private static func decodeTLS(_ c: KeyedDecodingContainer<Key>, _ key: Key) throws -> RedisTLSConfiguration? {
+    private static func decodeTLS(_ c: KeyedDecodingContainer<Key>, _ key: Key, path: [String]) throws -> RedisTLSConfiguration? {
         if let flag = try? c.decode(Bool.self, forKey: key) { return flag ? RedisTLSConfiguration() : nil }
         let t = try c.nestedContainer(keyedBy: Key.self, forKey: key)
-        if let unknown = t.allKeys.map(\.stringValue).filter({ !knownTLSKeys.contains($0) }).sorted().first {
-            throw RedisConfigurationError("unknown key \"\(unknown)\" in \"redis\".\"tls\"")
+        if let message = ConfigurationKeys.unknownKey(in: t.allKeys.map(\.stringValue), known: knownTLSKeys, path: path + ["tls"]) {
+            throw RedisConfigurationError(message)
         }
         func text(_ name: String) throws -> String? { try t.decodeIfPresent(String.self, forKey: Key(stringValue: name)) }
         return RedisTLSConfiguration(caFile: try text("ca_file"), serverName: try text("server_name"),
@@ -79,6 +86,7 @@ extension RedisConfiguration: Decodable {
     /// Decodes and checks a `"redis"` object given as JSON text (tests, the CLI). Errors say
     /// what is wrong in words, never a secret.
     public static func parse(json: [UInt8]) throws(RedisConfigurationError) -> RedisConfiguration {
+        if let syntax = ConfigurationKeys.syntaxError(in: json) { throw RedisConfigurationError("not valid JSON: \(syntax)") }
         let config: RedisConfiguration
         do {
             config = try JSONDecoder().decode(RedisConfiguration.self, from: Data(json))

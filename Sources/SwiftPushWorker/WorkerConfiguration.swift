@@ -1,37 +1,39 @@
-import SwiftPushRedis
 import Foundation
+import PushCore
+import SwiftPushKit
+import SwiftPushRedis
 
 /// The worker's configuration file (JSON; format and example in docs/worker.md). Decoded with
 /// Foundation's JSONDecoder: the worker needs no package beyond the toolchain's. Durations are
 /// milliseconds unless the name says seconds.
 public struct WorkerConfiguration: Decodable, Sendable {
-    /// One named credential set: one PushClient (APNs binds a connection to one team).
+    /// One named credential set: one PushClient (APNs binds a connection to one team). Its
+    /// keys are the options table's app keys (`Tables/options.tsv`; docs/worker.md,
+    /// "Configuration"): every connection option the C API takes that a file can name
+    /// (credentials, `environment` or `host`/`port`, `ca_file`, `proxy`, `connections`,
+    /// `max_streams`, timeouts, retries...), plus `topics`. Any other key is refused.
     public struct App: Decodable, Sendable {
-        /// Token auth: the .p8 key file, its key id and team id.
-        public var keyFile: String?
-        public var keyID: String?
-        public var teamID: String?
-        /// Certificate auth: a PEM certificate (and key, unless `certKeyFile`), or a .p12.
-        public var certFile: String?
-        public var certKeyFile: String?
-        public var p12File: String?
-        public var p12Password: String?
-        /// "production" (default) or "sandbox"; ignored when `host` is given.
-        public var environment: String?
-        /// Another APNs host (a mock, a proxy) and port.
-        public var host: String?
-        public var port: Int?
-        /// CA certificates to trust instead of the system's.
-        public var caFile: String?
+        /// The connection options the app sets, by option; the rest keep the table's defaults
+        /// (the worker sets the deadline and the queue itself: `clientConfiguration(app:)`).
+        package var options: APNsOptionValues
         /// Topics this app may send to; the first is the default. Empty: any (entries name it).
         public var topics: [String]?
-        /// Connections in this app's pool (default 2).
-        public var connections: Int?
 
-        enum CodingKeys: String, CodingKey {
-            case keyFile = "key_file", keyID = "key_id", teamID = "team_id", certFile = "cert_file"
-            case certKeyFile = "cert_key_file", p12File = "p12_file", p12Password = "p12_password"
-            case environment, host, port, caFile = "ca_file", topics, connections
+        /// The worker's own key beside the table's.
+        static let ownKeys = ["topics"]
+        /// Every key an app may hold: the table's app keys and `topics`.
+        static var knownKeys: [String] { APNsOptionValues.appKeys.map(\.key) + ownKeys }
+
+        /// Decodes an app object; an unknown key throws `ConfigurationError` naming it
+        /// (`unknown key apps.demo.max_stream (did you mean max_streams?)`).
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: JSONKey.self)
+            if let message = ConfigurationKeys.unknownKey(in: c.allKeys.map(\.stringValue), known: Self.knownKeys,
+                                                          path: decoder.codingPath.map(\.stringValue)) {
+                throw ConfigurationError(message)
+            }
+            options = try APNsOptionValues(appKeysFrom: decoder)
+            topics = try c.decodeIfPresent([String].self, forKey: JSONKey(stringValue: "topics"))
         }
     }
 
@@ -79,7 +81,7 @@ public struct WorkerConfiguration: Decodable, Sendable {
     /// The credential sets, by name.
     public var apps: [String: App] = [:]
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case redis, shard, shards, group, consumer, maxInFlight = "max_in_flight", batch, deadlineMillis = "deadline_ms"
         case minIdleMillis = "min_idle_ms", reclaimIntervalMillis = "reclaim_interval_ms", maxDeliveries = "max_deliveries"
         case unknownResults = "unknown_results", maxSends = "max_sends", guardTTLSeconds = "guard_ttl_s"
@@ -87,7 +89,16 @@ public struct WorkerConfiguration: Decodable, Sendable {
         case metricsPort = "metrics_port", metricsHost = "metrics_host", outcomeFormat = "outcome_format"
     }
 
+    /// The keys a worker configuration holds at the top level (docs/worker.md, "Configuration").
+    public static var knownKeys: [String] { CodingKeys.allCases.map(\.rawValue) }
+
+    /// Decodes a configuration object; an unknown key, at the top level or in an app or the
+    /// `"redis"` object, throws an error naming its path and the nearest known key.
     public init(from d: Decoder) throws {
+        let keys = try d.container(keyedBy: JSONKey.self).allKeys.map(\.stringValue)
+        if let message = ConfigurationKeys.unknownKey(in: keys, known: Self.knownKeys, path: []) {
+            throw ConfigurationError(message)
+        }
         let c = try d.container(keyedBy: CodingKeys.self)
         redis = try c.decodeIfPresent(RedisConfiguration.self, forKey: .redis) ?? redis
         let one = try c.decodeIfPresent(String.self, forKey: .shard)
@@ -134,21 +145,37 @@ public struct WorkerConfiguration: Decodable, Sendable {
             throw ConfigurationError("cannot read the configuration file \(path)")
         }
         let config: WorkerConfiguration
-        do {
-            config = try JSONDecoder().decode(WorkerConfiguration.self, from: data)
-        } catch let e as RedisConfigurationError {
-            throw ConfigurationError("\(path): \(e.description)")
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw ConfigurationError("\(path): missing \"\(key.stringValue)\"")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw ConfigurationError("\(path): wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
-        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
-            throw ConfigurationError("\(path): \(context.debugDescription)")
+        do throws(ConfigurationError) {
+            config = try parse(json: Array(data))
         } catch {
-            throw ConfigurationError("\(path): not valid JSON")
+            throw ConfigurationError("\(path): \(error.description)")
         }
         try config.check()
         return config
+    }
+
+    /// Decodes configuration JSON (not yet checked: `check()`). The error names the key and
+    /// its path (`unknown key apps.demo.max_stream (did you mean max_streams?)`, `wrong type
+    /// at apps.demo.connections`) or, for text that is not JSON, the line and column.
+    public static func parse(json: [UInt8]) throws(ConfigurationError) -> WorkerConfiguration {
+        if let syntax = ConfigurationKeys.syntaxError(in: json) { throw ConfigurationError("not valid JSON: \(syntax)") }
+        do {
+            return try JSONDecoder().decode(WorkerConfiguration.self, from: Data(json))
+        } catch let e as ConfigurationError {
+            throw e
+        } catch let e as RedisConfigurationError {
+            throw ConfigurationError(e.description)
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw ConfigurationError("missing \"\(key.stringValue)\"")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw ConfigurationError("wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            let at = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw ConfigurationError("\(at): \(context.debugDescription)")
+        } catch {
+            // Never the decoder's text: it could quote a value, and values may be secrets.
+            throw ConfigurationError("not a worker configuration (a JSON object of the keys in docs/worker.md)")
+        }
     }
 
     /// The rules a configuration must follow.
@@ -177,12 +204,10 @@ public struct WorkerConfiguration: Decodable, Sendable {
             throw ConfigurationError("min_idle_ms (\(effectiveMinIdleMillis)) must exceed the longest delivery (\(longestDeliveryMillis) ms: deadline_ms x max_sends + back-off), or entries still in flight are reclaimed and sent twice")
         }
         for (name, app) in apps.sorted(by: { $0.key < $1.key }) {
-            let token = app.keyFile != nil, cert = app.certFile != nil || app.p12File != nil
+            let t = app.options.text
+            let token = t[.tokenKeyFile] != nil, cert = t[.certFile] != nil || t[.p12File] != nil
             if token == cert { throw ConfigurationError("app \"\(name)\": give either key_file (token auth) or cert_file/p12_file (certificate auth)") }
-            if token && (app.keyID == nil || app.teamID == nil) { throw ConfigurationError("app \"\(name)\": token auth needs key_id and team_id") }
-            if let e = app.environment, e != "production" && e != "sandbox" {
-                throw ConfigurationError("app \"\(name)\": environment must be \"production\" or \"sandbox\"")
-            }
+            if token && (t[.keyID] == nil || t[.teamID] == nil) { throw ConfigurationError("app \"\(name)\": token auth needs key_id and team_id") }
         }
     }
 }
@@ -193,4 +218,13 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public let description: String
     /// An error saying `description`.
     public init(_ description: String) { self.description = description }
+}
+
+/// A key of a JSON object, any string: for reading the keys an object holds before checking
+/// them against the known ones.
+struct JSONKey: CodingKey {
+    let stringValue: String
+    init(stringValue: String) { self.stringValue = stringValue }
+    var intValue: Int? { nil }
+    init?(intValue: Int) { nil }
 }

@@ -78,6 +78,7 @@ extension MockTests {
         static let rejections: [RejectionCase] = [
             RejectionCase(name: "non-hex token → 400 BadDeviceToken", path: "/3/device/xyz", status: 400, reason: "BadDeviceToken"),
             RejectionCase(name: "odd-length token → 400 BadDeviceToken", path: "/3/device/abc", status: 400, reason: "BadDeviceToken"),
+            RejectionCase(name: "2-byte token → 400 BadDeviceToken", path: "/3/device/abcd", status: 400, reason: "BadDeviceToken"),
             RejectionCase(name: "1026-digit token → 400 BadDeviceToken", path: "/3/device/" + String(repeating: "ab", count: 513),
                           status: 400, reason: "BadDeviceToken"),
             RejectionCase(name: "empty token → 400 MissingDeviceToken", path: "/3/device/", status: 400, reason: "MissingDeviceToken"),
@@ -161,7 +162,7 @@ extension MockTests {
             for r in requestReasons { #expect(covered.contains(r.text), "no test for \(r.text)") }
         }
 
-        @Test("Device tokens of any even length are accepted", arguments: [8, 64, 160, 512])
+        @Test("Device tokens of 16 to 200 bytes are accepted, in either case", arguments: [32, 64, 160, 400])
         func tokenLengths(_ digits: Int) throws {
             let server = try startServer()
             defer { server.stop() }
@@ -169,6 +170,31 @@ extension MockTests {
             let r = Tool.nghttp(port: server.port, path: "/3/device/\(token)", headers: try pki.validHeaders(), payloadFile: pki.payloadFile)
             #expect(r.status == 200, "\(r.output)")
             #expect(server.record().first?.deviceToken == token)
+        }
+
+        @Test("A device token shorter than 16 bytes or longer than 200 is malformed: 400 BadDeviceToken",
+              arguments: [4, 8, 30, 402, 512])
+        func malformedTokenLengths(_ digits: Int) throws {
+            let server = try startServer()
+            defer { server.stop() }
+            let token = String(repeating: "0f", count: digits / 2)
+            let r = Tool.nghttp(port: server.port, path: "/3/device/\(token)", headers: try pki.validHeaders(), payloadFile: pki.payloadFile)
+            #expect(r.status == 400, "\(r.output)")
+            #expect(r.reason == "BadDeviceToken", "\(r.output)")
+        }
+
+        @Test("lenientDeviceTokens (--lenient-device-tokens) accepts any length, but still not odd lengths or non-hex",
+              arguments: [4, 8, 512])
+        func lenientTokenLengths(_ digits: Int) throws {
+            let server = try startServer { $0.lenientDeviceTokens = true }
+            defer { server.stop() }
+            let token = String(repeating: "0f", count: digits / 2)
+            let r = Tool.nghttp(port: server.port, path: "/3/device/\(token)", headers: try pki.validHeaders(), payloadFile: pki.payloadFile)
+            #expect(r.status == 200, "\(r.output)")
+            for bad in ["abc", "xyzw"] {
+                let b = Tool.nghttp(port: server.port, path: "/3/device/\(bad)", headers: try pki.validHeaders(), payloadFile: pki.payloadFile)
+                #expect(b.reason == "BadDeviceToken", "\(bad): \(b.output)")
+            }
         }
 
         @Test("A voip payload may be 5120 bytes")

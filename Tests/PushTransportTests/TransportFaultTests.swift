@@ -143,10 +143,11 @@ struct TransportFaultTests {
 
         // Unregistered is permanent: one attempt, REJECTED.
         var permanent = MockFaults()
-        permanent.unregisteredTokens = ["abcd": 1]
+        let gone = String(repeating: "ab", count: 32)
+        permanent.unregisteredTokens = [gone: 1]
         server.setFaults(permanent)
         let before = server.record().count
-        #expect(support.send(client, count: 1, token: "abcd").accepted == 1)
+        #expect(support.send(client, count: 1, token: gone).accepted == 1)
         let bad = support.collect(client, count: 1)
         #expect(bad.first?.outcome == 2 && bad.first?.attempts == 1)
         #expect(server.record().count == before + 1)

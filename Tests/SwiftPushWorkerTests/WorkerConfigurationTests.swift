@@ -1,4 +1,8 @@
+import CSwiftPushABI
 import Foundation
+import PushClientCore
+import PushCore
+import SwiftPushKit
 import SwiftPushRedis
 import SwiftPushWorker
 import Testing
@@ -6,7 +10,7 @@ import Testing
 @Suite("WorkerConfiguration")
 struct WorkerConfigurationTests {
     func load(_ json: String) throws -> WorkerConfiguration {
-        try JSONDecoder().decode(WorkerConfiguration.self, from: Data(json.utf8))
+        try WorkerConfiguration.parse(json: Array(json.utf8))
     }
     static let app = #""apps": {"demo": {"key_file": "k.p8", "key_id": "K", "team_id": "T"}}"#
 
@@ -27,7 +31,7 @@ struct WorkerConfigurationTests {
         let cluster = try load(#"{"redis": {"nodes": ["a:1", "b:2"], "wait_replicas": 1, "wait_timeout_ms": 500}, "# + Self.app + "}")
         #expect(cluster.redis.cluster && cluster.redis.nodes.count == 2 && cluster.redis.waitReplicas == 1)
         try cluster.check()
-        #expect(throws: RedisConfigurationError.self) { try load(#"{"redis": {"pasword_file": "f"}, "# + Self.app + "}") }
+        #expect(throws: ConfigurationError.self) { try load(#"{"redis": {"pasword_file": "f"}, "# + Self.app + "}") }
     }
 
     @Test("One shard or several: \"shard\" or \"shards\", never both, each a usable hash tag, none twice")
@@ -37,7 +41,7 @@ struct WorkerConfigurationTests {
         #expect(several.shards == ["0", "1", "2"])
         try several.check()
         #expect(several.shardCommands(shard: "2", consumer: "w").keys.stream == "push:{2}")
-        #expect(throws: DecodingError.self) { try load(#"{"shard": "0", "shards": ["1"], "# + Self.app + "}") }
+        #expect(throws: ConfigurationError.self) { try load(#"{"shard": "0", "shards": ["1"], "# + Self.app + "}") }
         for bad in [#"[]"#, #"["a}b"]"#, #"[""]"#, #"["1", "1"]"#, #"["a,b"]"#] {
             #expect(throws: ConfigurationError.self, "shards \(bad)") { try load(#"{"shards": "# + bad + ", " + Self.app + "}").check() }
         }
@@ -64,5 +68,102 @@ struct WorkerConfigurationTests {
     func unknownResults() throws {
         #expect(throws: ConfigurationError.self) { try load(#"{"unknown_results": "maybe", "# + Self.app + "}").check() }
         try load(#"{"unknown_results": "record", "# + Self.app + "}").check()
+    }
+
+    /// The message `json` is refused with.
+    func error(_ json: String) -> String {
+        do {
+            _ = try load(json)
+            return "accepted"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("Unknown keys are refused at every level, with their path and the nearest known name")
+    func unknownKeys() {
+        #expect(error(#"{"max_inflight": 10, "# + Self.app + "}") == "unknown key max_inflight (did you mean max_in_flight?)")
+        #expect(error(#"{"apps": {"demo": {"key_file": "k.p8", "key_id": "K", "team_id": "T", "max_stream": 5}}}"#)
+                == "unknown key apps.demo.max_stream (did you mean max_streams?)")
+        #expect(error(#"{"apps": {"demo": {"key_file": "k.p8", "key_id": "K", "team_id": "T", "topic": ["a"]}}}"#)
+                == "unknown key apps.demo.topic (did you mean topics?)")
+        #expect(error(#"{"redis": {"pasword_file": "f"}, "# + Self.app + "}") == "unknown key redis.pasword_file (did you mean password_file?)")
+        #expect(error(#"{"redis": {"tls": {"server_nme": "r"}}, "# + Self.app + "}") == "unknown key redis.tls.server_nme (did you mean server_name?)")
+        #expect(error(#"{"colour": "blue", "# + Self.app + "}") == "unknown key colour")
+    }
+
+    @Test("Text that is not JSON is refused with the line and column where it stops being JSON")
+    func notJSON() {
+        let text = "{\n  \"shard\": \"0\",\n  \"apps\": {\"demo\": {\"key_file\": \"k.p8\",}}\n}"
+        #expect(error(text).hasPrefix("not valid JSON: line 3, column 40: "), "\(error(text))")
+        #expect(error(#"{"apps": {"demo": {"connections": "two"}}}"#) == "wrong type at apps.demo.connections")
+    }
+
+    @Test("Every app key of the options table is accepted on an app (an int option's value a number, the rest strings)")
+    func everyTableKey() throws {
+        for (key, option) in APNsOptionValues.appKeys {
+            let value = option == .environment ? #""sandbox""# : option.kind == .int ? "\(option.intRange.lowerBound)" : #""x""#
+            let c = try load(#"{"apps": {"demo": {"\#(key)": \#(value)}}}"#)
+            let app = try #require(c.apps["demo"])
+            #expect(option.kind == .int ? app.options.numbers[option] != nil : app.options.text[option] == "x", "\(key)")
+        }
+    }
+
+    /// A token key file, made by scripts/make-test-pki.sh once per test process.
+    static let pki: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let dir = NSTemporaryDirectory() + "swiftpush-worker-config-tests-\(getpid())"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = [root.appendingPathComponent("scripts/make-test-pki.sh").path, dir]
+        p.standardOutput = FileHandle.nullDevice
+        try? p.run()
+        p.waitUntilExit()
+        precondition(p.terminationStatus == 0, "make-test-pki.sh failed")
+        return dir
+    }()
+
+    @Test("An app's connection options from the table reach the client it opens; the rest keep the table's defaults")
+    func appOptionsUsed() throws {
+        let key = Self.pki + "/AuthKey_TESTKEY001.p8"
+        let c = try load(#"""
+            {"deadline_ms": 20000, "max_in_flight": 100, "shards": ["0", "1"],
+             "apps": {"tuned": {"key_file": "\#(key)", "key_id": "TESTKEY001", "team_id": "TEAM123456",
+                                "host": "localhost", "port": 2197, "connections": 3, "max_streams": 7,
+                                "connect_timeout_ms": 1500, "max_attempts": 4, "retry_delay_ms": 250,
+                                "idle_ping_ms": 0, "io_threads": 2, "min_connections": 1, "pool_shrink_ms": 5000},
+                      "plain": {"key_file": "\#(key)", "key_id": "TESTKEY001", "team_id": "TEAM123456", "environment": "sandbox"}}}
+            """#)
+        try c.validateWithoutConnecting()
+        let tuned = try c.clientConfiguration(app: "tuned")
+        #expect(tuned.endpoint.host == "localhost" && tuned.endpoint.port == 2197)
+        #expect(tuned.pool.connections == 3 && tuned.pool.maxStreamsPerConnection == 7 && tuned.pool.ioThreads == 2)
+        #expect(tuned.pool.minConnections == 1 && tuned.pool.shrinkWindowMillis == 5000)
+        #expect(tuned.timing.connectTimeoutMillis == 1500 && tuned.timing.idlePingMillis == 0)
+        #expect(tuned.recovery.maxAttempts == 4 && tuned.recovery.retryDelayMillis == 250)
+        // What the worker decides itself.
+        #expect(tuned.timing.deadlineMillis == 20000 && tuned.pool.queueCapacity == 100 * 2 + 1024)
+        let plain = try c.clientConfiguration(app: "plain")
+        #expect(plain.endpoint.host == "api.sandbox.push.apple.com" && plain.endpoint.port == 443)
+        #expect(plain.pool.connections == PushOption.connections.defaultInt
+                && plain.pool.maxStreamsPerConnection == PushOption.maxStreams.defaultInt)
+    }
+
+    @Test("An app's values are checked as the C API checks them, the message naming the app and the key")
+    func appValuesChecked() throws {
+        let key = Self.pki + "/AuthKey_TESTKEY001.p8"
+        func refusal(_ extra: String, keyFile: String = key) -> String {
+            do {
+                let c = try load(#"{"apps": {"demo": {"key_file": "\#(keyFile)", "key_id": "TESTKEY001", "team_id": "TEAM123456"\#(extra)}}}"#)
+                try c.validateWithoutConnecting()
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal(#", "max_streams": 0"#) == "app \"demo\": max_streams must be in 1...100000, got 0")
+        #expect(refusal(#", "host": "h", "environment": "sandbox""#) == "app \"demo\": host and environment exclude each other")
+        #expect(refusal("", keyFile: "/nonexistent/k.p8").hasPrefix("app \"demo\": key_file: cannot read key file /nonexistent/k.p8"))
+        #expect(refusal("") == "accepted")
     }
 }

@@ -154,6 +154,97 @@ name="send --tokens-file: a progress line on a terminal's stderr (a pty) for 600
 if python3 Tests/cli/progress.py "$cli" "$port" "$pki" "$out" > "$out/stdout" 2> "$out/stderr"
 then ok "$name"; else bad "$name"; fi
 
+# --- Issue 30, items 6, 7 and 9: bad token lines, the .p12 password's sources, the mock's token
+# check, the worker's configuration checks (--check-config, unknown keys) and --redis-config's.
+name="--tokens-file: a line that is no token is INVALID with its line number, the rest is sent, exit 3 (text and --json)"
+printf '%s\nzz\n\n# comment\n%s\n' "$t1" "$t2" > "$out/mixed.txt"
+if run 3 "${common[@]}" --topic com.example.app --tokens-file "$out/mixed.txt" --body x \
+   && grep -qx "zz INVALID 0 BadDeviceToken line=2 (device token has a non-hex character at offset 0)" "$out/stdout" \
+   && [ "$(lines " ACCEPTED 200 ")" -eq 2 ] \
+   && grep -qx "2 notifications: 2 accepted, 0 rejected, 0 failed, 1 invalid line" "$out/stdout" \
+   && run 3 "${common[@]}" --topic com.example.app --tokens-file "$out/mixed.txt" --body x --json \
+   && python3 - "$out/stdout" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+bad = [r for r in rows if r.get("outcome") == "INVALID"]
+assert bad == [{"token": "zz", "outcome": "INVALID", "status": 0, "reason": "BadDeviceToken", "line": 2,
+                "detail": "device token has a non-hex character at offset 0"}], bad
+assert sum(r.get("outcome") == "ACCEPTED" for r in rows) == 2, rows
+assert rows[-1] == {"summary": {"total": 2, "accepted": 2, "rejected": 0, "failed": 0, "invalid": 1}}, rows[-1]
+PY
+then ok "$name"; else bad "$name"; fi
+
+name="--tokens-file --strict: a bad line stops the run before anything is sent, exit 2, the line named"
+if run 2 "${common[@]}" --topic com.example.app --tokens-file "$out/mixed.txt" --body x --strict \
+   && grep -q "invalid device token 'zz' on line 2 of $out/mixed.txt: device token has a non-hex character" "$out/stderr" \
+   && [ ! -s "$out/stdout" ]
+then ok "$name"; else bad "$name"; fi
+
+name="the mock answers a 2-byte device token 400 BadDeviceToken, as APNs does: REJECTED, exit 1"
+if run 1 "${common[@]}" --topic com.example.app --token abcd --body x \
+   && grep -q "^abcd REJECTED 400 BadDeviceToken apns-id=" "$out/stdout"
+then ok "$name"; else bad "$name"; fi
+
+name="the .p12 password from --password-file and --password-env (not on the command line); one source only"
+printf 'secret\n' > "$out/p12.pass"
+export SWIFTPUSH_TEST_P12_PASSWORD=secret
+if run 0 "${cert_common[@]}" --p12 "$pki/client.p12" --password-file "$out/p12.pass" && grep -q "^$t1 ACCEPTED" "$out/stdout" \
+   && run 0 "${cert_common[@]}" --p12 "$pki/client.p12" --password-env SWIFTPUSH_TEST_P12_PASSWORD && grep -q "^$t1 ACCEPTED" "$out/stdout" \
+   && run 2 "${cert_common[@]}" --p12 "$pki/client.p12" --password-env SWIFTPUSH_TEST_NO_SUCH_VARIABLE \
+   && grep -q "SWIFTPUSH_TEST_NO_SUCH_VARIABLE (the .p12 password) is not set" "$out/stderr" \
+   && run 2 "${cert_common[@]}" --p12 "$pki/client.p12" --password-file "$out/no-such.pass" && grep -q "cannot read the .p12 password file" "$out/stderr" \
+   && run 2 "${cert_common[@]}" --p12 "$pki/client.p12" --password secret --password-file "$out/p12.pass" && grep -q "give one of --password" "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+unset SWIFTPUSH_TEST_P12_PASSWORD
+
+name="the .p12 password from --password-prompt, typed on a terminal (a pty)"
+if python3 Tests/cli/password_prompt.py "$cli" "$cert_port" "$pki" > "$out/stdout" 2> "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
+# worker --check-config: everything checked, nothing connected (Redis and APNs on port 1, where
+# nothing listens: a connection attempt would fail the check).
+worker_app='"key_file": "'$pki'/AuthKey_TESTKEY001.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456", "host": "localhost", "port": 1'
+check_config() { # EXPECTED_STATUS JSON: writes JSON to a file and runs worker --check-config on it
+  printf '%s\n' "$2" > "$out/check.json"
+  local status=0
+  "$cli" worker --check-config "$out/check.json" > "$out/stdout" 2> "$out/stderr" || status=$?
+  [ "$status" -eq "$1" ] || { echo "    exit status $status, expected $1"; return 1; }
+}
+name="worker --check-config: a valid file (table options on its app) exits 0 without connecting; each mistake exits 2 with the reason"
+if check_config 0 '{"redis": {"port": 1}, "apps": {"demo": {'"$worker_app"', "max_streams": 10, "connections": 3, "retry_delay_ms": 200}}}' \
+   && grep -q "check.json: valid (1 app, shards 0, Redis at " "$out/stdout" \
+   && check_config 2 '{"apps": {"demo": {'"$worker_app"', "max_stream": 10}}}' \
+   && grep -q "unknown key apps.demo.max_stream (did you mean max_streams?)" "$out/stderr" \
+   && check_config 2 '{"max_inflight": 10, "apps": {"demo": {'"$worker_app"'}}}' \
+   && grep -q "unknown key max_inflight (did you mean max_in_flight?)" "$out/stderr" \
+   && check_config 2 '{"redis": {"pasword_file": "f"}, "apps": {"demo": {'"$worker_app"'}}}' \
+   && grep -q "unknown key redis.pasword_file (did you mean password_file?)" "$out/stderr" \
+   && check_config 2 $'{\n  "apps": {"demo": {'"$worker_app"',}}\n}' && grep -q "check.json: not valid JSON: line 2, column " "$out/stderr" \
+   && check_config 2 '{"apps": {"demo": {'"$worker_app"', "max_streams": 0}}}' \
+   && grep -q 'app "demo": max_streams must be in 1...100000, got 0' "$out/stderr" \
+   && check_config 2 '{"apps": {"demo": {"key_file": "'$out'/missing.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456"}}}' \
+   && grep -q 'app "demo": key_file: cannot read key file' "$out/stderr" \
+   && check_config 2 '{"redis": {"password_env": "SWIFTPUSH_TEST_NO_SUCH_VARIABLE"}, "apps": {"demo": {'"$worker_app"'}}}' \
+   && grep -q "SWIFTPUSH_TEST_NO_SUCH_VARIABLE" "$out/stderr" \
+   && ! "$cli" worker > /dev/null 2> "$out/stderr" && grep -q "give --config FILE (run) or --check-config FILE" "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
+name="--redis-config follows the same rule: unknown keys named with the nearest one, JSON errors with line and column"
+printf '{"redis": {"pasword_file": "f"}}\n' > "$out/redis-typo.json"
+printf '{"rdis": {}}\n' > "$out/redis-top.json"
+printf '{\n "redis": {"port": 6379,}\n}\n' > "$out/redis-bad.json"
+status=0; "$cli" outcomes --redis-config "$out/redis-typo.json" > "$out/stdout" 2> "$out/stderr" || status=$?
+if [ "$status" -eq 2 ] && grep -q "unknown key redis.pasword_file (did you mean password_file?)" "$out/stderr" \
+   && ! "$cli" outcomes --redis-config "$out/redis-top.json" > "$out/stdout" 2> "$out/stderr" \
+   && grep -q "unknown key rdis (did you mean redis?)" "$out/stderr" \
+   && ! "$cli" outcomes --redis-config "$out/redis-bad.json" > "$out/stdout" 2> "$out/stderr" \
+   && grep -q "redis-bad.json: not valid JSON: line 2, column 25" "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
+name="the man page: NAME, SYNOPSIS, DESCRIPTION per command, EXAMPLES, ENVIRONMENT, FILES, EXIT STATUS; it renders"
+if bash Tests/cli/manpage.sh "$cli" > "$out/stdout" 2> "$out/stderr"
+then ok "$name"; else bad "$name"; fi
+
 echo "cli: $pass passed, $fail failed"
 # Broadcast push: channels and send --channel, against a mock with a management listener.
 bash Tests/cli/broadcast.sh "$build" || fail=$((fail + 1))

@@ -577,7 +577,7 @@ sed "s|AuthKey_TESTKEY001.p8|missing.p8|" "$out/cfg.json" > "$out/cfg-missing.js
 config "$out/cfg-idle.json" cfg "$mock_port" ', "deadline_ms": 10000, "min_idle_ms": 5000'
 s1=0; "$cli" worker --config "$out/cfg-missing.json" > /dev/null 2> "$out/cfg1.txt" || s1=$?
 s2=0; "$cli" worker --config "$out/cfg-idle.json" > /dev/null 2> "$out/cfg2.txt" || s2=$?
-if [ "$s1" -eq 2 ] && grep -q 'app "demo": cannot read key_file' "$out/cfg1.txt" \
+if [ "$s1" -eq 2 ] && grep -q 'app "demo": key_file: cannot read key file' "$out/cfg1.txt" \
    && [ "$s2" -eq 2 ] && grep -q "min_idle_ms (5000) must exceed the longest delivery" "$out/cfg2.txt"
 then ok "$name"; else bad "$name (exit $s1, $s2)"; cat "$out/cfg1.txt" "$out/cfg2.txt"; fi
 }

@@ -55,6 +55,9 @@ struct ConnectionOptions: ParsableArguments {
     var caFile: String?
     @Option(name: .customLong("proxy"), help: ArgumentHelp("tunnel through this HTTP CONNECT proxy", valueName: "HOST:PORT"))
     var proxy: String?
+    /// The .p12 password from a file, a variable or a prompt (P12PasswordSource.swift): what
+    /// `configuration()` reads, so that `ps` need not show it.
+    @OptionGroup var passwordSource: P12PasswordSource
 
     /// What can be checked without reading a file: the ranges, the flags that exclude each other.
     func validate() throws(ValidationError) {
