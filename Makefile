@@ -247,4 +247,4 @@ test-deb: deb pki
 	bash Tests/deb/run.sh $(RELEASE_DIR) dist
 
 clean:
-	rm -rf .build .build-* out dist
+	rm -rf .build .build-* out dist Examples/NotifyService/.build
