@@ -6,6 +6,8 @@
 #                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker)
 #                   and on a Redis Cluster through a failover (make test-worker-cluster),
 #                   `swiftpush status` and the status page in headless Chromium (make test-status)
+#                   README's "Getting started" as written (make test-quickstart), a package using
+#                   SwiftPushKit built from scratch by version and by path (make test-consumer)
 #   make bench      the library against h2load on the same mock server, and the Swift API's rows (see README);
 #                   BENCH_BASELINE=<release dir of another build> adds that build, interleaved (A/B)
 #   make bench-latency  the same with answers 20, 50 and 100 ms late, 1, 4 and 8 connections
@@ -81,7 +83,7 @@ pki:
 # other module happened to be built first.
 test: build pki
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
-	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-quickstart test-consumer test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
 
 # docs/architecture.md cites code by name: every name in backticks must still exist (issue 25).
 test-docs:
@@ -102,9 +104,25 @@ test-cli:
 
 # The Swift examples (Examples/NotifyService, a package of its own on this one by path: a
 # Hummingbird 2 service, the README's Swift blocks) against the mock. Built once, in debug, into
-# .build-example (its own copy of SwiftNIO and Hummingbird), which later runs reuse.
+# Examples/NotifyService/.build (its own copy of SwiftNIO and Hummingbird; `swift run` there, as in
+# the README, uses it too), which later runs and test-quickstart reuse.
 test-example: build pki
 	bash Tests/example/run.sh $(DEBUG_DIR)
+
+# README's "Getting started" as written (Tests/quickstart/run.sh): `swiftpush mock --quickstart`
+# makes a test PKI and prints the APNS_* exports, the C, Python, Go and Swift examples run against
+# it (the Swift one in Examples/NotifyService/.build, test-example's build), the PKI is kept across
+# a restart.
+.PHONY: test-quickstart test-consumer
+test-quickstart: build
+	bash Tests/quickstart/run.sh
+
+# A package depending on this one for SwiftPushKit with `traits: []`, built from scratch by
+# version (a git repository of this checkout tagged $(VERSION), by file:// URL) and by path:
+# exactly swift-log, swift-metrics, swift-service-lifecycle (and theirs) resolved, no warning,
+# one notification sent to the mock (Tests/consumer/run.sh).
+test-consumer: build pki
+	bash Tests/consumer/run.sh $(DEBUG_DIR) $(VERSION)
 
 # The Redis layer through the CLI: enqueue/outcomes over TLS with an ACL user (and refused at
 # once for a wrong password, CA or host name), and on a 3+3 Redis Cluster (Tests/redis/run.sh).
@@ -229,4 +247,4 @@ test-deb: deb pki
 	bash Tests/deb/run.sh $(RELEASE_DIR) dist
 
 clean:
-	rm -rf .build .build-* out dist
+	rm -rf .build .build-* out dist Examples/NotifyService/.build

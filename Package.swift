@@ -7,7 +7,10 @@ import PackageDescription
 let packageDirectory = String(#filePath.dropLast("Package.swift".count))
 
 /// Linker flags for libswiftpush.so: a SONAME, `-z nodelete` (a dlclose'd Swift library
-/// crashes the host otherwise) and a version script that exports `push_*` only.
+/// crashes the host otherwise) and a version script that exports `push_*` only. Unsafe flags:
+/// SwiftPM refuses them in a package used by version, so the `swiftpush` product (the C
+/// library) builds only here or in a package depending on this one by path; `SwiftPushKit`
+/// and every target under it have none (`make test-consumer` builds one by version).
 let abiLinkerFlags: [LinkerSetting] = [
     .unsafeFlags([
         "-Xlinker", "-soname=libswiftpush.so",
@@ -15,6 +18,13 @@ let abiLinkerFlags: [LinkerSetting] = [
         "-Xlinker", "--version-script=\(packageDirectory)Sources/SwiftPush/exports.map",
     ])
 ]
+
+/// What only the command-line tool, the worker's HTTP server and the status page need. SwiftPM
+/// 6.1+ leaves a package dependency used under a disabled trait out of resolution, not only out
+/// of the build, so a package depending on this one with `traits: []` checks out swift-log,
+/// swift-metrics, swift-service-lifecycle and their own dependencies, nothing else
+/// (`make test-consumer`). On by default: `swift build` here builds the CLI.
+let tools: TargetDependencyCondition? = .when(traits: ["Tools"])
 
 let package = Package(
     name: "swiftpush",
@@ -29,6 +39,10 @@ let package = Package(
         .library(name: "SwiftPushKit", targets: ["SwiftPushKit"]),
         // The Swift API's row in `make bench` (scripts/bench.sh).
         .executable(name: "swiftpushkit-bench", targets: ["SwiftPushKitBench"]),
+    ],
+    traits: [
+        .trait(name: "Tools", description: "The swiftpush command, the worker's HTTP server and status page: swift-argument-parser and Hummingbird (with SwiftNIO)."),
+        .default(enabledTraits: ["Tools"]),
     ],
     dependencies: [
         // Argument parsing for the command-line tool only: libswiftpush.so links none of it.
@@ -48,13 +62,17 @@ let package = Package(
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"])]),
         // hiredis, for the worker and the CLI only (libswiftpush.so links OpenSSL and nghttp2 alone).
-        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis",
-                       providers: [.apt(["libhiredis-dev"])]),
-        // Linux interfaces missing from Swift's Glibc module (epoll, eventfd, TCP options).
-        // Debug builds give its C DWARF 4, as the Swift code has: Debian's valgrind 3.19 misreads
-        // clang's DWARF 5 (DW_FORM_addrx) and, depending on the library's layout, gives up on
-        // the whole library (scripts/memcheck.sh).
-        .target(name: "CPushSystem", cSettings: [.unsafeFlags(["-gdwarf-4"], .when(configuration: .debug))]),
+        // Not through pkg-config: hiredis.pc's -D_FILE_OFFSET_BITS=64 is a flag SwiftPM prohibits,
+        // warned about in every build of every package depending on this one; the umbrella header
+        // includes <hiredis/hiredis.h>, which finds its own headers without -I.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        // Linux interfaces missing from Swift's Glibc module (epoll, eventfd, TCP options) and the
+        // pooled allocator for nghttp2: a module map over a header of static inline functions, no
+        // C file. So no unsafe flags (a package depending on this one by version may not have any)
+        // and no C compiled with clang's DWARF 5, which Debian's valgrind 3.19 misreads
+        // (DW_FORM_addrx; scripts/memcheck.sh): the inline code is emitted with the Swift code's
+        // DWARF 4.
+        .systemLibrary(name: "CPushSystem"),
         // The C types of the public ABI (structs, enums, constants); merged into Include/swiftpush.h.
         .target(name: "CSwiftPushABI"),
         // No I/O: notification model, validation, reasons, JWT signing, response parsing, policies.
@@ -96,13 +114,13 @@ let package = Package(
         // The worker's HTTP server on Hummingbird: /metrics, /healthz, the status page and its
         // live feed. Not part of libswiftpush.so.
         .target(name: "SwiftPushWorkerHTTP", dependencies: ["SwiftPushWorker", "SwiftPushStatus", "PushCore",
-                                                             .product(name: "Hummingbird", package: "hummingbird"),
+                                                             .product(name: "Hummingbird", package: "hummingbird", condition: tools),
                                                              .product(name: "Logging", package: "swift-log")]),
         // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes, channels, status.
         // send, bench and channels use the Swift API (SwiftPushKit), as any Swift host would.
         .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushRedis",
                                                               "SwiftPushKit", "CSwiftPushABI", "SwiftPushStatus", "SwiftPushWorkerHTTP",
-                                                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                                              .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                                                               .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         // PushClientCore's pure parts in memory: no sockets, no threads, no mock (PushTransport only

@@ -1,17 +1,19 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Examples of the Swift API (SwiftPushKit) a Swift developer would copy:
 //   notify-service  a Hummingbird 2 service: POST /notify sends through APNsClient, and SIGTERM
 //                   drains it and closes cleanly (ServiceLifecycle)
 //   send-one        the README's few lines: one notification, its result
 //   send-many       the README's engine loop: a batch at full rate on the host's own thread
-// In your own package, depend on swiftpush by its URL instead of this path.
+// In your own package, depend on swiftpush by its URL instead of this path (README, "Swift").
+// `traits: []`: not swiftpush's default trait, Tools (its command's and worker's packages);
+// `name:`: a path dependency is otherwise named after its folder, which may be called anything.
 import PackageDescription
 
 let package = Package(
     name: "NotifyService",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(name: "swiftpush", path: "../.."),
+        .package(name: "swiftpush", path: "../..", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [

@@ -49,8 +49,8 @@ final class APNsConnection: TLSH2Socket {
     /// stream that is cancelled or closed is forgotten here (`cancel`, `onStreamClose`).
     var headerStreamID: Int32 = 0
     var headerSlotIndex: Int32 = -1
-    /// Memory for this connection's nghttp2 session (see pool_alloc.c).
-    private let sessionPool: OpaquePointer? = swiftpush_pool_new()
+    /// Memory for this connection's nghttp2 session (the pool in CPushSystem's swiftpush_system.h).
+    private let sessionPool: UnsafeMutablePointer<swiftpush_pool>? = swiftpush_pool_new()
     /// Another allocator for the session, instead of `sessionPool` (tests).
     private let sessionMemory: SessionMemory?
     /// Scratch header array reused by every request (nghttp2 copies what it must at submit).

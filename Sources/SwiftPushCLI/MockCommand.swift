@@ -11,8 +11,16 @@ struct MockCommand: StatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock",
         abstract: "Run a mock APNs server (TLS + HTTP/2) until interrupted.",
-        usage: "swiftpush mock --cert FILE --key FILE [options]",
+        usage: "swiftpush mock (--cert FILE --key FILE | --quickstart DIR) [options]",
         discussion: """
+        --quickstart DIR: a first try of the examples with no PKI of your own.
+        Makes (or keeps from an earlier run) in DIR a test CA (ca.pem), a server
+        certificate for localhost/127.0.0.1 and an ES256 token key
+        AuthKey_TESTKEY001.p8 (key id TESTKEY001, team TEAM123456), serves with
+        them, and prints the APNS_* variables the examples read, also written to
+        DIR/env.sh (the port changes at each start: source it again after a
+        restart).
+
         Token authentication is on when --key-id/--team-id/--auth-key are given (the
         i-th of each form one key). Prints 'listening on HOST:PORT' once ready (and
         'control on 127.0.0.1:PORT').
@@ -35,9 +43,12 @@ struct MockCommand: StatusCommand {
           curl -s -d '{"stall_every_nth":10}' http://127.0.0.1:$(cat F)/faults
         """)
 
-    @Option(help: ArgumentHelp("server certificate chain (PEM), required", valueName: "FILE"), completion: .file())
+    @Option(help: ArgumentHelp("make or reuse a test PKI in DIR, serve with it, print and write DIR/env.sh (see below)", valueName: "DIR"),
+            completion: .directory)
+    var quickstart: String?
+    @Option(help: ArgumentHelp("server certificate chain (PEM), required without --quickstart", valueName: "FILE"), completion: .file())
     var cert: String?
-    @Option(help: ArgumentHelp("server private key (PEM), required", valueName: "FILE"), completion: .file())
+    @Option(help: ArgumentHelp("server private key (PEM), required without --quickstart", valueName: "FILE"), completion: .file())
     var key: String?
     @Option(help: ArgumentHelp("IP address to listen on (default 127.0.0.1)", valueName: "ADDR"))
     var host: String?
@@ -128,8 +139,12 @@ struct MockCommand: StatusCommand {
     var controlPortFile: String?
 
     func validate() throws(ValidationError) {
-        if cert == nil { throw ValidationError("missing --cert") }
-        if key == nil { throw ValidationError("missing --key") }
+        if quickstart != nil {
+            if cert != nil || key != nil { throw ValidationError("--quickstart makes its own certificate: leave out --cert and --key") }
+        } else {
+            if cert == nil { throw ValidationError("missing --cert") }
+            if key == nil { throw ValidationError("missing --key") }
+        }
         let count = 1...Int(Int32.max)
         try checkRange(port, "port", 0...65535)
         try checkRange(maxStreams, "max-streams", count)
@@ -157,7 +172,18 @@ struct MockCommand: StatusCommand {
     }
 
     func execute() throws(ValidationError) -> Int32 {
-        var config = MockServer.Configuration(certificateChainFile: cert!, privateKeyFile: key!) // validate() checked them
+        var pki: QuickstartPKI?
+        if let quickstart {
+            do throws(QuickstartPKI.Failure) {
+                pki = try QuickstartPKI.prepare(directory: quickstart)
+            } catch {
+                Console.err("swiftpush mock: --quickstart: \(error.description)")
+                return 1
+            }
+        }
+        // validate() checked that there are either both files or --quickstart.
+        var config = MockServer.Configuration(certificateChainFile: pki?.serverCertificateFile ?? cert!,
+                                              privateKeyFile: pki?.serverKeyFile ?? key!)
         if let host { config.host = host }
         config.port = port ?? 0
         config.maxConcurrentStreams = maxStreams ?? 1000
@@ -187,6 +213,9 @@ struct MockCommand: StatusCommand {
         do throws(MockServer.StartError) {
             for i in keyID.indices { // validate() checked that the three lists have the same length
                 config.tokenKeys.append(try MockServer.TokenKey(keyID: keyID[i], teamID: teamID[i], file: authKey[i]))
+            }
+            if let pki {
+                config.tokenKeys.append(try MockServer.TokenKey(keyID: QuickstartPKI.keyID, teamID: QuickstartPKI.teamID, file: pki.tokenKeyFile))
             }
         } catch {
             Console.err("swiftpush mock: \(error.description)")
@@ -229,6 +258,10 @@ struct MockCommand: StatusCommand {
         Console.out("listening on \(shownHost):\(server.port)")
         if config.controlPort != nil { Console.out("control on 127.0.0.1:\(server.controlPort)") }
         if config.channelManagementPort != nil { Console.out("channel management on \(shownHost):\(server.channelManagementPort)") }
+        if let pki, !Self.announce(pki, port: server.port) {
+            server.stop()
+            return 1
+        }
 
         var signal: Int32 = 0
         while sigwait(&stopSignals, &signal) != 0 {}
@@ -293,7 +326,7 @@ struct MockCommand: StatusCommand {
 
     /// Writes `text` to `path` (replacing it). Written to a temporary name and renamed, so a
     /// script polling for the file never reads it half-written.
-    private static func writeFile(_ path: String, _ text: String) -> Bool {
+    static func writeFile(_ path: String, _ text: String) -> Bool {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }

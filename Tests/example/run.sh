@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Swift examples (Examples/NotifyService: its own package, on this one by path) against the
-# mock. Builds them once, in debug, into .build-example (EXAMPLE_SCRATCH), which later runs reuse,
-# and prints how long the build took; then:
+# mock. Builds them once, in debug, into Examples/NotifyService/.build (EXAMPLE_SCRATCH), the
+# scratch path `swift run` there uses (README's "Getting started", Tests/quickstart/run.sh), which
+# later runs reuse, and prints how long the build took; then:
 #   - the README's Swift blocks are the example files, byte for byte, and run: ACCEPTED;
 #   - notify-service (Hummingbird 2): POST /notify is ACCEPTED (JSON out), a bad token is a 400
 #     naming the rule, and SIGTERM with a notification in flight lets it finish, then exit 0.
@@ -14,7 +15,7 @@ cli=$build/swiftpush-cli
 source scripts/mock-ctl.sh
 test_pki
 mock_workspace
-scratch=${EXAMPLE_SCRATCH:-$PWD/.build-example}
+scratch=${EXAMPLE_SCRATCH:-$PWD/Examples/NotifyService/.build}
 started=$(date +%s)
 if ! swift build --package-path Examples/NotifyService --scratch-path "$scratch" > "$out/build.log" 2>&1; then
   tail -40 "$out/build.log"; echo "example: 0 passed, 1 failed (the build)"; exit 1

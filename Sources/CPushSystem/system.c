@@ -1,1 +1,0 @@
-#include "swiftpush_system.h"
