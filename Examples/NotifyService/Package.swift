@@ -5,11 +5,12 @@
 //   send-one        the README's few lines: one notification, its result
 //   send-many       the README's engine loop: a batch at full rate on the host's own thread
 // In your own package, depend on swiftpush by its URL instead of this path.
+// Linux only, as swiftpush is (README, "Platforms"): SwiftPM has no minimum Linux to declare, and
+// declaring macOS would promise a build that stops at swiftpush's #error.
 import PackageDescription
 
 let package = Package(
     name: "NotifyService",
-    platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "swiftpush", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
