@@ -154,6 +154,10 @@ name="send --tokens-file: a progress line on a terminal's stderr (a pty) for 600
 if python3 Tests/cli/progress.py "$cli" "$port" "$pki" "$out" > "$out/stdout" 2> "$out/stderr"
 then ok "$name"; else bad "$name"; fi
 
+name="--version prints the release's version (the file VERSION) and exits 0"
+if "$cli" --version > "$out/stdout" 2> "$out/stderr" && [ "$(cat "$out/stdout")" = "$(cat VERSION)" ] && [ ! -s "$out/stderr" ]
+then ok "$name"; else bad "$name"; fi
+
 echo "cli: $pass passed, $fail failed"
 # Broadcast push: channels and send --channel, against a mock with a management listener.
 bash Tests/cli/broadcast.sh "$build" || fail=$((fail + 1))
