@@ -38,10 +38,13 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     || echo "build-dist: note: HEAD is not tagged $version (README, Releases: tag, then make dist)" >&2
   git archive --format=tar.gz --prefix="swiftpush-$version/" -o "$outdir/$src" HEAD
 else
-  # The top-level build outputs only (an anchored name: Tests/dist is source).
-  tar -czf "$outdir/$src" --transform "s|^\./|swiftpush-$version/|" \
-    --exclude='./.build*' --exclude=./dist --exclude=./out --exclude=./.swiftpm --exclude=./Package.resolved \
-    --exclude='__pycache__' --exclude='*.pyc' .
+  # Build output is left out by its top-level name only (Tests/dist is source); the prefix is not
+  # applied to symbolic links' targets (S), which are relative (Bindings/python/LICENSE).
+  entries=()
+  for e in * .[!.]*; do
+    case "$e" in .build*|dist|out|.git|.swiftpm|Package.resolved) ;; *) [ -e "$e" ] && entries+=("$e") ;; esac
+  done
+  tar -czf "$outdir/$src" --transform "s|^|swiftpush-$version/|S" --exclude='__pycache__' --exclude='*.pyc' "${entries[@]}"
 fi
 
 # -- The binary tarball, laid out by make install (as the .deb is).
