@@ -22,6 +22,7 @@
 #   make deb        dist/swiftpush_<version>_amd64.deb (library, header, .pc, swiftpush, man page,
 #                   bash/zsh/fish completions)
 #   make install PREFIX=...   library, header, swiftpush.pc, bin/swiftpush, its man page and completions
+#   make dist       a release's files in dist/: source archive, wheel, .deb, binary tarball, SHA256SUMS
 #   make header     regenerate Include/swiftpush.h from the Swift exports
 #   make generate   regenerate the enums and the options (Tables/*.tsv) for C, Swift, Python, Go
 # Each target installs missing Debian packages itself (scripts/install-deps.sh).
@@ -32,11 +33,15 @@ RELEASE_SCRATCH := .build-release
 RELEASE_DIR  := $(RELEASE_SCRATCH)/release
 PKI          := .build-pki
 PREFIX       ?= /usr/local
-VERSION      := $(shell sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' Include/swiftpush.h)
+# The one source of the release's version (scripts/gen_version.py writes it everywhere else).
+VERSION      := $(shell cat VERSION)
+# libswiftpush.so.<major>: the library's SONAME (docs/abi.md); installs carry
+# libswiftpush.so.$(VERSION) and two links, SONAME and libswiftpush.so.
+SONAME       := libswiftpush.so.$(firstword $(subst ., ,$(VERSION)))
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release header generate pki test test-docs test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker bench-worker-cluster demo-worker clean
+.PHONY: all deps build release release-lib header version generate pki test test-docs test-version test-platforms dist test-dist test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker bench-worker-cluster demo-worker clean
 
 all: build
 
@@ -56,11 +61,16 @@ COMPLETIONS := bash/swiftpush zsh/_swiftpush fish/swiftpush.fish
 
 build: deps
 	$(SWIFT) build --product swiftpush
+	bash scripts/soname-link.sh $(DEBUG_DIR)
 	$(SWIFT) build --product swiftpush-cli
 	$(call command-and-man,$(DEBUG_DIR))
 
-release: deps
+# The library alone (what `make wheel` ships), then the command.
+release-lib: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpush
+	bash scripts/soname-link.sh $(RELEASE_DIR)
+
+release: release-lib
 	$(SWIFT) build $(RELEASE_FLAGS) --product swiftpush-cli
 	$(call command-and-man,$(RELEASE_DIR))
 
@@ -75,6 +85,11 @@ endef
 header: build
 	python3 scripts/gen_header.py $(DEBUG_DIR)/SwiftPush.build/include/SwiftPush-Swift.h
 
+# After editing VERSION: writes it into the headers, the Swift, Python and Go sources, the SONAME
+# and README (scripts/gen_version.py); make test-version checks that they agree.
+version:
+	python3 scripts/gen_version.py
+
 pki:
 	@bash scripts/make-test-pki.sh $(PKI) >/dev/null
 
@@ -83,12 +98,21 @@ pki:
 # other module happened to be built first.
 test: build pki
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
-	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-quickstart test-consumer test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz
+	$(MAKE) --no-print-directory test-docs test-swift test-header test-c test-cli test-example test-quickstart test-consumer test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz test-dist
 
 # docs/architecture.md cites code by name: every name in backticks must still exist (issue 25).
-test-docs:
+test-docs: test-version test-platforms
 	python3 scripts/check-doc-names.py --self-test
 	python3 scripts/check-doc-names.py docs/architecture.md
+
+# Every place that states the version says VERSION's, and CHANGELOG.md has its section.
+test-version:
+	bash scripts/check-version.sh
+
+# What runs where (README, "Platforms"): a build for another system stops with one sentence, the
+# example package declares no other platform.
+test-platforms:
+	bash Tests/platforms/run.sh
 
 test-swift:
 	$(SWIFT) test --skip-build
@@ -212,11 +236,16 @@ bench-worker: release pki
 # sets ZSH_COMPLETIONS to Debian's /usr/share/zsh/vendor-completions):
 #   make install PREFIX=/opt/swiftpush   then   cc app.c $(pkg-config --cflags --libs swiftpush)
 ZSH_COMPLETIONS ?= $(PREFIX)/share/zsh/site-functions
+# The library is libswiftpush.so.$(VERSION) with the links $(SONAME) (what programs load) and
+# libswiftpush.so (what -lswiftpush finds); LICENSE and NOTICE go to share/doc/swiftpush.
 install: release
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
-	  $(DESTDIR)$(ZSH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 755 $(RELEASE_DIR)/libswiftpush.so $(DESTDIR)$(PREFIX)/lib/libswiftpush.so
+	  $(DESTDIR)$(ZSH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/share/doc/swiftpush
+	install -m 755 $(RELEASE_DIR)/libswiftpush.so $(DESTDIR)$(PREFIX)/lib/libswiftpush.so.$(VERSION)
+	ln -sfn libswiftpush.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sfn $(SONAME) $(DESTDIR)$(PREFIX)/lib/libswiftpush.so
+	install -m 644 LICENSE NOTICE $(DESTDIR)$(PREFIX)/share/doc/swiftpush/
 	install -m 644 Include/swiftpush.h $(DESTDIR)$(PREFIX)/include/swiftpush.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' Bindings/c/pkgconfig/swiftpush.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/swiftpush.pc
@@ -233,10 +262,12 @@ test-install: release pki
 # repair, the libssl, libcrypto and libnghttp2 it loads (py3-none-manylinux_2_35_x86_64: the
 # policy and why in scripts/build-wheel.sh). test-wheel also runs it with those of the system
 # hidden (as root) and the Python suite against it.
-wheel: release
+# The wheel holds the library only, so only the library is built (release-lib, not the command
+# and its server dependencies); test-wheel needs the command too, for the mock.
+wheel: release-lib
 	bash scripts/build-wheel.sh $(RELEASE_DIR) dist
 
-test-wheel: wheel pki
+test-wheel: wheel release pki
 	bash Tests/wheel/run.sh $(RELEASE_DIR) dist
 
 # Debian package (dpkg-deb): library, header, .pc, /usr/bin/swiftpush, man page; Depends computed.
@@ -245,6 +276,15 @@ deb: release
 
 test-deb: deb pki
 	bash Tests/deb/run.sh $(RELEASE_DIR) dist
+
+# A release's files in dist/ (README, "Releases"): swiftpush-$(VERSION).tar.gz (the
+# source, git archive), the wheel, the .deb, swiftpush-$(VERSION)-linux-<arch>.tar.gz (library,
+# header, .pc, command, man page, completions, LICENSE, NOTICE) and SHA256SUMS of the four.
+dist: release wheel deb
+	bash scripts/build-dist.sh $(RELEASE_DIR) dist
+
+test-dist: dist pki
+	bash Tests/dist/run.sh $(RELEASE_DIR) dist
 
 clean:
 	rm -rf .build .build-* out dist Examples/NotifyService/.build

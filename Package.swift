@@ -1,19 +1,27 @@
 // swift-tools-version:6.1
 // swiftpush: an embeddable APNs provider library (Swift core, C ABI, libswiftpush.so).
+// Licensed under the Apache License, Version 2.0: LICENSE and NOTICE at this package's root.
 import PackageDescription
 
 /// This package's directory: the version script's path must not depend on the directory a
 /// build starts in (FuzzTesting/ builds this package as a dependency).
 let packageDirectory = String(#filePath.dropLast("Package.swift".count))
 
-/// Linker flags for libswiftpush.so: a SONAME, `-z nodelete` (a dlclose'd Swift library
+/// The SONAME: libswiftpush.so.<major of VERSION>, so that the loader tells apart a library of
+/// an incompatible ABI (docs/abi.md says what bumps it; scripts/check-version.sh checks the
+/// number against VERSION). SwiftPM still names the file libswiftpush.so: installs rename it to
+/// libswiftpush.so.<VERSION> beside the two usual links, and scripts/soname-link.sh makes the
+/// libswiftpush.so.0 link in build directories.
+let soname = "libswiftpush.so.0"
+
+/// Linker flags for libswiftpush.so: its SONAME, `-z nodelete` (a dlclose'd Swift library
 /// crashes the host otherwise) and a version script that exports `push_*` only. Unsafe flags:
 /// SwiftPM refuses them in a package used by version, so the `swiftpush` product (the C
 /// library) builds only here or in a package depending on this one by path; `SwiftPushKit`
 /// and every target under it have none (`make test-consumer` builds one by version).
 let abiLinkerFlags: [LinkerSetting] = [
     .unsafeFlags([
-        "-Xlinker", "-soname=libswiftpush.so",
+        "-Xlinker", "-soname=\(soname)",
         "-Xlinker", "-z", "-Xlinker", "nodelete",
         "-Xlinker", "--version-script=\(packageDirectory)Sources/SwiftPush/exports.map",
     ])

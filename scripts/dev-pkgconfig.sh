@@ -9,6 +9,8 @@ set -euo pipefail
 build=$(cd "${1:?usage: dev-pkgconfig.sh BUILD_DIR}" && pwd)
 root=$(cd "$(dirname "$0")/.." && pwd)
 version=$(sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' "$root/Include/swiftpush.h")
+# Programs linked with -lswiftpush load the SONAME (libswiftpush.so.0): its link in BUILD_DIR.
+bash "$root/scripts/soname-link.sh" "$build"
 dir=$root/.build-go/pkgconfig-$(basename "$build")
 mkdir -p "$dir"
 cat > "$dir/swiftpush.pc.tmp" <<PC

@@ -51,8 +51,12 @@ test_pki() {
   pki=$(pwd)/.build-pki
   scripts/make-test-pki.sh "$pki" >/dev/null
 }
+# The directory of this file's scripts, for callers that run from another checkout (bench.sh's baseline).
+MOCK_CTL_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build_c() {
   local build=$1 src=$2 output=$3; shift 3
+  # The program records the library's SONAME (libswiftpush.so.0): its link must exist in BUILD_DIR.
+  bash "$MOCK_CTL_SCRIPTS/soname-link.sh" "$build"
   gcc -std=c11 -O2 -g -Wall -Wextra -Werror -IInclude "$src" -L"$build" -lswiftpush -Wl,-rpath,"$build" "$@" -o "$output"
 }
 build_load() { build_c "$1" Bindings/c/examples/load.c "$2"; }

@@ -69,8 +69,9 @@ type Client struct {
 	room   chan struct{}
 }
 
-// Version returns the library's version ("MAJOR.MINOR.PATCH").
-func Version() string { return C.GoString(C.push_version()) }
+// LibraryVersion returns the version of the library actually loaded ("MAJOR.MINOR.PATCH"), which
+// may be newer than the Version this binding was released with (same ABI, docs/abi.md).
+func LibraryVersion() string { return C.GoString(C.push_version()) }
 
 func millis(d time.Duration) C.int32_t {
 	if d < 0 {

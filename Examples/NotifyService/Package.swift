@@ -7,11 +7,12 @@
 // In your own package, depend on swiftpush by its URL instead of this path (README, "Swift").
 // `traits: []`: not swiftpush's default trait, Tools (its command's and worker's packages);
 // `name:`: a path dependency is otherwise named after its folder, which may be called anything.
+// Linux only, as swiftpush is (README, "Platforms"): SwiftPM has no minimum Linux to declare, and
+// declaring macOS would promise a build that stops at swiftpush's #error.
 import PackageDescription
 
 let package = Package(
     name: "NotifyService",
-    platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "swiftpush", path: "../..", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),

@@ -1,6 +1,11 @@
 /* Linux interfaces that Swift's Glibc module does not bring in: epoll, eventfd, TCP options. */
 #ifndef SWIFTPUSH_SYSTEM_H
 #define SWIFTPUSH_SYSTEM_H
+/* Another system gets this one sentence instead of a missing <sys/epoll.h> and a page of
+ * undeclared names: the rest of the header is left out there (README, "Platforms"). */
+#ifndef __linux__
+#error "swiftpush supports Linux only: its event loop is built on epoll and eventfd (see README, Platforms)."
+#else
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -142,4 +147,5 @@ static inline void *swiftpush_pool_realloc(void *ptr, size_t size, void *user) {
     return fresh;
 }
 
+#endif /* __linux__ */
 #endif

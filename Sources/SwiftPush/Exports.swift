@@ -14,7 +14,7 @@ import PushClientCore
 /// Returns the library's version as a static NUL-terminated string ("MAJOR.MINOR.PATCH").
 /// Never NULL; thread-safe.
 @c public func push_version() -> UnsafePointer<CChar> {
-    UnsafeRawPointer(("0.2.0" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+    UnsafeRawPointer(swiftpushVersion.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 /// Returns a static NUL-terminated message for a PUSH_* status code ("unknown status code" for

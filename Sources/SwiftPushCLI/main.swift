@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ArgumentParser
+import PushCore
 
 // swiftpush: the command-line tool. `swiftpush <command> [options]`. Exit status: 0 success,
 // 1 failure, 2 usage error (ArgumentParser's own is 64, EX_USAGE; the README and the scripts that
@@ -14,6 +15,8 @@ struct SwiftPushTool: ParsableCommand {
         abstract: "Send Apple Push Notification service (APNs) notifications, run a mock APNs server.",
         usage: "swiftpush <command> [options]",
         discussion: "Run 'swiftpush <command> --help' for a command's options. Exit status: 0 success, 1 failure, 2 usage error.",
+        // The release's version (the file VERSION, through scripts/gen_version.py): `swiftpush --version`.
+        version: swiftpushVersion.description,
         // Synchronous commands (not AsyncParsableCommand): mock and worker block SIGINT/SIGTERM in
         // the main thread before starting threads, and an async main would have started the
         // concurrency pool's threads without that mask.

@@ -245,6 +245,10 @@ name="the man page: NAME, SYNOPSIS, DESCRIPTION per command, EXAMPLES, ENVIRONME
 if bash Tests/cli/manpage.sh "$cli" > "$out/stdout" 2> "$out/stderr"
 then ok "$name"; else bad "$name"; fi
 
+name="--version prints the release's version (the file VERSION) and exits 0"
+if "$cli" --version > "$out/stdout" 2> "$out/stderr" && [ "$(cat "$out/stdout")" = "$(cat VERSION)" ] && [ ! -s "$out/stderr" ]
+then ok "$name"; else bad "$name"; fi
+
 echo "cli: $pass passed, $fail failed"
 # Broadcast push: channels and send --channel, against a mock with a management listener.
 bash Tests/cli/broadcast.sh "$build" || fail=$((fail + 1))

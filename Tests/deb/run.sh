@@ -6,15 +6,19 @@
 # program built with pkg-config (PKG_CONFIG_LIBDIR and PKG_CONFIG_SYSROOT_DIR on that tree, no
 # system .pc files) and a Go program (pkg-config, no CGO_ flags) each send a notification to a
 # mock run by the package's own /usr/bin/swiftpush; bash, zsh and fish load the package's
-# completions from its tree and complete with them (Tests/support/completions.sh). Runs lintian too when it is installed
-# (it is not installed for this test: ~150 packages).
+# completions from its tree and complete with them (Tests/support/completions.sh). The library is
+# libswiftpush.so.<version> with the links libswiftpush.so.0 (its SONAME, which the programs built
+# against it need) and libswiftpush.so, and DEBIAN/shlibs maps the SONAME to this package; the
+# copyright file is DEP-5 with the project's Apache-2.0, beside LICENSE and NOTICE themselves.
+# Runs lintian too when it is installed (it is not installed for this test: ~150 packages).
 # usage: Tests/deb/run.sh RELEASE_DIR DIST_DIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root_repo=$(pwd)
 dist=$(cd "${2:?usage: run.sh RELEASE_DIR DIST_DIR}" && pwd)
 pki=$root_repo/.build-pki
-version=$(sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' Include/swiftpush.h)
+version=$(cat VERSION)
+our_soname=libswiftpush.so.${version%%.*}
 arch=$(dpkg --print-architecture)
 deb=$dist/swiftpush_${version}_${arch}.deb
 source scripts/mock-ctl.sh
@@ -70,7 +74,7 @@ else printf '  %s\n' "${problems[@]}"; bad "control file checks"; fi
 tree=$out/root
 dpkg-deb -x "$deb" "$tree"
 missing=()
-for f in usr/lib/libswiftpush.so usr/include/swiftpush.h usr/lib/pkgconfig/swiftpush.pc usr/bin/swiftpush \
+for f in usr/lib/libswiftpush.so.$version usr/include/swiftpush.h usr/lib/pkgconfig/swiftpush.pc usr/bin/swiftpush \
          usr/share/man/man1/swiftpush.1.gz usr/share/doc/swiftpush/copyright \
          usr/share/bash-completion/completions/swiftpush usr/share/zsh/vendor-completions/_swiftpush \
          usr/share/fish/vendor_completions.d/swiftpush.fish; do
@@ -79,11 +83,49 @@ done
 [ ${#missing[@]} -eq 0 ] && ok "dpkg-deb -x: library, header, .pc, /usr/bin/swiftpush, man page, copyright, bash/zsh/fish completions" \
   || bad "missing from the package: ${missing[*]}"
 
+# -- The SONAME: the real file, the two links, shlibs.
+if [ -f "$tree/usr/lib/libswiftpush.so.$version" ] && [ ! -L "$tree/usr/lib/libswiftpush.so.$version" ] \
+   && [ "$(readlink "$tree/usr/lib/$our_soname")" = "libswiftpush.so.$version" ] \
+   && [ "$(readlink "$tree/usr/lib/libswiftpush.so")" = "$our_soname" ] \
+   && grep -qF "Library soname: [$our_soname]" <<< "$(readelf -d "$tree/usr/lib/libswiftpush.so.$version")" \
+   && [ "$(cat "$ctl/shlibs")" = "libswiftpush ${version%%.*} swiftpush (>= $version)" ]; then
+  ok "usr/lib: libswiftpush.so.$version (SONAME $our_soname), $our_soname -> it, libswiftpush.so -> $our_soname; shlibs: $(cat "$ctl/shlibs")"
+else ls -l "$tree/usr/lib"; cat "$ctl/shlibs" 2>/dev/null; bad "the library's SONAME layout or shlibs"; fi
+
+# -- The license: a DEP-5 copyright naming Apache-2.0 for every file, LICENSE and NOTICE as in the repository.
+doc=$tree/usr/share/doc/swiftpush
+if python3 - "$doc/copyright" <<'PY'
+import sys
+paragraphs = [p for p in open(sys.argv[1], encoding="utf-8").read().split("\n\n") if p.strip()]
+fields = []
+for p in paragraphs:
+    f = {}
+    for line in p.splitlines():
+        if line[:1] in (" ", "\t"):
+            continue
+        key, sep, value = line.partition(":")
+        assert sep, f"not a field: {line!r}"
+        f[key] = value.strip()
+    fields.append(f)
+assert fields[0]["Format"] == "https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/", fields[0]
+assert fields[0]["Upstream-Name"] == "swiftpush"
+every = [f for f in fields if f.get("Files") == "*"]
+assert len(every) == 1 and every[0]["License"] == "Apache-2.0" and every[0].get("Copyright"), every
+named = {f["License"] for f in fields if "Files" in f}
+standalone = {f["License"] for f in fields if "Files" not in f and "License" in f}
+assert named <= standalone, f"licenses without their text: {named - standalone}"
+PY
+then
+  if cmp -s "$doc/LICENSE" LICENSE && cmp -s "$doc/NOTICE" NOTICE; then
+    ok "copyright is DEP-5 (Files: * is Apache-2.0, every license named has its paragraph); LICENSE and NOTICE in /usr/share/doc/swiftpush"
+  else bad "LICENSE or NOTICE missing from /usr/share/doc/swiftpush or not the repository's"; fi
+else bad "usr/share/doc/swiftpush/copyright is not DEP-5 with Apache-2.0"; fi
+
 # Depends checked against the binaries themselves, independently of dpkg-shlibdeps: each NEEDED
 # library is found by dpkg -S in an installed package that Depends names.
 depnames=" $(field Depends | sed 's/([^)]*)//g; s/,/ /g') "
 unlisted=()
-for elf in "$tree/usr/lib/libswiftpush.so" "$tree/usr/bin/swiftpush"; do
+for elf in "$tree/usr/lib/libswiftpush.so.$version" "$tree/usr/bin/swiftpush"; do
   for soname in $(objdump -p "$elf" | awk '$1 == "NEEDED" { print $2 }'); do
     # Each listing is taken whole before it is filtered: with pipefail, a filter that stops early
     # (awk's exit, head -1) cuts the writer short with SIGPIPE, and the script died with 141.
@@ -132,8 +174,8 @@ if env -u LD_PRELOAD LD_LIBRARY_PATH="$tree/usr/lib" SWIFT_BACKTRACE=enable=no "
      "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 TEAM123456 com.example.app \
      00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0 localhost "$MOCK_PORT" "$pki/ca.pem" \
      > "$out/run.txt" 2>&1 && grep -q '^ACCEPTED' "$out/run.txt" \
-   && LD_LIBRARY_PATH="$tree/usr/lib" ldd "$out/send_one" | grep -F "$tree/usr/lib/libswiftpush.so" >/dev/null; then
-  ok "it runs against the package's library, sending to a mock run by the package's /usr/bin/swiftpush: accepted"
+   && grep -qF "$our_soname => $tree/usr/lib/$our_soname" <<< "$(LD_LIBRARY_PATH="$tree/usr/lib" ldd "$out/send_one")"; then
+  ok "it runs against the package's library (NEEDED $our_soname), sending to a mock run by the package's /usr/bin/swiftpush: accepted"
 else cat "$out/run.txt"; bad "running the C program against the extracted tree"; fi
 if bash Tests/install/go/build.sh "$out/go_send" > "$out/go_build.txt" 2>&1 \
    && env -u LD_PRELOAD LD_LIBRARY_PATH="$tree/usr/lib" "$out/go_send" "$pki/AuthKey_TESTKEY001.p8" "$MOCK_PORT" "$pki/ca.pem" \

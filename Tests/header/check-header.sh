@@ -31,7 +31,12 @@ nm -D --defined-only "$lib" | awk '$2 ~ /^[A-Z]$/ {print $3}' | sort > "$tmp/exp
 grep -E '^[^/# ].*[ *]push_[a-z_0-9]+\(' Include/swiftpush.h | sed -E 's/^.*[ *](push_[a-z_0-9]+)\(.*$/\1/' | sort > "$tmp/declared"
 if diff -u "$tmp/declared" "$tmp/exported" > "$tmp/diff2"; then ok "nm -D and the header list the same $(wc -l < "$tmp/declared") push_* functions"
 else cat "$tmp/diff2"; bad "exported symbols and header declarations differ"; fi
-grep -q 'SONAME.*libswiftpush.so' <<< "$(readelf -d "$lib")" && ok "SONAME is libswiftpush.so" || bad "SONAME missing"
+# libswiftpush.so.<major of VERSION> (docs/abi.md), and the build directory's link of that name
+# (scripts/soname-link.sh) through which the programs linked against it load it.
+soname=libswiftpush.so.$(cut -d. -f1 VERSION)
+if grep -qF "Library soname: [$soname]" <<< "$(readelf -d "$lib")" && [ "$(readlink "$build/$soname")" = libswiftpush.so ]; then
+  ok "SONAME is $soname, and $build/$soname links to the library"
+else bad "SONAME is not $soname ($(readelf -d "$lib" | grep SONAME || true)) or $build/$soname is not a link to it"; fi
 grep -q 'NODELETE' <<< "$(readelf -d "$lib")" && ok "linked with -z nodelete" || bad "-z nodelete missing"
 
 

@@ -6,7 +6,9 @@
 # command is installed as bin/swiftpush with its man page (generated from its --help) and its bash,
 # zsh and fish completions, which each shell loads from where make install put them and completes
 # with (Tests/support/completions.sh), and a Go program builds against the installed copy through
-# `#cgo pkg-config: swiftpush`, with no CGO_ flags.
+# `#cgo pkg-config: swiftpush`, with no CGO_ flags. The library is installed as
+# libswiftpush.so.<version> with the links libswiftpush.so.0 (its SONAME: what the programs load)
+# and libswiftpush.so (what -lswiftpush finds), and LICENSE and NOTICE in share/doc/swiftpush.
 # usage: Tests/install/run.sh RELEASE_DIR   (holds swiftpush-cli, for the mock)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,9 +22,24 @@ pass=0; fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 bad() { echo "FAILED: $1"; fail=$((fail + 1)); }
 
+version=$(cat VERSION)
+soname=libswiftpush.so.${version%%.*}
 make --no-print-directory -s install PREFIX="$prefix" >/dev/null
 [ -f "$prefix/lib/libswiftpush.so" ] && [ -f "$prefix/include/swiftpush.h" ] && [ -f "$prefix/lib/pkgconfig/swiftpush.pc" ] \
   && ok "make install puts the library, the header and swiftpush.pc in PREFIX" || bad "make install layout"
+if [ -f "$prefix/lib/libswiftpush.so.$version" ] && [ ! -L "$prefix/lib/libswiftpush.so.$version" ] \
+   && [ "$(readlink "$prefix/lib/$soname")" = "libswiftpush.so.$version" ] \
+   && [ "$(readlink "$prefix/lib/libswiftpush.so")" = "$soname" ] \
+   && grep -qF "Library soname: [$soname]" <<< "$(readelf -d "$prefix/lib/libswiftpush.so.$version")"; then
+  ok "lib/libswiftpush.so.$version (SONAME $soname) with the links $soname -> it and libswiftpush.so -> $soname"
+else ls -l "$prefix/lib"; bad "the installed library's file name, SONAME or links"; fi
+if cmp -s "$prefix/share/doc/swiftpush/LICENSE" LICENSE && cmp -s "$prefix/share/doc/swiftpush/NOTICE" NOTICE \
+   && grep -q "Apache License" "$prefix/share/doc/swiftpush/LICENSE"; then
+  ok "share/doc/swiftpush holds the project's LICENSE (Apache-2.0) and NOTICE"
+else bad "LICENSE and NOTICE in PREFIX/share/doc/swiftpush"; fi
+if [ "$("$prefix/bin/swiftpush" --version 2>&1)" = "$version" ]; then
+  ok "the installed swiftpush --version prints $version (VERSION)"
+else bad "the installed swiftpush --version: $("$prefix/bin/swiftpush" --version 2>&1 | head -3)"; fi
 
 if [ -x "$prefix/bin/swiftpush" ] && "$prefix/bin/swiftpush" --help | grep '^USAGE: swiftpush <command>' >/dev/null; then
   ok "make install puts the command in PREFIX/bin/swiftpush, and it runs"
@@ -49,8 +66,9 @@ mock_start install "$prefix/bin/swiftpush" "$pki"
 if env -u LD_PRELOAD LD_LIBRARY_PATH="$prefix/lib" SWIFT_BACKTRACE=enable=no "$out/send_one" \
      "$pki/AuthKey_TESTKEY001.p8" TESTKEY001 TEAM123456 com.example.app \
      00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0 localhost "$MOCK_PORT" "$pki/ca.pem" \
-     > "$out/run.txt" 2>&1 && grep -q '^ACCEPTED' "$out/run.txt"; then
-  ok "it runs from the installed copy alone and its notification is accepted"
+     > "$out/run.txt" 2>&1 && grep -q '^ACCEPTED' "$out/run.txt" \
+   && grep -qF "$soname => $prefix/lib/$soname" <<< "$(LD_LIBRARY_PATH="$prefix/lib" ldd "$out/send_one")"; then
+  ok "it runs from the installed copy alone (NEEDED $soname) and its notification is accepted"
 else cat "$out/run.txt"; bad "running against the installed copy"; fi
 if PKG_CONFIG_PATH="$prefix/lib/pkgconfig" bash Tests/install/go/build.sh "$out/go_send" > "$out/go_build.txt" 2>&1; then
   ok "a Go program builds against the installed copy with no CGO_ flags (#cgo pkg-config: swiftpush)"

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # The wheel from `make wheel` installs and works anywhere glibc 2.35 does, with no system OpenSSL or
 # nghttp2:
+# - `make wheel` builds the library alone: `make -n wheel` runs no build of the command
+#   (swiftpush-cli) or of anything else but the library product (issue 30: 13 of its 15 minutes
+#   went to the CLI and its server dependencies);
+# - its metadata says License-Expression: Apache-2.0 and .dist-info/licenses/ holds the project's
+#   LICENSE and NOTICE;
 # - its name and tag are manylinux (and `auditwheel show`, asked again, agrees), and it carries
-#   libswiftpush.so and the vendored libssl, libcrypto and libnghttp2 (swiftpush.libs/);
+#   the library under its SONAME (swiftpush/libswiftpush.so.0) and the vendored libssl, libcrypto
+#   and libnghttp2 (swiftpush.libs/);
 # - installed into a fresh venv from the local file only (pip --no-index), the library resolves
 #   those three to the wheel's copies (ldd); a process that imports swiftpush and sends a
 #   notification to the mock (accepted) maps them (/proc/self/maps), and every OpenSSL and nghttp2
@@ -23,7 +29,8 @@ build=$(cd "${1:?usage: run.sh RELEASE_DIR DIST_DIR}" && pwd)
 dist=$(cd "${2:?usage: run.sh RELEASE_DIR DIST_DIR}" && pwd)
 root=$(pwd)
 pki=$root/.build-pki
-version=$(sed -n 's/^#define PUSH_VERSION_STRING "\(.*\)"/\1/p' Include/swiftpush.h)
+version=$(cat VERSION)
+soname=libswiftpush.so.${version%%.*}
 source scripts/mock-ctl.sh
 mock_workspace
 pass=0; fail=0
@@ -34,23 +41,46 @@ bad() { echo "FAILED: $1"; fail=$((fail + 1)); }
 clean=(env -u SWIFTPUSH_LIBRARY -u LD_LIBRARY_PATH -u PYTHONPATH -u LD_PRELOAD -u SSL_CERT_FILE -u SSL_CERT_DIR
        SWIFT_BACKTRACE=enable=no)
 
+# -- What `make wheel` builds: the library product alone (make -n prints the commands, runs none).
+make -n --no-print-directory wheel > "$out/make-n.txt" 2>&1 || true
+builds=$(grep -E '(^|[ /])swift build' "$out/make-n.txt" || true)
+if [ -n "$builds" ] && ! grep -qvE -- '--product swiftpush$' <<< "$builds" \
+   && ! grep -qE 'swiftpush-cli|generate-completion-script|gen_manpage' "$out/make-n.txt" \
+   && grep -q 'scripts/build-wheel.sh' "$out/make-n.txt"; then
+  ok "make -n wheel: $(wc -l <<< "$builds") swift build, of the library product only (no swiftpush-cli, man page or completions)"
+else cat "$out/make-n.txt"; bad "make wheel builds more than the library"; fi
+
 # -- The file.
 wheels=("$dist"/swiftpush-"$version"-*.whl)
 whl=${wheels[0]}
 tag=$(basename "$whl" .whl); tag=${tag#swiftpush-"$version"-}
-if [ ${#wheels[@]} -eq 1 ] && [[ "$tag" =~ ^py3-none-manylinux_2_[0-9]+_x86_64$ ]] && python3 - "$whl" "$tag" <<'PY'
+if [ ${#wheels[@]} -eq 1 ] && [[ "$tag" =~ ^py3-none-manylinux_2_[0-9]+_x86_64$ ]] && python3 - "$whl" "$tag" "$soname" <<'PY'
 import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
 names = z.namelist()
-assert "swiftpush/libswiftpush.so" in names, names
+assert f"swiftpush/{sys.argv[3]}" in names, names
+assert not any(n.endswith("/libswiftpush.so") for n in names), names
 for lib in ("libssl-", "libcrypto-", "libnghttp2-"):
     assert any(n.startswith("swiftpush.libs/" + lib) for n in names), (lib, names)
 wheel = z.read(next(n for n in names if n.endswith(".dist-info/WHEEL"))).decode().splitlines()
 assert f"Tag: {sys.argv[2]}" in wheel and "Root-Is-Purelib: false" in wheel, wheel
 PY
 then
-  ok "$(basename "$whl") ($(du -k "$whl" | cut -f1) KiB): tagged $tag, carries libswiftpush.so and swiftpush.libs/ (libssl, libcrypto, libnghttp2)"
+  ok "$(basename "$whl") ($(du -k "$whl" | cut -f1) KiB): tagged $tag, carries swiftpush/$soname and swiftpush.libs/ (libssl, libcrypto, libnghttp2)"
 else bad "the wheel's name, tag or contents (${wheels[*]##*/})"; fi
+if python3 - "$whl" <<'PY'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+names = z.namelist()
+meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode().splitlines()
+assert "License-Expression: Apache-2.0" in meta, [l for l in meta if l.startswith("License")]
+for notice in ("LICENSE", "NOTICE"):
+    copy = next(n for n in names if n.endswith(".dist-info/licenses/" + notice))
+    assert z.read(copy) == open(notice, "rb").read(), notice
+    assert f"License-File: {notice}" in meta, notice
+PY
+then ok "METADATA: License-Expression: Apache-2.0; .dist-info/licenses/ holds the repository's LICENSE and NOTICE"
+else bad "the wheel's license metadata or files"; fi
 
 # auditwheel itself, from the venv scripts/build-wheel.sh made, reads the repaired wheel again.
 policy=${tag#py3-none-}
@@ -66,7 +96,7 @@ if "$venv/bin/python" -m pip install -q --no-index --disable-pip-version-check "
   ok "pip install (--no-index, the local file only) into a fresh venv"
 else cat "$out/pip.txt"; bad "pip install of the wheel"; fi
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
-installed=$site/swiftpush/libswiftpush.so
+installed=$site/swiftpush/$soname
 
 # ldd resolves each through the RPATH auditwheel set; the whole listing is taken before filtering.
 deps=$(ldd "$installed" 2>&1 || true)
@@ -100,7 +130,7 @@ import os, re, sys
 text, library, libs = open(sys.argv[1], errors="replace").read(), sys.argv[2], sys.argv[3]
 ours = {}
 for source, target, symbol in re.findall(r"binding file (\S+) \[\d+\] to (\S+) \[\d+\]: \w+ symbol `([^']+)'", text):
-    if source.endswith("/swiftpush/libswiftpush.so") and re.search(r"/lib(ssl|crypto|nghttp2)[-.]", target):
+    if source.endswith("/swiftpush/" + os.path.basename(library)) and re.search(r"/lib(ssl|crypto|nghttp2)[-.]", target):
         ours[symbol] = os.path.normpath(target)  # ld.so names them through the RPATH: swiftpush/../
 elsewhere = {s: t for s, t in ours.items() if not t.startswith(libs)}
 tls = [s for s in ours if s.startswith(("SSL_", "EVP_"))]

@@ -9,16 +9,18 @@ Everything that crosses the boundary is declared here, once:
 
 The library is opened with ctypes.CDLL, which releases the GIL around every call (PyDLL would
 hold it, and deadlock the moment the library waits for another Python thread). Which file
-(`_candidates`): `$SWIFTPUSH_LIBRARY` when set; else the libswiftpush.so beside this file, which
+(`_candidates`): `$SWIFTPUSH_LIBRARY` when set; else the libswiftpush.so.0 beside this file, which
 a wheel from scripts/build-wheel.sh carries, and then only that one: it was built with this very
 code, and its RPATH ($ORIGIN/../swiftpush.libs, set by auditwheel) makes it load the wheel's own
-copies of OpenSSL and nghttp2, whatever the system has; else the system's library path.
+copies of OpenSSL and nghttp2, whatever the system has; else libswiftpush.so.0 on the system's
+library path. The name is the SONAME, the ABI this code is written for (docs/abi.md): an install
+carries it (`make install`, the .deb) without the development link libswiftpush.so, and a library
+of another ABI (libswiftpush.so.1) is never picked up by mistake.
 """
 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 import struct
@@ -29,7 +31,8 @@ from ._errors import error_for
 
 #: Environment variable naming the library file to load (a full path to libswiftpush.so).
 LIBRARY_ENV = "SWIFTPUSH_LIBRARY"
-LIBRARY_NAME = "libswiftpush.so"
+#: The library's SONAME, libswiftpush.so.<ABI major> (written by scripts/gen_version.py).
+LIBRARY_NAME = "libswiftpush.so.0"
 
 
 # -- Records ------------------------------------------------------------------------------------
@@ -267,12 +270,9 @@ def _candidates() -> List[str]:
         # A wheel's own library: if it cannot load, its error is the one to see, not a fallback
         # to some other copy (of another version) on the system.
         return [here]
-    out = []
-    found = ctypes.util.find_library("swiftpush")
-    if found:
-        out.append(found)
-    out.append(LIBRARY_NAME)  # the dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache)
-    return out
+    # The dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache) for this ABI's SONAME; not
+    # ctypes.util.find_library, which answers with whichever libswiftpush.so.N it finds first.
+    return [LIBRARY_NAME]
 
 
 def _load() -> ctypes.CDLL:
