@@ -217,7 +217,7 @@ def self_test():
              ("a `PushClient.send\nretire()` here", 0), ("a `PushClient.send\nsendEverything` here", 1),
              # placeholders, suffixes, formulas, flags
              ("`Tests/fuzz/corpus/<harness>/`, `push_client_send`/`_send_batch`, `d/2..d`, `swift build --sanitize=fuzzer`", 0),
-             ("`swiftpush wor<TAB>`", 0), ("`swiftpush zzq<TAB>`", 1), ("`_no_such_suffix_anywhere`", 1),
+             ("`swiftpush worker <TAB>`", 0), ("`swiftpush zzq<TAB>`", 1), ("`_no_such_suffix_anywhere`", 1),
              ("`Tests/<Module>/NoSuchFile.swift`", 1),
              # the rule sets: exactly what they list
              ("`.build-release/release/libswiftpush.so`, `bin/swiftpush`, `swiftpush.libs/`, `out/status/status-page.png`", 0),
