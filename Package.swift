@@ -93,7 +93,7 @@ let package = Package(
         .target(name: "PushClientCore", dependencies: ["PushTransport", "PushCore", "COpenSSL", "CNGHTTP2", "CSwiftPushABI", "CPushSystem"]),
         // Channel management (create, read, delete, list broadcast channels): blocking calls on
         // connections of their own, with the client's configuration and ConnectionState.
-        .target(name: "PushChannels", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
+        .target(name: "PushChannels", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "COpenSSL", "CNGHTTP2", "CPushSystem"]),
         // The @c exports: the whole public C ABI of libswiftpush.so.
         .target(name: "SwiftPush", dependencies: ["PushChannels", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI"],
                 exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
@@ -130,13 +130,14 @@ let package = Package(
                                                               "SwiftPushKit", "CSwiftPushABI", "SwiftPushStatus", "SwiftPushWorkerHTTP",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                                                               .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "COpenSSL"]),
         // PushClientCore's pure parts in memory: no sockets, no threads, no mock (PushTransport only
         // for its values, such as TransportError).
         .testTarget(name: "PushClientCoreTests", dependencies: ["PushClientCore", "PushTransport", "PushCore"]),
         // The client against the mock over real TLS and HTTP/2: PushTransport, PushClientCore and
         // PushChannels together (one target: they share the client test support and the mock).
-        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore"]),
+        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore",
+                                                     "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
         .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis",
                                                                  "SwiftPushKit", "PushClientCore"]),

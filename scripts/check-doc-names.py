@@ -1,16 +1,23 @@
 #!/usr/bin/env python3
-"""Checks that a document's code names still exist (issue 25 item 6: docs/architecture.md had
-drifted, naming functions that no longer existed).
+"""Checks that the documents' code names still exist (issue 25 item 6: docs/architecture.md had
+drifted, naming functions that no longer existed; issue 34 item 5: every document, not only that
+one).
 
-usage: scripts/check-doc-names.py DOC.md [DOC.md ...]
+usage: scripts/check-doc-names.py --all | DOC.md [DOC.md ...]
+       scripts/check-doc-names.py --self-test
 
-Every `backticked` span is read as code: a path (`scripts/gen_tables.py`, `Tables/*.tsv`) must
-exist in the repository; a file name (`PushClient+Send.swift`) must exist somewhere in it; `make X`
-must be a Makefile target; every identifier in the span (`PushClient.send`, `retire()`,
-`withLock { h in … }`) must appear as a whole word in Sources/ or scripts/ or be a target's name (a test suite's
-name, `…Tests`, in Tests/). Spans that are not code — header names (`apns-id`), shell lines, prose in backticks —
-are told apart by their shape, and the few words that are neither are listed in NOT_CODE below.
-Prints each name that is missing with its line; exits 1 if any is.
+`--all` checks every Markdown file of the repository (`git ls-files '*.md'`; there is no vendored
+text among them). Every `backticked` span is read as code: a path (`scripts/gen_tables.py`,
+`Tables/*.tsv`) must exist in the repository; a file name (`PushClient+Send.swift`) must exist
+somewhere in it; `make X` must be a Makefile target; every identifier in the span
+(`PushClient.send`, `retire()`, `withLock { h in … }`) must appear as a whole word in the
+repository's code (Sources/, Tests/, scripts/, Bindings/, FuzzTesting/, Examples/: Swift, C,
+Python, Go, shell, Lua, the tables) or be a target's name. Spans that are not code — header
+names (`apns-id`), flags, numbers, formulas (`d/2..d`) — are told apart by their shape; a
+placeholder (`<harness>`) stands for any name. What a document may name that is not in the
+repository is listed below, a few names per reason: what builds and installs write, what tests
+write, and other software's names. Prints each name that is missing with its line; exits 1 if
+any is.
 """
 import os
 import re
@@ -19,33 +26,89 @@ import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-# Words that appear in backticks as prose or as external names the code never spells out.
+# Words that appear in backticks as prose or as Swift keywords.
 NOT_CODE = {
     "in", "h", "condition", "public", "package", "make", "true", "false", "nil", "self",
 }
 
+# Where builds write (the Makefile's DEBUG_DIR and RELEASE_SCRATCH, Tests/fuzz/run.sh's scratch
+# path; `<bin>`, any build's bin directory): a path under one is an artefact, not a tracked file.
+BUILD_DIRECTORIES = {".build", ".build-release", ".build-fuzz", "<bin>"}
+
+# What `make install PREFIX=...` and the .deb put in place (Makefile, install target;
+# scripts/build-deb.sh): paths of an installed tree, not of the repository.
+INSTALLED_PATHS = {
+    "lib/libswiftpush.so", "include/swiftpush.h", "lib/pkgconfig/swiftpush.pc", "bin/swiftpush",
+    "share/", "share/man/man1/swiftpush.1", "man1/swiftpush.1", "completions/", "PREFIX/share",
+    "PREFIX/share/bash-completion/completions/swiftpush", "PREFIX/share/zsh/site-functions",
+    "PREFIX/share/zsh/site-functions/_swiftpush", "PREFIX/share/fish/vendor_completions.d/swiftpush.fish",
+}
+
+# What the wheel holds (scripts/build-wheel.sh; auditwheel names `swiftpush.libs/` and the
+# RPATH): paths inside the installed Python package.
+WHEEL_PATHS = {"swiftpush/libswiftpush.so", "swiftpush.libs/", "$ORIGIN/../swiftpush.libs", "swiftpush/vendored-licenses/"}
+
+# Files a test run writes (Tests/status/run.sh's default screenshot directory, `make test-status`).
+WRITTEN_FILES = {"out/status/status-page.png"}
+
+# Other software's files, cited where the docs explain its behaviour: nghttp2's HPACK encoder
+# (docs/apns.md) and the Swift toolchain's clang runtime directory (Tests/fuzz/README.md).
+EXTERNAL_PATHS = {"lib/nghttp2_hd.c", "lib/clang/*/lib/linux"}
+
+# Other software's names, by where they come from; the code never spells them.
+EXTERNAL_NAMES = {
+    # OpenSSL 3's per-record work measured in the mock's profile (docs/mock.md).
+    "EVP_CIPHER_CTX_get_iv_length", "EVP_CIPHER_CTX_ctrl", "OSSL_PARAM_locate",
+    # nghttp2's HPACK function that never indexes `authorization` (docs/apns.md).
+    "deflate_nv",
+    # libdispatch's symbol that the static-stdlib library would leak (docs/toolchain.md).
+    "__dispatch_tsd",
+    # The toolchain's libFuzzer runtime (Tests/fuzz/README.md).
+    "libclang_rt", "fuzzer_no_main",
+    # hiredis's call for producers written in C (docs/worker.md, "Producing").
+    "redisCommandArgv",
+    # Python's standard library (Bindings/python/README.md).
+    "Queue",
+    # Environment variables of the dynamic loader, XDG and cgo (README.md).
+    "LD_DEBUG", "XDG_DATA_DIRS", "CGO_",
+    # Redis commands and arguments the worker does not send: what producers should (not) use,
+    # what Redis does itself, what an earlier worker or a measured alternative used (docs/worker.md).
+    "XAUTOCLAIM", "MAXLEN", "XTRIM", "MINID", "ENTRIESREAD", "REPLCONF", "GETACK", "SET", "NX", "EX", "MGET",
+}
+
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-FILE_NAME = re.compile(r"^[\w+.-]+\.(swift|h|c|py|sh|tsv|md|map|json|txt)$")
+FILE_NAME = re.compile(r"^[\w+.-]+\.(swift|h|c|py|sh|go|tsv|md|map|json|txt|toml|mod)$")
+PLACEHOLDER = re.compile(r"<[A-Za-z][\w -]*>")
+CODE_SUFFIXES = (".swift", ".h", ".c", ".lua", ".modulemap", ".map", ".py", ".sh", ".go", ".tsv", ".toml", ".mod", ".in")
+NOT_SOURCE_DIRECTORIES = {".git", "dist", "out"}
 
 
 def repository_files():
-    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    return out.split("\n")
+    """The tracked files (every file outside build directories where there is no git)."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        return [f for f in out.split("\n") if f]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for base, dirs, names in os.walk(ROOT):
+            dirs[:] = [d for d in dirs if d not in NOT_SOURCE_DIRECTORIES and not d.startswith(".build")]
+            files += [os.path.relpath(os.path.join(base, n), ROOT) for n in names]
+        return files
 
 
-def words_in(directories):
-    """Every identifier-shaped word in the text files under `directories`."""
+def words_in(files):
+    """Every identifier-shaped word in the code files among `files`."""
     words = set()
-    for directory in directories:
-        for base, _, files in os.walk(os.path.join(ROOT, directory)):
-            for name in files:
-                if not name.endswith((".swift", ".h", ".c", ".lua", ".modulemap", ".map", ".py", ".sh")):
-                    continue
-                path = os.path.join(base, name)
-                if os.path.abspath(path) == os.path.abspath(__file__):
-                    continue  # this file names missing things on purpose (the self-test)
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    words.update(IDENTIFIER.findall(f.read()))
+    for name in files:
+        if not (name.endswith(CODE_SUFFIXES) or os.path.basename(name) == "Makefile"):
+            continue
+        if name.startswith("scripts/check-"):
+            continue  # the checks name missing things on purpose (their self-tests)
+        path = os.path.join(ROOT, name)
+        if not os.path.isfile(path):
+            continue  # deleted in the work tree, not yet in the index
+        with open(path, encoding="utf-8", errors="replace") as f:
+            words.update(IDENTIFIER.findall(f.read()))
     return words
 
 
@@ -54,33 +117,61 @@ def make_targets():
         return set(re.findall(r"^([A-Za-z0-9_.-]+)\s*:", f.read(), re.M))
 
 
-def check(doc, files, basenames, source_words, test_words, targets):
-    missing = []
-    with open(doc, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+def spans(lines):
+    """(line number, span) of each backticked span outside code fences; a span may go on to
+    the next line of its paragraph, as Markdown allows (a blank line ends it unclosed)."""
     in_fence = False
+    carried = None  # (line number, text) of a span still open at the end of the last line
     for number, line in enumerate(lines, 1):
         if line.startswith("```"):
-            in_fence = not in_fence
+            in_fence, carried = not in_fence, None
             continue
         if in_fence:
             continue
-        for span in re.findall(r"`([^`]+)`", line):
-            problem = check_span(span.strip(), files, basenames, source_words, test_words, targets)
-            if problem:
-                missing.append(f"{os.path.relpath(doc, ROOT)}:{number}: `{span}`: {problem}")
+        if carried and line.strip():
+            text, prefix, opened = carried[1] + " " + line, len(carried[1]) + 1, carried[0]
+        else:
+            text, prefix, opened = line, 0, number
+        carried = None
+        if text.count("`") % 2:
+            cut = text.rfind("`")
+            carried = (opened if cut < prefix else number, text[cut:])
+            text = text[:cut]
+        # Spans in the carried part began on the line it was carried from.
+        for m in re.finditer(r"`([^`]+)`", text):
+            yield (opened if m.start() < prefix else number), m.group(1)
+
+
+def check(doc, files, basenames, words, targets):
+    missing = []
+    with open(doc, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    for number, span in spans(lines):
+        problem = check_span(span.strip(), files, basenames, words, targets)
+        if problem:
+            missing.append(f"{os.path.relpath(doc, ROOT)}:{number}: `{span}`: {problem}")
     return missing
 
 
-def check_span(span, files, basenames, source_words, test_words, targets):
+def is_artefact(path):
+    first = path.split("/")[0]
+    return first in BUILD_DIRECTORIES or path in INSTALLED_PATHS or path in WHEEL_PATHS or path in WRITTEN_FILES
+
+
+def check_span(span, files, basenames, words, targets):
     if not span:
         return None
     if span.startswith("make "):
         unknown = [t for t in span.split()[1:] if re.match(r"^[a-z][\w-]*$", t) and t not in targets]
         return f"no Makefile target {', '.join(unknown)}" if unknown else None
-    # A path in the repository (a glob is matched against every file).
+    # A formula (`d/2..d`, `n × 2`): no word of two letters or more.
+    if all(len(w) < 2 for w in IDENTIFIER.findall(span)):
+        return None
+    # A path in the repository (a glob or a placeholder is matched against every file).
     if "/" in span and " " not in span and not span.startswith("/"):
-        pattern = re.escape(span.rstrip("/")).replace(r"\*", "[^/]*")
+        if is_artefact(span) or span in EXTERNAL_PATHS:
+            return None
+        pattern = re.escape(PLACEHOLDER.sub("*", span).rstrip("/")).replace(r"\*", "[^/]*")
         # A path relative to a module (`Generated/Options.swift`) matches its tail.
         if any(re.fullmatch("(.*/)?" + pattern + "(/.*)?", f) for f in files):
             return None
@@ -90,27 +181,54 @@ def check_span(span, files, basenames, source_words, test_words, targets):
     # Header names, flags, shell words, numbers: not code names of ours.
     if re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", span) or span.startswith("-") or re.fullmatch(r"[\d.,%x×]+", span):
         return None
+    # Flags and their values (`--sanitize=fuzzer`) and placeholders are not names.
+    text = PLACEHOLDER.sub(" ", re.sub(r"(^|\s)--?[\w-]+(=\S*)?", " ", span))
     unknown = []
-    for word in IDENTIFIER.findall(span):
-        if word in NOT_CODE or len(word) < 2:
+    for word in IDENTIFIER.findall(text):
+        if word in NOT_CODE or word in EXTERNAL_NAMES or len(word) < 2 or word in words:
             continue
-        pool = test_words if word.endswith("Tests") else source_words
-        if word not in pool:
-            unknown.append(word)
-    return f"not found in {'Tests' if all(w.endswith('Tests') for w in unknown) else 'Sources'}: {', '.join(unknown)}" if unknown else None
+        # A suffix of a name written beside it (`push_client_send`/`_send_batch`, `_ms`).
+        if word.startswith("_") and any(w.endswith(word) for w in words):
+            continue
+        unknown.append(word)
+    return f"not in the code: {', '.join(unknown)}" if unknown else None
+
+
+def repository():
+    """What a document is checked against: the files, their names, the code's words (with the
+    target names, the directories of Sources/ and Tests/) and the Makefile's targets."""
+    files = repository_files()
+    basenames = {os.path.basename(f) for f in files}
+    words = words_in(files) | set(os.listdir(os.path.join(ROOT, "Sources"))) | set(os.listdir(os.path.join(ROOT, "Tests")))
+    return files, basenames, words, make_targets()
 
 
 def self_test():
     """The check must be able to fail: a doc citing names that exist passes, one citing a name
-    that does not (or a file, a path, a make target) fails with that name."""
+    that does not (or a file, a path, a make target) fails with that name; the rule sets let
+    through what they list and nothing beside it."""
     import tempfile
     cases = [("`PushClient.send` and `retire()` in `PushClient+Send.swift`, `make test`", 0),
              ("`PushClient.sendEverything`", 1), ("`NoSuchFile.swift`", 1), ("`scripts/no-such.sh`", 1),
-             ("`make no-such-target`", 1), ("`withLockWaiting { h, condition in … }`", 1)]
+             ("`make no-such-target`", 1), ("`withLockWaiting { h, condition in … }`", 1),
+             # names from every language of the repository: Python, Go, shell tests
+             ("`send_many`, `WaitConnectedContext`, `crash_loop`, `bench_test.go`", 0),
+             # a span across two lines of a paragraph is one span, checked as a whole
+             ("a `PushClient.send\nretire()` here", 0), ("a `PushClient.send\nsendEverything` here", 1),
+             # placeholders, suffixes, formulas, flags
+             ("`Tests/fuzz/corpus/<harness>/`, `push_client_send`/`_send_batch`, `d/2..d`, `swift build --sanitize=fuzzer`", 0),
+             ("`swiftpush worker <TAB>`", 0), ("`swiftpush zzq<TAB>`", 1), ("`_no_such_suffix_anywhere`", 1),
+             ("`Tests/<Module>/NoSuchFile.swift`", 1),
+             # the rule sets: exactly what they list
+             ("`.build-release/release/libswiftpush.so`, `bin/swiftpush`, `swiftpush.libs/`, `out/status/status-page.png`", 0),
+             ("`XTRIM push:{s} MINID <id>`, `deflate_nv`, `lib/nghttp2_hd.c`", 0),
+             ("`.build-nosuch/x`", 1), ("`bin/swiftpush-other`", 1), ("`out/status/other.png`", 1),
+             ("`lib/nghttp2_other.c`", 1), ("`XNOSUCHCOMMAND`", 1)]
+    context = repository()  # read once: the cases differ only in the document
     for text, expected in cases:
         with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as f:
             f.write(text + "\n")
-        got = subprocess.run([sys.executable, __file__, f.name], capture_output=True).returncode
+        got = 1 if check(f.name, *context) else 0
         os.unlink(f.name)
         if got != expected:
             print(f"self-test: {text!r} gave exit {got}, expected {expected}")
@@ -122,19 +240,18 @@ def self_test():
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
-    docs = sys.argv[1:] or [os.path.join(ROOT, "docs", "architecture.md")]
-    files = [f for f in repository_files() if f]
-    basenames = {os.path.basename(f) for f in files}
-    # The code: Sources/, the scripts that generate it, and the target names (Package.swift).
-    source_words = words_in(["Sources", "scripts"]) | set(os.listdir(os.path.join(ROOT, "Sources")))
-    test_words = words_in(["Tests"]) | source_words
-    targets = make_targets()
+    context = repository()
+    files = context[0]
+    if sys.argv[1:] == ["--all"]:
+        docs = [os.path.join(ROOT, f) for f in files if f.endswith(".md") and os.path.isfile(os.path.join(ROOT, f))]
+    else:
+        docs = sys.argv[1:] or [os.path.join(ROOT, "docs", "architecture.md")]
     missing = []
     for doc in docs:
-        missing += check(doc, files, basenames, source_words, test_words, targets)
+        missing += check(doc, *context)
     for m in missing:
         print(m)
-    print(f"doc names: {len(missing)} missing in {', '.join(os.path.relpath(d, ROOT) for d in docs)}")
+    print(f"doc names: {len(missing)} missing in {len(docs)} documents ({', '.join(os.path.relpath(d, ROOT) for d in docs)})")
     return 1 if missing else 0
 
 
