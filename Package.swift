@@ -140,7 +140,7 @@ let package = Package(
                                                      "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
         .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis",
-                                                                 "SwiftPushKit", "PushClientCore"]),
+                                                                 "SwiftPushKit", "PushClientCore", "CSwiftPushABI"]),
         // SwiftPushRedis: unit tests, and real redis-servers (TLS, ACL users, a 6-node cluster).
         .testTarget(name: "SwiftPushRedisTests", dependencies: ["SwiftPushRedis", "PushCore", "CHiredis"]),
         .testTarget(name: "SwiftPushKitTests", dependencies: [

@@ -33,7 +33,9 @@ NOT_CODE = {
 
 # Where builds write (the Makefile's DEBUG_DIR and RELEASE_SCRATCH, Tests/fuzz/run.sh's scratch
 # path; `<bin>`, any build's bin directory): a path under one is an artefact, not a tracked file.
-BUILD_DIRECTORIES = {".build", ".build-release", ".build-fuzz", "<bin>"}
+BUILD_DIRECTORIES = {".build", ".build-release", ".build-fuzz", "<bin>",
+                     # The example's own build, shared by make test-example and the quickstart.
+                     "Examples/NotifyService/.build"}
 
 # What `make install PREFIX=...` and the .deb put in place (Makefile, install target;
 # scripts/build-deb.sh): paths of an installed tree, not of the repository.
@@ -42,18 +44,29 @@ INSTALLED_PATHS = {
     "share/", "share/man/man1/swiftpush.1", "man1/swiftpush.1", "completions/", "PREFIX/share",
     "PREFIX/share/bash-completion/completions/swiftpush", "PREFIX/share/zsh/site-functions",
     "PREFIX/share/zsh/site-functions/_swiftpush", "PREFIX/share/fish/vendor_completions.d/swiftpush.fish",
+    # The versioned file and its links (docs/abi.md), the license files (share/doc), and the
+    # release tarball's layout (scripts/build-dist.sh), as README's Install and Releases name them.
+    "lib/libswiftpush.so.<version>", "share/doc/swiftpush/", "lib/", "pkgconfig/swiftpush.pc",
 }
 
 # What the wheel holds (scripts/build-wheel.sh; auditwheel names `swiftpush.libs/` and the
 # RPATH): paths inside the installed Python package.
-WHEEL_PATHS = {"swiftpush/libswiftpush.so", "swiftpush.libs/", "$ORIGIN/../swiftpush.libs", "swiftpush/vendored-licenses/"}
+WHEEL_PATHS = {"swiftpush/libswiftpush.so", "swiftpush.libs/", "$ORIGIN/../swiftpush.libs", "swiftpush/vendored-licenses/",
+               # The library under its SONAME (docs/abi.md) and the license files' place in the metadata.
+               "swiftpush/libswiftpush.so.0", "swiftpush/libswiftpush.so.MAJOR", ".dist-info/licenses/"}
 
 # Files a test run writes (Tests/status/run.sh's default screenshot directory, `make test-status`).
-WRITTEN_FILES = {"out/status/status-page.png"}
+WRITTEN_FILES = {"out/status/status-page.png",
+                 # What `swiftpush mock --quickstart DIR` writes (README, "Getting started").
+                 "DIR/env.sh",
+                 # A release's .deb, named by its version (README, "Releases").
+                 "swiftpush_X.Y.Z_amd64.deb"}
 
 # Other software's files, cited where the docs explain its behaviour: nghttp2's HPACK encoder
 # (docs/apns.md) and the Swift toolchain's clang runtime directory (Tests/fuzz/README.md).
-EXTERNAL_PATHS = {"lib/nghttp2_hd.c", "lib/clang/*/lib/linux"}
+EXTERNAL_PATHS = {"lib/nghttp2_hd.c", "lib/clang/*/lib/linux",
+                  # The Go module path, which nothing serves yet (Bindings/go/README.md says so).
+                  "swiftpush.dev/swiftpush"}
 
 # Other software's names, by where they come from; the code never spells them.
 EXTERNAL_NAMES = {
@@ -155,11 +168,11 @@ def check(doc, files, basenames, words, targets):
 
 def is_artefact(path):
     first = path.split("/")[0]
-    return first in BUILD_DIRECTORIES or path in INSTALLED_PATHS or path in WHEEL_PATHS or path in WRITTEN_FILES
+    return first in BUILD_DIRECTORIES or path in BUILD_DIRECTORIES or path in INSTALLED_PATHS or path in WHEEL_PATHS or path in WRITTEN_FILES
 
 
 def check_span(span, files, basenames, words, targets):
-    if not span:
+    if not span or span in WRITTEN_FILES:
         return None
     if span.startswith("make "):
         unknown = [t for t in span.split()[1:] if re.match(r"^[a-z][\w-]*$", t) and t not in targets]
