@@ -59,6 +59,11 @@ final class HeldEntry {
     /// stopped after its delivery was counted): each may have written a request to APNs, so
     /// its records say `maybe_delivered` and count them in `attempts` (`ShardMachine.outcome`).
     var earlierDeliveries = 0
+    /// A re-delivered entry sent on its last chance (its count now at `max_deliveries`): its
+    /// outcomes are settled at once, and its paced group ends only when they are (issue 31: a
+    /// poison entry sent next, killing the worker, took the unsettled acceptance of the one
+    /// before it along, and that one, APNs-accepted, came back to be dead-lettered).
+    var lastChance = false
 
     init(box: EntryBox, serial: UInt64, deliveries: Int, suspect: Bool) {
         self.box = box

@@ -109,10 +109,11 @@ extension ShardMachine {
             }
             h.deliveries = count
             h.suspect = false
+            h.lastChance = count >= settings.maxDeliveries
             for i in h.tracks.indices where h.tracks[i].phase == .waiting {
                 if case .ready(let note) = h.entry.notes[i] { going.append(SendItem(tag: h.tag(i), note: note, entry: h.box)) }
             }
-            if going.isEmpty || h.open == 0 { suspects.answered(tag: serial, app: app) }
+            if going.isEmpty || h.open == 0 && !h.lastChance { suspects.answered(tag: serial, app: app) }
         }
         if lost > 0 { out.append(.log(.init(.info, "re-delivered entries taken over by another worker while waiting; not sent here", ["count": String(lost)]))) }
         send(app: app, going, t, &out)

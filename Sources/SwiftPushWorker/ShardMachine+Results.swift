@@ -35,7 +35,8 @@ extension ShardMachine {
         let i = Int(tag & 1023)
         guard i < h.tracks.count, h.tracks[i].phase == .inFlight else { return false }
         h.inFlight -= 1
-        if h.inFlight == 0 && suspects.outstandingCount > 0 { suspects.answered(tag: h.serial, app: h.app) }
+        // One on its last chance ends its group when its outcomes are settled (`settled`).
+        if h.inFlight == 0 && suspects.outstandingCount > 0 && !h.lastChance { suspects.answered(tag: h.serial, app: h.app) }
         return true
     }
 

@@ -49,7 +49,7 @@ extension ShardMachine {
         h.tracks[index].phase = .decided
         h.open -= 1
         count(o.kind)
-        if o.status == 410 { h.urgent = true }
+        if o.status == 410 || h.lastChance { h.urgent = true }
         // Acceptances are counted in a record (their ids listed for a batch), not written one by one.
         if o.kind == .accepted && (h.entry.kind != .single || settings.outcomeFormat == 3) {
             h.accepted.append((index, o.id))
@@ -216,6 +216,7 @@ extension ShardMachine {
             if mergeable[entryID] == unsettledBase + k { mergeable[entryID] = nil }
             guard let serial = heldByID[entryID], let h = held[serial] else { continue }
             if unsettled[k].settlement.final {
+                if h.lastChance { suspects.answered(tag: serial, app: h.app) }
                 heldNotes -= h.unsettled
                 held[serial] = nil
                 heldByID[entryID] = nil

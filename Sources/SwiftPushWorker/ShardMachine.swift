@@ -128,7 +128,7 @@ public struct ShardMachine {
     public init(settings: MachineSettings, apps: [String: AppPolicy], seed: UInt64 = 0x5eed) {
         self.settings = settings
         reader = EntryReader(apps: apps)
-        suspects = SuspectPacer(maxGroup: settings.batch)
+        suspects = SuspectPacer(maxGroup: settings.batch, lastChance: settings.maxDeliveries - 1)
         random = RandomSource(seed: seed)
     }
 

@@ -3,23 +3,26 @@
 /// rule has a unit test.
 ///
 /// Per app, suspects go out in groups of 1, 1, 2, 4, 8, ... (up to `maxGroup`), the
-/// most-delivered first, and a group goes only when the one before it has all its answers or
-/// has been out for `groupWaitNanos`. Each group is as large as all the groups before it
-/// together, so the next life of a worker that died with group k in flight has sent every entry
-/// of that group again, in groups 1 to k, before its own group k goes: with plain doubling
-/// (1, 2, 4, ...) one entry of it was always left over for the group in flight at the next death,
-/// and in a steady crash loop its count rose at every restart. The worker counts a delivery just before a group is
-/// sent (`WorkQueue.countDelivery`), so a delivery counts toward `max_deliveries` only when it
-/// reached a send. An entry that kills its worker is then sent with fewer and fewer others at
-/// each restart and alone once its count leads, and is the one dead-lettered; a crash loop that
-/// is not the entries' fault (a worker killed every half second, answers 300 ms late) raises
-/// the count of at most a few entries per restart instead of every entry it held.
+/// least-delivered first, and a group goes only when the one before it has all its answers or
+/// has been out for `groupWaitNanos`. The worker counts a delivery just before a group is sent
+/// (`WorkQueue.countDelivery`), so a delivery counts toward `max_deliveries` only when it
+/// reached a send. Least-delivered first makes a crash loop that is not the entries' fault
+/// progress over all of them: what a life sent before it died goes behind what it did not, so
+/// the next life sends other entries and the counts spread (issue 31: most-delivered first sent
+/// the same head entry in every life of a worker killed every 1.2 s with answers 1 s late, and
+/// dead-lettered it after `max_deliveries` lives, 11 of 600 in a minute). An entry whose next
+/// send would be its last allowed one (`lastChance`) goes alone: an entry that kills its worker
+/// rises with the few sent beside it until they reach their last chance, then each of those
+/// goes alone, the healthy ones are answered, and the poison one is the one dead-lettered.
 struct SuspectPacer {
     /// The largest group (the worker's batch).
     let maxGroup: Int
     /// How long a group may wait for its answers before the next one goes anyway (a suspect
     /// APNs never answers must not hold the others back for its whole deadline).
     let groupWaitNanos: UInt64
+    /// Deliveries at and above which a suspect is sent alone (its next send is its last allowed
+    /// one: `max_deliveries - 1`).
+    let lastChance: Int
 
     private struct Waiting {
         let tag: UInt64
@@ -41,9 +44,10 @@ struct SuspectPacer {
     /// Suspects sent and not answered yet, over every app (0: results need not be looked up here).
     private(set) var outstandingCount = 0
 
-    init(maxGroup: Int, groupWaitNanos: UInt64 = 1_000_000_000) {
+    init(maxGroup: Int, groupWaitNanos: UInt64 = 1_000_000_000, lastChance: Int = .max) {
         self.maxGroup = max(1, maxGroup)
         self.groupWaitNanos = groupWaitNanos
+        self.lastChance = lastChance
     }
 
     /// Suspects waiting to be sent, over every app.
@@ -73,13 +77,15 @@ struct SuspectPacer {
             var s = apps[app]!
             guard !s.waiting.isEmpty, s.outstanding.isEmpty || now &- s.groupSentNanos >= groupWaitNanos else { continue }
             if !s.sorted {
-                // Most delivered first (an entry that keeps killing its worker leads), then as they came.
-                s.waiting.sort { ($0.deliveries, -$0.order) > ($1.deliveries, -$1.order) }
+                // Least delivered first (what an earlier life sent goes behind what it did not), then as they came.
+                s.waiting.sort { ($0.deliveries, $0.order) < ($1.deliveries, $1.order) }
                 s.sorted = true
             }
             // 1, 1, 2, 4, ...: each as large as the ones before it together.
             let size = s.groupsSent < 2 ? 1 : min(1 << min(s.groupsSent - 1, 30), maxGroup)
-            let group = s.waiting.prefix(size).map(\.tag)
+            // An entry on its last chance goes alone (sorted: those after it are on theirs too).
+            let lastChanceAt = s.waiting.prefix(size).firstIndex { $0.deliveries >= lastChance } ?? size
+            let group = s.waiting.prefix(max(1, lastChanceAt)).map(\.tag)
             s.waiting.removeFirst(group.count)
             outstandingCount += group.count - s.outstanding.count
             s.outstanding = Set(group)

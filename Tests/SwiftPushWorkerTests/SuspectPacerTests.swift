@@ -29,9 +29,9 @@ struct SuspectPacerTests {
         #expect(p.outstandingCount == 4 && p.waitingCount == 0)
     }
 
-    @Test("A worker that died with group k in flight: its next life sends all of that group again in groups 1 to k, before its own group k")
-    func nothingLeftOver() {
-        // Groups 1, 1, 2, 4 sent (8 entries); the life dies with the last (4 entries) in flight.
+    @Test("What an earlier life sent goes behind what it did not: a crash loop sends other entries at each life")
+    func sentLast() {
+        // Groups 1, 1, 2, 4 sent (8 entries); the life died with the last (4 entries) in flight.
         var next = SuspectPacer(maxGroup: 100, groupWaitNanos: 1000 * ms)
         for t: UInt64 in 1...4 { next.add(tag: t, app: "a", deliveries: 3) } // the group in flight, counted once more
         for t: UInt64 in 5...20 { next.add(tag: t, app: "a", deliveries: 1) }
@@ -41,7 +41,7 @@ struct SuspectPacerTests {
             sent.append(g)
             for t in g { next.answered(tag: t, app: "a") }
         }
-        #expect(sent == [[1], [2], [3, 4]])
+        #expect(sent == [[5], [6], [7, 8]])
     }
 
     @Test("A group unanswered for groupWait lets the next one go (an unanswered suspect holds the others back no longer)")
@@ -55,14 +55,27 @@ struct SuspectPacerTests {
         #expect(p.nextGroups(now: 2000 * ms).map(\.tags) == [[3]])
     }
 
-    @Test("The most delivered go first (an entry that keeps killing its worker leads, and goes alone), then as they came")
-    func mostDeliveredFirst() {
+    @Test("The least delivered go first, then as they came")
+    func leastDeliveredFirst() {
         var p = pacer(adding: [1, 3, 2, 3, 1])
-        #expect(p.nextGroups(now: 0).map(\.tags) == [[2]])
-        p.answered(tag: 2, app: "a")
-        #expect(p.nextGroups(now: 1).map(\.tags) == [[4]])
-        p.answered(tag: 4, app: "a")
-        #expect(p.nextGroups(now: 2).map(\.tags) == [[3, 1]])
+        #expect(p.nextGroups(now: 0).map(\.tags) == [[1]])
+        p.answered(tag: 1, app: "a")
+        #expect(p.nextGroups(now: 1).map(\.tags) == [[5]])
+        p.answered(tag: 5, app: "a")
+        #expect(p.nextGroups(now: 2).map(\.tags) == [[3, 2]])
+    }
+
+    @Test("An entry on its last chance goes alone, and a group stops before one")
+    func lastChanceAlone() {
+        var p = SuspectPacer(maxGroup: 8, groupWaitNanos: 1000 * ms, lastChance: 4)
+        for (i, d) in [1, 1, 1, 1, 4, 4, 1].enumerated() { p.add(tag: UInt64(i + 1), app: "a", deliveries: d) }
+        var sent: [[UInt64]] = []
+        while p.waitingCount > 0 {
+            let g = p.nextGroups(now: 0)[0].tags
+            sent.append(g)
+            for t in g { p.answered(tag: t, app: "a") }
+        }
+        #expect(sent == [[1], [2], [3, 4], [7], [5], [6]])
     }
 
     @Test("Each app has its own groups: one app's unanswered suspects do not hold another's back")

@@ -656,6 +656,51 @@ else bad "$name (not drained: pending $(pending_count $shard))"; fi
 }
 
 # ---------------------------------------------------------------------------------------------
+# Issue 31, item 2 (its smallest reproduction, scaled): one worker, answers 1 s late, each life
+# SIGKILLed as soon as the mock has a request of it, before any answer (a crash loop faster
+# than APNs's answers). Most-delivered first sent the same head entry in every life and
+# dead-lettered it after max_deliveries lives (11 of 600 in a minute of 1.2 s lives);
+# least-delivered first spreads the counts. Every 410 must end recorded: each token gone gets
+# its Unregistered outcome and unregistered row.
+# mock_requests CONTROL_PORT: the requests a mock has received (its /stats).
+mock_requests() { curl -s "http://127.0.0.1:$1/stats" | sed -n 's/.*"requests" *: *\([0-9]*\).*/\1/p'; }
+# mock_requests_above CONTROL_PORT N: it has received more than N.
+mock_requests_above() { [ "$(mock_requests "$1")" -gt "$2" ] 2>/dev/null; }
+test_crash_loop_late() {
+name="a crash loop faster than APNs's answers (20 lives each SIGKILLed once its first request reached the mock, answers 1 s late, 200 entries, 8 tokens gone) dead-letters nothing: every id one outcome, every 410 recorded"
+shard=late
+local n=200 kills=0 gone summary seen lport
+gone=$(python3 -c 'print(",".join("ff%062x" % (i + 1) for i in range(0, 200, 25)))')
+mock_start latecrash "$cli" "$pki" --delay-ms 1000 --lenient-initial-limit --control-port-file "$out/late.control" \
+  $(echo "$gone" | tr , '\n' | sed 's/^/--unregistered /')
+wait_until 10 test -s "$out/late.control" || { bad "$name (mock without control port)"; return; }
+lport=$(cat "$out/late.control")
+python3 -c 'import json
+for i in range(200): print(json.dumps({"id": f"late-{i}", "app": "demo", "token": "ff%062x" % (i + 1), "payload": {"aps": {"alert": "x"}}}))' > "$out/$shard.jsonl"
+config "$out/$shard.json" $shard "$MOCK_PORT" ', "deadline_ms": 5000, "max_sends": 2, "min_idle_ms": 60000, "max_deliveries": 5'
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+while [ "$kills" -lt 20 ]; do
+  seen=$(mock_requests "$lport")
+  start_worker late-a "$out/$shard.json"; a=$WORKER_PID
+  wait_until 30 mock_requests_above "$lport" "$seen" || { bad "$name (life $((kills + 1)) sent nothing)"; return; }
+  kill -9 "$a"; wait "$a" 2>/dev/null || true
+  kills=$((kills + 1))
+done
+start_worker late-a "$out/$shard.json"; a=$WORKER_PID
+if wait_until 40 drained $shard; then
+  sa=0; stop_worker "$a" || sa=$?
+  "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
+  summary=$(python3 -c '
+import collections, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+kinds = collections.Counter(r["reason"] or r["outcome"] for r in rows)
+print(" ".join(f"{k}:{v}" for k, v in sorted(kinds.items())), "highest-deliveries:%d" % max(r["deliveries"] for r in rows))' "$out/$shard.outcomes")
+  if [ "$sa" -eq 0 ] && check $shard "$gone" > "$out/$shard.check"; then ok "$name ($kills kills; $summary)"
+  else bad "$name (exit $sa; $kills kills; $summary; $(tail -n 3 "$out/$shard.check" | tr '\n' ' '))"; fi
+else bad "$name (not drained: pending $(pending_count $shard), stream $(rcli XLEN "push:{$shard}"))"; fi
+}
+
+# ---------------------------------------------------------------------------------------------
 # Issue 23: a worker holding thousands of entries (answers 300 ms late) when Redis comes back
 # re-read them all, XREADGROUP ... 0 in pieces of max_in_flight - held, each raising the delivery
 # counters of entries it still held, until they stood near max_deliveries.
@@ -1058,7 +1103,7 @@ else bad "$name (enqueue failed)"; fi
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
-  delayed_retry unknown_results redis_restart redis_restart_held crash_loop completion_stale_lag
+  delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
   redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
