@@ -3,7 +3,7 @@ import SwiftPushRedis
 import SwiftPushWorker
 import Testing
 
-@Suite("WorkerConfiguration")
+@Suite("WorkerConfiguration", .timeLimit(.minutes(1)))
 struct WorkerConfigurationTests {
     func load(_ json: String) throws -> WorkerConfiguration {
         try JSONDecoder().decode(WorkerConfiguration.self, from: Data(json.utf8))
