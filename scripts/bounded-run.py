@@ -238,8 +238,13 @@ def main():
         # A terminal, not a pipe: the test runner's output is then line-buffered, so that the
         # suites and tests that started are known as they start (through a pipe it sat in a
         # buffer, and a hung run showed nothing). Raw mode: no "\r" added to each line.
-        read_end, write_end = pty.openpty()
-        tty.setraw(write_end)
+        try:
+            read_end, write_end = pty.openpty()
+            tty.setraw(write_end)
+        except OSError as e:
+            # No terminals here (no /dev/pts): a pipe, whose output may lag behind the run.
+            log(f"no pseudo-terminal ({e}): reading the output through a pipe")
+            read_end, write_end = os.pipe()
 
     pid = os.fork()
     if pid == 0:
