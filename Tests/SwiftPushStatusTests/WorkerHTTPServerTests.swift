@@ -53,6 +53,26 @@ struct WorkerHTTPServerTests {
 
     @Test("/healthz answers 503 while every thread of the cooperative pool is blocked: the server's tasks have a thread of their own")
     func answersWithThePoolBlocked() async throws {
+        // In a process of its own (this test binary, running only the test below): blocking
+        // every pool thread here would stall every other test running beside this one.
+        let binary = try #require(TestFiles.executablePath(), "no /proc/self/exe")
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.poolChildVariable] = "1"
+        let environmentForChild = environment
+        let (termination, output) = try await onOwnThread {
+            ChildProcess.run(binary, ["--testing-library", "swift-testing", "--filter", "healthzWithThePoolBlocked"],
+                             environment: environmentForChild, mergeErrors: true, seconds: 120)
+        }
+        #expect(termination == .exited(0), "the child run: \(output.suffix(3000))")
+        #expect(output.contains("Test run with 1 test"), "the child ran no test: \(output.suffix(3000))")
+    }
+
+    /// Set in the environment of the process `answersWithThePoolBlocked` starts.
+    static let poolChildVariable = "SWIFTPUSH_TEST_POOL_BLOCKED_CHILD"
+
+    @Test("(run by answersWithThePoolBlocked in a process of its own) /healthz answers 503 with every pool thread blocked",
+          .enabled(if: ProcessInfo.processInfo.environment[poolChildVariable] == "1"))
+    func healthzWithThePoolBlocked() async throws {
         let redis = try await onOwnThread { try RedisServerProcess() }
         defer { redis.stop() }
         let stuck = try await Self.server(redis, live: 0)

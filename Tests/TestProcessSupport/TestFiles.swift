@@ -24,6 +24,15 @@ public enum TestFiles {
         try? FileManager.default.removeItem(atPath: path)
     }
 
+    /// This process's executable (/proc/self/exe), e.g. to run the test binary again in a
+    /// process of its own; nil when it cannot be read.
+    public static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The bytes of the file at `path`; nil when it cannot be opened.
     public static func read(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
