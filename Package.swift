@@ -130,21 +130,26 @@ let package = Package(
                                                               "SwiftPushKit", "CSwiftPushABI", "SwiftPushStatus", "SwiftPushWorkerHTTP",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                                                               .product(name: "Logging", package: "swift-log")]),
+        // What the tests start and wait for (issue 36): `ChildProcess` (children that die with the
+        // test process, waits with a bound), `OwnThread` (blocking test code inside the test's
+        // task), `TestFiles`; fork and prctl in C (CTestProcess). Test support, not a product.
+        .target(name: "CTestProcess", path: "Tests/CTestProcess"),
+        .target(name: "TestProcessSupport", dependencies: ["CTestProcess"], path: "Tests/TestProcessSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "COpenSSL"]),
         // PushClientCore's pure parts in memory: no sockets, no threads, no mock (PushTransport only
         // for its values, such as TransportError).
         .testTarget(name: "PushClientCoreTests", dependencies: ["PushClientCore", "PushTransport", "PushCore"]),
         // The client against the mock over real TLS and HTTP/2: PushTransport, PushClientCore and
         // PushChannels together (one target: they share the client test support and the mock).
-        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore",
+        .testTarget(name: "PushTransportTests", dependencies: ["TestProcessSupport", "PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore",
                                                      "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "PushCore", "PushTransport"]),
-        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis",
+        .testTarget(name: "APNsMockTests", dependencies: ["TestProcessSupport", "APNsMock", "PushCore", "PushTransport"]),
+        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["TestProcessSupport", "SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis",
                                                                  "SwiftPushKit", "PushClientCore", "CSwiftPushABI"]),
         // SwiftPushRedis: unit tests, and real redis-servers (TLS, ACL users, a 6-node cluster).
-        .testTarget(name: "SwiftPushRedisTests", dependencies: ["SwiftPushRedis", "PushCore", "CHiredis"]),
+        .testTarget(name: "SwiftPushRedisTests", dependencies: ["TestProcessSupport", "SwiftPushRedis", "PushCore", "CHiredis"]),
         .testTarget(name: "SwiftPushKitTests", dependencies: [
-                        "SwiftPushKit", "APNsMock", "PushCore", "PushClientCore",
+                        "TestProcessSupport", "SwiftPushKit", "APNsMock", "PushCore", "PushClientCore",
                         .product(name: "Logging", package: "swift-log"),
                         .product(name: "InMemoryLogging", package: "swift-log"),
                         .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -153,7 +158,7 @@ let package = Package(
                     ]),
         // The status reader (pure parts in memory, the reader against a real redis-server) and
         // the worker's HTTP server (real sockets).
-        .testTarget(name: "SwiftPushStatusTests", dependencies: ["SwiftPushStatus", "SwiftPushWorkerHTTP", "SwiftPushWorker", "SwiftPushRedis", "PushCore"]),
+        .testTarget(name: "SwiftPushStatusTests", dependencies: ["TestProcessSupport", "SwiftPushStatus", "SwiftPushWorkerHTTP", "SwiftPushWorker", "SwiftPushRedis", "PushCore"]),
         // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
         // so that a build of this one does not build them.
     ]

@@ -125,6 +125,13 @@ def words_in(files):
     return words
 
 
+def support_targets():
+    """The non-test targets Package.swift keeps under Tests/: name -> directory."""
+    with open(os.path.join(ROOT, "Package.swift"), encoding="utf-8") as f:
+        package = f.read()
+    return dict(re.findall(r'\.target\(name: "(\w+)"[^)]*?path: "(Tests/[^"]+)"', package))
+
+
 def make_targets():
     with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as f:
         return set(re.findall(r"^([A-Za-z0-9_.-]+)\s*:", f.read(), re.M))

@@ -63,7 +63,7 @@ struct BenchCommand: StatusCommand {
         let count = self.count ?? 200_000
         let window = self.window ?? 10_000
         let payloadBytes = self.payloadBytes ?? 200
-        var mock: Process?
+        var mock: SpawnedProcess?
         var configuration: APNsConfiguration
         if let pki {
             guard connection.isEmpty else { throw ValidationError("--pki starts a mock of its own: no connection options with it") }
@@ -77,7 +77,7 @@ struct BenchCommand: StatusCommand {
         } else {
             configuration = try connection.configuration()
         }
-        defer { if let mock { kill(mock.processIdentifier, SIGKILL); mock.waitUntilExit() } }
+        defer { mock?.kill() }
         configuration.pool.connections = connections ?? 1
         configuration.pool.ioThreads = ioThreads ?? 1
         configuration.pool.queueCapacity = window + 1024
@@ -153,17 +153,17 @@ struct BenchCommand: StatusCommand {
     }
 
     /// Starts `swiftpush mock` (this same executable) with the test keys; returns it and its port.
-    static func startMock(pki: String) throws(ValidationError) -> (Process, Int) {
+    static func startMock(pki: String) throws(ValidationError) -> (SpawnedProcess, Int) {
         let portFile = NSTemporaryDirectory() + "swiftpush-bench-\(getpid()).port"
         unlink(portFile)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        p.arguments = ["mock", "--cert", pki + "/server.pem", "--key", pki + "/server.key", "--port", "0",
+        let arguments = ["mock", "--cert", pki + "/server.pem", "--key", pki + "/server.key", "--port", "0",
                        "--key-id", "TESTKEY001", "--team-id", "TEAM123456", "--auth-key", pki + "/AuthKey_TESTKEY001.pub.pem",
                        "--port-file", portFile, "--lenient-initial-limit"]
-        p.standardOutput = FileHandle.nullDevice
-        do { try p.run() } catch { throw ValidationError("cannot start the mock server: \(error)") }
-        for _ in 0..<200 {
+        let p: SpawnedProcess
+        do { p = try SpawnedProcess(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, arguments, passErrors: true) } catch {
+            throw ValidationError("cannot start the mock server: \(error)")
+        }
+        for _ in 0..<200 where p.isRunning {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 unlink(portFile)
@@ -171,7 +171,7 @@ struct BenchCommand: StatusCommand {
             }
             usleep(50_000)
         }
-        kill(p.processIdentifier, SIGKILL)
+        p.kill()
         throw ValidationError("the mock server did not start (is \(pki) a test PKI from scripts/make-test-pki.sh?)")
     }
 
@@ -182,18 +182,16 @@ struct BenchCommand: StatusCommand {
         let body = NSTemporaryDirectory() + "swiftpush-bench-\(getpid()).json"
         guard FileManager.default.createFile(atPath: body, contents: Data(payload.utf8)) else { return nil }
         defer { unlink(body) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/h2load")
-        p.arguments = ["-n", String(count), "-c", "1", "-m", "1000", "-t", "1",
+        let output = NSTemporaryDirectory() + "swiftpush-bench-\(getpid()).h2load"
+        defer { unlink(output) }
+        let arguments = ["-n", String(count), "-c", "1", "-m", "1000", "-t", "1",
                        "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert", "-H", "apns-priority: 10",
                        "-H", "authorization: " + String(decoding: jwt.headerValue, as: UTF8.self), "-d", body,
                        "https://127.0.0.1:\(port)/3/device/\(token)"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return nil }
-        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        // Output to a file, read once h2load has ended: a pipe read to its end would wait as
+        // long as anything holds the pipe open. At most 10 minutes (then it is killed).
+        guard let p = try? SpawnedProcess("/usr/bin/h2load", arguments, stdout: output), p.wait(seconds: 600) == 0,
+              let out = try? String(contentsOfFile: output, encoding: .utf8) else { return nil }
         guard let range = out.range(of: #"[0-9.]+ req/s"#, options: .regularExpression) else { return nil }
         return Double(out[range].split(separator: " ")[0])
     }

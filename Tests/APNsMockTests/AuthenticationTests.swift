@@ -5,7 +5,7 @@ import PushCore
 extension MockTests {
     /// Token and certificate authentication as APNs does them (apns.md, "Token
     /// authentication", "Certificate authentication").
-    @Suite struct AuthenticationTests {
+    @Suite(.timeLimit(.minutes(5))) struct AuthenticationTests {
         let pki = TestPKI.shared
         var path: String { "/3/device/\(TestPKI.token)" }
 

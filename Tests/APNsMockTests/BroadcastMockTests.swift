@@ -7,7 +7,7 @@ extension MockTests {
     /// Broadcasts and the channel management API as Apple documents them (apns.md, "Broadcast
     /// push and channels"), sent with the scripted `h2` client, not with our own: each reason the
     /// mock can give, the statuses and headers of each answer, the registry's rules.
-    @Suite struct BroadcastMockTests {
+    @Suite(.timeLimit(.minutes(5))) struct BroadcastMockTests {
         let pki = TestPKI.shared
         static let bundle = "com.example.app"
         static let update = #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{}}}"#

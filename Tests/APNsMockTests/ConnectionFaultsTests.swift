@@ -2,7 +2,7 @@ import Testing
 @testable import APNsMock
 
 /// The per-connection fault counts in memory: GOAWAY and kill after N answers.
-@Suite struct ConnectionFaultsTests {
+@Suite(.timeLimit(.minutes(1))) struct ConnectionFaultsTests {
     @Test("GOAWAY is due from the Nth answer on until one is sent; the kill from the Nth answer on")
     func dueAfterN() {
         var faults = MockFaults()

@@ -8,7 +8,7 @@ import PushCore
 
 extension MockTests {
     /// The CLI's mock and its control interface, driven from outside the process.
-    @Suite struct ControlInterfaceTests {
+    @Suite(.timeLimit(.minutes(5))) struct ControlInterfaceTests {
         let pki = TestPKI.shared
 
         func load(_ mock: MockProcess, count: Int, token: String = TestPKI.token) throws -> Tool.LoadResult {

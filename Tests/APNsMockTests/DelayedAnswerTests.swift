@@ -7,7 +7,7 @@ extension MockTests {
     /// Delayed answers (`responseDelayMillis`) whose connection goes away before they are due:
     /// the timers hold such a connection (one reference per connection, not per answer) until
     /// its last scheduled answer has come due, then drop the answers and let it go.
-    @Suite struct DelayedAnswerTests {
+    @Suite(.timeLimit(.minutes(5))) struct DelayedAnswerTests {
         let pki = TestPKI.shared
         var path: String { "/3/device/\(TestPKI.token)" }
 

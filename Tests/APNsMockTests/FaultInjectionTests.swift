@@ -6,7 +6,7 @@ import PushCore
 extension MockTests {
     /// The faults of `MockFaults`, set at start or while running, each seen by an independent
     /// client (apns.md, "Lessons").
-    @Suite struct FaultInjectionTests {
+    @Suite(.timeLimit(.minutes(5))) struct FaultInjectionTests {
         let pki = TestPKI.shared
         var path: String { "/3/device/\(TestPKI.token)" }
 

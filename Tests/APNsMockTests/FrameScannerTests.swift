@@ -3,7 +3,7 @@ import Testing
 
 /// The frame scanner on bytes built in memory: it finds the HEADERS frames that open client
 /// streams, however the bytes are cut into reads.
-@Suite struct FrameScannerTests {
+@Suite(.timeLimit(.minutes(1))) struct FrameScannerTests {
     /// A frame: 9-byte header (RFC 9113 §4.1) and `payload` zero bytes.
     static func frame(type: UInt8, stream: Int32, payload: Int) -> [UInt8] {
         let s = UInt32(stream)

@@ -4,7 +4,7 @@ import PushTransport
 @testable import APNsMock
 
 /// The token checks without a network: apns.md, "Token authentication".
-@Suite struct JWTVerifierTests {
+@Suite(.timeLimit(.minutes(5))) struct JWTVerifierTests {
     let pki = TestPKI.shared
 
     func verifier(maxAge: Int64 = 3600) throws -> JWTVerifier {

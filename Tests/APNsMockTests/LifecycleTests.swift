@@ -8,7 +8,7 @@ import PushCore
 
 extension MockTests {
     /// Starting and stopping: what tests of "server killed mid-run, then restarted" rely on.
-    @Suite struct LifecycleTests {
+    @Suite(.timeLimit(.minutes(5))) struct LifecycleTests {
         let pki = TestPKI.shared
         var path: String { "/3/device/\(TestPKI.token)" }
 

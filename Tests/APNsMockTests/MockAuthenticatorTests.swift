@@ -5,7 +5,7 @@ import PushCore
 /// The three authenticators in memory, on the server's manual clock: provider tokens (apns.md,
 /// "Token authentication"), client certificates and none. AuthenticationTests checks the same
 /// through a real TLS connection.
-@Suite struct MockAuthenticatorTests {
+@Suite(.timeLimit(.minutes(1))) struct MockAuthenticatorTests {
     /// `authenticator`'s verdict on a device request carrying `authorization` (none: nil).
     func authorize(_ authenticator: any MockAuthenticator, _ f: HandlerFixture, _ authorization: String?) -> (APNsReason, MockStream.Authorization) {
         let r = f.request(authorization: authorization, authenticator: authenticator)

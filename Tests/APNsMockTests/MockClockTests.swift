@@ -4,7 +4,7 @@ import PushCore
 
 /// The mock's reading of its clock: once per input read for what requests are judged by,
 /// fresh for the loop's own questions.
-@Suite struct MockClockTests {
+@Suite(.timeLimit(.minutes(1))) struct MockClockTests {
     @Test("Request times are read once per input: a move of the clock shows after the next input")
     func oncePerInput() {
         let source = ManualClock(wallSeconds: 1_000)

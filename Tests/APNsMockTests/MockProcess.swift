@@ -5,10 +5,12 @@ import Foundation
 import Testing
 import PushCore
 @testable import APNsMock
+import TestProcessSupport
 
-/// `swiftpush mock` run as its own process, as C, Python and Go tests run it.
+/// `swiftpush mock` run as its own process, as C, Python and Go tests run it (a `ChildProcess`:
+/// it dies with the test process).
 final class MockProcess {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
     let controlPort: Int
     private let log: String
@@ -27,22 +29,17 @@ final class MockProcess {
     init(_ arguments: [String], pki: TestPKI = .shared) throws {
         let base = NSTemporaryDirectory() + "swiftpush-mockcli-\(getpid())-\(UUID().uuidString)"
         log = base + ".log"
-        process.executableURL = URL(fileURLWithPath: Self.cliPath)
-        process.arguments = ["mock", "--cert", pki.serverCert, "--key", pki.serverKey, "--port", "0",
+        let arguments = ["mock", "--cert", pki.serverCert, "--key", pki.serverKey, "--port", "0",
                              "--key-id", TestPKI.keyID, "--team-id", TestPKI.teamID, "--auth-key", pki.authPublicKey,
                              "--port-file", base + ".port", "--control-port-file", base + ".control"] + arguments
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = FileHandle(forWritingAtPath: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        process = try ChildProcess(Self.cliPath, arguments, stdout: .file(log), stderr: .standardOutput)
         let p = process
         let ready = eventually(timeout: 10) { FileManager.default.fileExists(atPath: base + ".port") || !p.isRunning }
-        let read = { (p: String) in Int((try? String(contentsOfFile: p, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0 }
+        let read = { (p: String) in Int(TestFiles.readText(p)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0 }
         port = read(base + ".port")
         controlPort = read(base + ".control")
         guard ready, port > 0, controlPort > 0 else {
-            process.terminate()
+            process.kill()
             throw MockProcessError(message: "the mock did not start: \(output)")
         }
     }
@@ -53,14 +50,15 @@ final class MockProcess {
     }
 
     /// What the process printed so far.
-    var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+    var output: String { TestFiles.readText(log) ?? "" }
 
-    /// Stops it with SIGINT (as a person would) and returns its exit status.
+    /// Stops it with SIGINT (as a person would) and returns its exit status (-1 when it had to
+    /// be SIGKILLed after 30 s, or was ended by a signal).
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGINT) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.signal(SIGINT)
+        guard case .exited(let code)? = process.wait(seconds: 30) else { return -1 }
+        return code
     }
 
     /// One HTTP/1.1 request to the control interface: the status and the body.

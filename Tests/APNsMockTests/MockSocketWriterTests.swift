@@ -7,7 +7,7 @@ import Testing
 /// The buffer between the mock's TLS and its socket, on a real (non-blocking) socket pair: what
 /// it takes is written in order, a full socket makes it wait (and TLS retry), a closed peer is
 /// a failure.
-@Suite struct MockSocketWriterTests {
+@Suite(.timeLimit(.minutes(1))) struct MockSocketWriterTests {
     /// A non-blocking stream socket pair: (the writer's end, the reader's end).
     func socketPair() throws -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]

@@ -2,7 +2,7 @@ import Testing
 @testable import APNsMock
 
 /// The frames waiting for TLS, in memory: how they are cut into records.
-@Suite struct OutputFramesTests {
+@Suite(.timeLimit(.minutes(1))) struct OutputFramesTests {
     func append(_ out: inout OutputFrames, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { out.append($0.baseAddress!, $0.count) }
     }

@@ -8,7 +8,7 @@ import PushCore
 
 extension MockTests {
     /// What the mock remembers of the requests it processed, for exactly-once checks.
-    @Suite struct RecordTests {
+    @Suite(.timeLimit(.minutes(5))) struct RecordTests {
         let pki = TestPKI.shared
         var path: String { "/3/device/\(TestPKI.token)" }
 

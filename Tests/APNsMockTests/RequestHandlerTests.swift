@@ -5,7 +5,7 @@ import PushCore
 /// The request handlers one by one, and the chain's order, on requests recorded in memory
 /// (no socket, no nghttp2). The wire-level behaviour is in RequestValidationTests and
 /// FaultInjectionTests.
-@Suite struct RequestHandlerTests {
+@Suite(.timeLimit(.minutes(1))) struct RequestHandlerTests {
     static let otherToken = String(repeating: "cd", count: 32)
 
     // MARK: ServerFaultHandler

@@ -4,7 +4,7 @@ import PushCore
 
 extension MockTests {
     /// Requests as APNs judges them (apns.md, "Request" and "Response"), sent with `nghttp`.
-    @Suite struct RequestValidationTests {
+    @Suite(.timeLimit(.minutes(5))) struct RequestValidationTests {
         static let token = TestPKI.token
         /// A token registered for another app (DeviceTokenNotForTopic).
         static let otherAppsToken = String(repeating: "cd", count: 32)

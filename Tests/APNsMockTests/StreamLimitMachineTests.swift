@@ -3,7 +3,7 @@ import Testing
 
 /// The stream limit as a machine, in memory: the connection's events in, its actions out
 /// (the same rules StreamLimitTests checks on the wire, apns.md "Streams per connection").
-@Suite struct StreamLimitMachineTests {
+@Suite(.timeLimit(.minutes(1))) struct StreamLimitMachineTests {
     /// A token connection whose initial SETTINGS (1) are submitted.
     func tokenConnection(configured: UInt32 = 1000, lenient: Bool = false) -> StreamLimit {
         var m = StreamLimit(configured: configured, token: true, lenient: lenient)

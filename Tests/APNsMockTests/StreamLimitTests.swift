@@ -6,7 +6,7 @@ extension MockTests {
     /// HTTP/2 behaviour like APNs's (apns.md, "Transport"; "Lessons" 1 and 2): the stream
     /// limit that starts at 1 for token connections, its raise and drop, and the GOAWAY for
     /// clients that exceed it.
-    @Suite struct StreamLimitTests {
+    @Suite(.timeLimit(.minutes(5))) struct StreamLimitTests {
         let pki = TestPKI.shared
         var path: String { "/3/device/\(TestPKI.token)" }
 

@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import PushCore
 import PushTransport
+import TestProcessSupport
 @testable import APNsMock
 
 /// Every suite of the mock's tests is nested here, so that they run one at a time: each starts
 /// servers and client processes, and timing-sensitive tests (delays, refused connections) should
 /// not compete with the others for the machine's two cores.
-@Suite(.serialized) enum MockTests {}
+@Suite(.serialized, .timeLimit(.minutes(5))) enum MockTests {}
 
 /// The throwaway keys and certificates of `scripts/make-test-pki.sh` and
 /// `Tests/support/make-apns-client-certs.sh`, made once per test run in a temporary directory.
@@ -97,28 +98,19 @@ extension TestPKI {
 /// Runs the independent HTTP/2 clients (Debian's nghttp2-client: `nghttp`, `h2load`).
 enum Tool {
     /// Runs `executable` with `arguments` (and `stdin`); returns the exit status and
-    /// stdout+stderr.
+    /// stdout+stderr. At most `seconds`: then it is killed, and the status is -1.
     /// `whileRunning` runs on this thread once the process has started.
     static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil,
-                    environment: [String: String]? = nil, whileRunning: () -> Void = {}) -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        if let environment { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        let input = Pipe()
-        p.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        do { try p.run() } catch { return (-1, "cannot run \(executable): \(error) (install nghttp2-client)") }
-        if let stdin {
-            input.fileHandleForWriting.write(stdin)
-            try? input.fileHandleForWriting.close()
+                    environment: [String: String]? = nil, seconds: Double = 300,
+                    whileRunning: () -> Void = {}) -> (status: Int32, output: String) {
+        let merged = environment.map { ProcessInfo.processInfo.environment.merging($0) { $1 } }
+        let (termination, output) = ChildProcess.run(executable, arguments, environment: merged, input: stdin.map { [UInt8]($0) },
+                                                     mergeErrors: true, seconds: seconds, whileRunning: whileRunning)
+        switch termination {
+        case .exited(let code)?: return (code, output)
+        case .signaled(let signal)?: return (-1, output + "\n(ended by signal \(signal))")
+        case nil: return (-1, output.isEmpty ? "cannot run \(executable) (install nghttp2-client)" : output)
         }
-        whileRunning()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// What `nghttp -v` showed of one response.

@@ -2,7 +2,7 @@ import Testing
 @testable import APNsMock
 
 /// The delayed answers' schedule without a network or a clock: ticks are passed in.
-@Suite struct TickQueueTests {
+@Suite(.timeLimit(.minutes(1))) struct TickQueueTests {
     func drain(_ q: inout TickQueue<Int>, upTo tick: UInt64) -> [Int] {
         var out: [Int] = []
         q.takeDue(atOrBefore: tick, into: &out)

@@ -5,7 +5,7 @@ import Testing
 
 /// Answers: what a connection's facts mean for the notifications (their outcomes, retries after
 /// a back-off measured on the injected clock) and for the connection. In memory.
-@Suite("ClientCore: answers, outcomes and retries")
+@Suite("ClientCore: answers, outcomes and retries", .timeLimit(.minutes(1)))
 struct ClientCoreAnswersTests {
     static let accepted = ClientCore.Outcome.accepted.rawValue
     static let rejected = ClientCore.Outcome.rejected.rawValue

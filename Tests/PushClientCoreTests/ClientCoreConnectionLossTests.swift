@@ -6,7 +6,7 @@ import Testing
 /// A lost connection: what was in flight on it is sent again once if the server never processed
 /// it, or ends FAILED ConnectionLost; never both, never neither. Its position reconnects, after
 /// a back-off when the loss counts as a refusal. In memory.
-@Suite("ClientCore: lost connections and reconnecting")
+@Suite("ClientCore: lost connections and reconnecting", .timeLimit(.minutes(1)))
 struct ClientCoreConnectionLossTests {
     static let accepted = ClientCore.Outcome.accepted.rawValue
     static let failed = ClientCore.Outcome.failed.rawValue

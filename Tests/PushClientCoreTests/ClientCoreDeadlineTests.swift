@@ -6,7 +6,7 @@ import Testing
 /// Deadlines and timers, looked at every scan interval: streams with no answer in time, queued
 /// notifications nothing could send, connection attempts that take too long, idle connections'
 /// PINGs. In memory, on the injected clock.
-@Suite("ClientCore: deadlines, connect timeouts and health PINGs")
+@Suite("ClientCore: deadlines, connect timeouts and health PINGs", .timeLimit(.minutes(1)))
 struct ClientCoreDeadlineTests {
     static let failed = ClientCore.Outcome.failed.rawValue
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Dispatch: which queued notifications go on which connection, under the server's and our
 /// stream limits. In memory: the harness plays the driver and the connections.
-@Suite("ClientCore: dispatch under stream limits")
+@Suite("ClientCore: dispatch under stream limits", .timeLimit(.minutes(1)))
 struct ClientCoreDispatchTests {
     /// A configuration of `connections` connections, at most `localMax` streams on each.
     func configuration(connections: Int = 1, localMax: Int = 1000) -> ClientConfiguration {

@@ -6,7 +6,7 @@ import Testing
 /// What `ClientCore` does with a notification when an attempt ends, and with notifications that
 /// wait: retries after a back-off, resends, final outcomes, queue deadlines. In memory, with a
 /// clock the test moves.
-@Suite("ClientCore: settling attempts, retries and queue deadlines")
+@Suite("ClientCore: settling attempts, retries and queue deadlines", .timeLimit(.minutes(1)))
 struct ClientCoreRetryTests {
     /// The notification in `index` as after one write answered with `status`.
     func answered(_ h: CoreHarness, _ index: Int32, status: Int32, writes: UInt32 = 1, answered: UInt32 = 1) {

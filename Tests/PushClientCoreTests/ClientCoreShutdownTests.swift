@@ -6,7 +6,7 @@ import Testing
 /// Close and shutdown: a closing client drains, then every notification still held gets its one
 /// outcome, whatever list it was in; and, over many random runs of answers, resets, GOAWAYs,
 /// losses and deadlines, no notification ever ends twice or not at all. In memory.
-@Suite("ClientCore: close, shutdown and one outcome each")
+@Suite("ClientCore: close, shutdown and one outcome each", .timeLimit(.minutes(1)))
 struct ClientCoreShutdownTests {
     static let failed = ClientCore.Outcome.failed.rawValue
 

@@ -5,7 +5,7 @@ import Testing
 /// The connection machine beyond stream capacity: the transport phases, what answers do to the
 /// connection (5xx runs, answers that retire it), the timers (connect timeout, health PINGs) and
 /// how its end counts for the back-off. Pure: no sockets, made-up times.
-@Suite("ConnectionState: transport, answers, timers, ending")
+@Suite("ConnectionState: transport, answers, timers, ending", .timeLimit(.minutes(1)))
 struct ConnectionStateLifeTests {
     static let ms: UInt64 = 1_000_000
     /// PING after 1 s idle, 500 ms to answer it, 2 s to connect.

@@ -1,7 +1,7 @@
 import PushClientCore
 import Testing
 
-@Suite("ConnectionState")
+@Suite("ConnectionState", .timeLimit(.minutes(1)))
 struct ConnectionStateTests {
     /// A ready connection whose server allows `remote` streams, with `open` streams in flight.
     private func ready(local: Int = 100, remote: UInt32 = 1000, open: Int = 0, timeouts: Int = 3) -> ConnectionState {

@@ -3,7 +3,7 @@ import Testing
 
 /// The delayed-retry heap: due order whatever the insertion order, so the I/O loop can sleep
 /// until exactly the next one.
-@Suite("Retry timers")
+@Suite("Retry timers", .timeLimit(.minutes(1)))
 struct RetryTimersTests {
     @Test("Slots come out in due order; firstDue is always the earliest")
     func dueOrder() {

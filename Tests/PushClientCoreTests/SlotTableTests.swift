@@ -3,7 +3,7 @@ import Testing
 
 /// The slot table (chunked, created on demand, bounded) and the index lists threaded through it:
 /// the FIFO queues (`SlotList`) and a connection's streams in flight (`InFlightList`).
-@Suite("Slot table and lists")
+@Suite("Slot table and lists", .timeLimit(.minutes(1)))
 struct SlotTableTests {
     /// The indices of `list`, front to back.
     func contents(_ list: SlotList, _ table: SlotTable) -> [Int32] {

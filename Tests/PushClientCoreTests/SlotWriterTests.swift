@@ -3,7 +3,7 @@ import Testing
 
 /// How a request is laid out in a slot's buffer: fields one after another from
 /// `SlotLayout.request`, each range saying where its bytes went.
-@Suite("Slot writer")
+@Suite("Slot writer", .timeLimit(.minutes(1)))
 struct SlotWriterTests {
     /// The bytes of `range` in `buffer`, as text.
     func text(_ buffer: UnsafeMutableRawPointer, _ range: Slot.BufferRange) -> String {

@@ -14,7 +14,7 @@ struct ReasonFacts: Sendable, CustomTestStringConvertible {
     var testDescription: String { reason.text }
 }
 
-@Suite("APNsReason")
+@Suite("APNsReason", .timeLimit(.minutes(1)))
 struct APNsReasonTests {
     static let namedReasons = APNsReason.allCases.filter { $0 != .none && $0 != .unknown }
 

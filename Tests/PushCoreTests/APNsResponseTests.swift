@@ -1,7 +1,7 @@
 import PushCore
 import Testing
 
-@Suite("APNsResponse")
+@Suite("APNsResponse", .timeLimit(.minutes(1)))
 struct APNsResponseTests {
     private func parse(_ body: String) -> APNsResponse.ErrorBody? { withBytes(body) { APNsResponse.parseErrorBody($0) } }
     private func reasonText(_ data: String) -> String { withBytes(data) { APNsResponse.reasonText(in: $0) } }

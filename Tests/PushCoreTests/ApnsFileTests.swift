@@ -8,7 +8,7 @@ private func read(_ text: String) throws(ApnsFile.Failure) -> ApnsFile {
 
 private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
-@Suite("ApnsFile")
+@Suite("ApnsFile", .timeLimit(.minutes(1)))
 struct ApnsFileTests {
     @Test("The bundle id is read and its key removed; the other members are copied byte for byte, in order")
     func removesTargetBundle() throws {

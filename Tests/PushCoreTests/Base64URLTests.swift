@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 import Testing
 
-@Suite("Base64URL")
+@Suite("Base64URL", .timeLimit(.minutes(1)))
 struct Base64URLTests {
     /// RFC 4648 §10 test vectors, which use no characters that differ between the two alphabets;
     /// base64url output drops the `=` padding.

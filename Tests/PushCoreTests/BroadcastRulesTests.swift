@@ -1,7 +1,7 @@
 import PushCore
 import Testing
 
-@Suite("BroadcastRules and channel requests")
+@Suite("BroadcastRules and channel requests", .timeLimit(.minutes(1)))
 struct BroadcastRulesTests {
     private func channel(_ s: String) -> NotificationRules.Violation? { withBytes(s) { BroadcastRules.checkChannelId($0) } }
     private func bundle(_ s: String) -> NotificationRules.Violation? { withBytes(s) { BroadcastRules.checkBundleId($0) } }

@@ -3,7 +3,7 @@ import Testing
 
 /// The I/O thread's time rules (`ClientTimers`), driven by a `ManualClock`: each decision flips
 /// exactly when the clock passes its limit, and not a nanosecond before.
-@Suite("ClientTimers")
+@Suite("ClientTimers", .timeLimit(.minutes(1)))
 struct ClientTimersTests {
     let timers = ClientTimers(idlePingMillis: 60_000, pingTimeoutMillis: 10_000, connectTimeoutMillis: 10_000)
 

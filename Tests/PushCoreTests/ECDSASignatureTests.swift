@@ -1,7 +1,7 @@
 import PushCore
 import Testing
 
-@Suite("ECDSASignature")
+@Suite("ECDSASignature", .timeLimit(.minutes(1)))
 struct ECDSASignatureTests {
     @Test("Raw r||s converts to DER and back unchanged, including leading zero bytes")
     func roundTrips() throws {

@@ -21,7 +21,7 @@ struct InvalidJSON: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("JSON")
+@Suite("JSON", .timeLimit(.minutes(1)))
 struct JSONTests {
     private func validate(_ text: String) -> JSON.Failure? { withBytes(text) { JSON.validate($0) } }
     private func validate(_ bytes: [UInt8]) -> JSON.Failure? { withBytes(bytes) { JSON.validate($0) } }

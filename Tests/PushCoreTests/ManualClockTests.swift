@@ -1,7 +1,7 @@
 import PushCore
 import Testing
 
-@Suite("ManualClock")
+@Suite("ManualClock", .timeLimit(.minutes(1)))
 struct ManualClockTests {
     @Test("A manual clock starts at the given wall time with the monotonic clock at zero")
     func startsWhereTold() {

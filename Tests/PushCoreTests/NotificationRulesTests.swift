@@ -1,7 +1,7 @@
 import PushCore
 import Testing
 
-@Suite("NotificationRules")
+@Suite("NotificationRules", .timeLimit(.minutes(1)))
 struct NotificationRulesTests {
     private func deviceToken(_ s: String) -> NotificationRules.Violation? { withBytes(s) { NotificationRules.checkDeviceToken($0) } }
     private func topic(_ s: String, _ type: PushType) -> NotificationRules.Violation? { withBytes(s) { NotificationRules.checkTopic($0, pushType: type) } }

@@ -4,7 +4,7 @@ import Testing
 /// Inputs the `payload` fuzz harness (Tests/fuzz) fails on without the fix:
 /// the builder's output must always be JSON that JSON.validate (and so push_client_send)
 /// accepts, or build must say why not.
-@Suite("PayloadBuilder fuzz regressions")
+@Suite("PayloadBuilder fuzz regressions", .timeLimit(.minutes(1)))
 struct PayloadBuilderFuzzRegressionTests {
     /// `{"a":{"a":...1...}}`, `levels` objects deep.
     private func nested(_ levels: Int) -> String {

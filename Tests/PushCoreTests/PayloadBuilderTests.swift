@@ -20,7 +20,7 @@ private func withRaw<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throw
     try bytes.withUnsafeBytes(body)
 }
 
-@Suite("PayloadBuilder")
+@Suite("PayloadBuilder", .timeLimit(.minutes(1)))
 struct PayloadBuilderTests {
     // MARK: Fields
 

@@ -2,7 +2,7 @@ import Testing
 import PushCore
 
 /// The self-sizing pool's rule, with made-up observations and times.
-@Suite("Pool sizing")
+@Suite("Pool sizing", .timeLimit(.minutes(1)))
 struct PoolSizingTests {
     typealias O = PoolSizing.Observation
     let second: UInt64 = 1_000_000_000

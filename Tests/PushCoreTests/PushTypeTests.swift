@@ -1,7 +1,7 @@
 import PushCore
 import Testing
 
-@Suite("PushType")
+@Suite("PushType", .timeLimit(.minutes(1)))
 struct PushTypeTests {
     @Test("Every push type round-trips through its apns-push-type header value", arguments: PushType.allCases)
     func roundTripsHeaderValue(type: PushType) {

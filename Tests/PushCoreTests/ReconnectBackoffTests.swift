@@ -2,7 +2,7 @@ import Testing
 import PushCore
 
 /// The reconnect back-off as a pure rule: times are made up (nanoseconds), jitter is given.
-@Suite("Reconnect back-off")
+@Suite("Reconnect back-off", .timeLimit(.minutes(1)))
 struct ReconnectBackoffTests {
     static let second: UInt64 = 1_000_000_000
 

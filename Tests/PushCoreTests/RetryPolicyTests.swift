@@ -2,7 +2,7 @@ import Testing
 import PushCore
 
 /// The retry rule as a pure function: made-up times, given jitter.
-@Suite("Retry policy")
+@Suite("Retry policy", .timeLimit(.minutes(1)))
 struct RetryPolicyTests {
     static let ms: UInt64 = 1_000_000
     let policy = RetryPolicy(maxAnsweredAttempts: 4, baseDelayMillis: 100)

@@ -4,7 +4,7 @@ import Testing
 
 /// Inputs that broke a property of the `keys` fuzz harness (Tests/fuzz) before the fix. (The
 /// encrypted-key test is in PushTransportTests/PasswordPromptFuzzRegressionTests.swift.)
-@Suite("SigningKey fuzz regressions")
+@Suite("SigningKey fuzz regressions", .timeLimit(.minutes(1)))
 struct SigningKeyFuzzRegressionTests {
     /// libFuzzer changed one byte of the private scalar of the test PKI's .p8: the key still
     /// loaded, signed tokens that its own public half (the one inside the file, which

@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 import Testing
 
-@Suite("SigningKey")
+@Suite("SigningKey", .timeLimit(.minutes(1)))
 struct SigningKeyTests {
     @Test("A P-256 private key in PKCS#8 PEM, like an Apple .p8 file, loads")
     func loadsP256PKCS8() throws {

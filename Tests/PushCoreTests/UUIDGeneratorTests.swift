@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 import Testing
 
-@Suite("UUIDGenerator")
+@Suite("UUIDGenerator", .timeLimit(.minutes(1)))
 struct UUIDGeneratorTests {
     private static let hex = Set("0123456789abcdef".utf8)
 

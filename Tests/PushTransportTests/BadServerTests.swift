@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestProcessSupport
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
@@ -16,7 +17,7 @@ import PushCore
 ///
 /// The certificate cases run the project's mock with a special certificate; the others run
 /// `Tests/support/bad_server.py` (loopback only, killed with SIGKILL afterwards).
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct BadServerTests {
     let support = ClientTestSupport()
 
@@ -248,27 +249,24 @@ struct BadServerTests {
 /// `Tests/support/bad_server.py` running in one of its modes on a loopback port. Stopped with
 /// SIGKILL (a child may inherit a blocked SIGTERM from the test runner).
 final class ScriptServer {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
     let directory: String
 
     init(mode: String, pki: String) throws {
         directory = NSTemporaryDirectory() + "swiftpush-badserver-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", ClientTestSupport.root.appendingPathComponent("Tests/support/bad_server.py").path,
-                             mode, directory + "/port", "--cert", pki + "/server.pem", "--key", pki + "/server.key",
-                             "--lifetime", "60", "--log", directory + "/log"]
-        try process.run()
+        process = try ChildProcess("/usr/bin/env", ["python3", ClientTestSupport.root.appendingPathComponent("Tests/support/bad_server.py").path,
+                                                    mode, directory + "/port", "--cert", pki + "/server.pem", "--key", pki + "/server.key",
+                                                    "--lifetime", "60", "--log", directory + "/log"], stderr: .inherited)
         let (dir, script) = (directory, process)
         var found: Int?
         waitUntil(seconds: 10) {
-            found = (try? String(contentsOfFile: dir + "/port", encoding: .utf8)).flatMap { Int($0) }
+            found = TestFiles.readText(dir + "/port").flatMap { Int($0) }
             return found != nil || !script.isRunning
         }
         guard let found else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.kill()
             throw ScriptServerError(description: "bad_server.py \(mode) did not start")
         }
         port = found
@@ -276,13 +274,12 @@ final class ScriptServer {
 
     /// Connections the server accepted so far.
     var connectionsAccepted: Int {
-        ((try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? "").split(separator: "\n").count
+        (TestFiles.readText(directory + "/log") ?? "").split(separator: "\n").count
     }
 
     /// Kills the server (once: a test may stop it early).
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.kill()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -10,7 +10,7 @@ import PushCore
 /// Broadcasts through the client against the mock, over real TLS + HTTP/2 on loopback: they
 /// share the device notifications' replay, retry and deadline machinery, checked against the
 /// mock's record; and the channel management client, with its back-off.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct BroadcastClientTests {
     let support = ClientTestSupport()
     static let update = #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"score":"1-0"}}}"#

@@ -25,7 +25,7 @@ import PushCore
 /// `SWIFTPUSH_CHAOS_COUNT` sets the number of notifications (default 50,000: CI, a few seconds
 /// in release, well under a minute in debug); `Tests/chaos/run.sh COUNT` runs the long version
 /// in release mode. `SWIFTPUSH_CHAOS_SEED` repeats a run's fault schedule.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct ChaosTests {
     let support = ClientTestSupport()
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestProcessSupport
 import Synchronization
 import CSwiftPushABI
 import PushCore
@@ -9,7 +10,7 @@ import PushCore
 
 /// Back-pressure, close, stats, proxy, health and certificate authentication, against the mock
 /// server over real TLS + HTTP/2 on loopback.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct ClientLifecycleTests {
     let support = ClientTestSupport()
 
@@ -84,14 +85,11 @@ struct ClientLifecycleTests {
         defer { server.stop() }
         let dir = NSTemporaryDirectory() + "swiftpush-proxy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let proxy = Process()
-        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        proxy.arguments = ["python3", ClientTestSupport.root.appendingPathComponent("Tests/support/connect_proxy.py").path,
-                           dir + "/port", "--credentials", "alice:s3cret", "--log", dir + "/log"]
-        try proxy.run()
-        defer { kill(proxy.processIdentifier, SIGKILL); proxy.waitUntilExit() } // children may inherit a blocked SIGTERM
+        let proxy = try ChildProcess("/usr/bin/env", ["python3", ClientTestSupport.root.appendingPathComponent("Tests/support/connect_proxy.py").path,
+                                                       dir + "/port", "--credentials", "alice:s3cret", "--log", dir + "/log"], stderr: .inherited)
+        defer { proxy.kill() }
         #expect(waitUntil(seconds: 5) { FileManager.default.fileExists(atPath: dir + "/port") })
-        let proxyPort = Int(try String(contentsOfFile: dir + "/port", encoding: .utf8))!
+        let proxyPort = try #require(TestFiles.readText(dir + "/port").flatMap { Int($0) })
 
         let client = try support.makeClient(port: server.port) {
             $0.endpoint.proxy = ("127.0.0.1", proxyPort)
@@ -100,7 +98,7 @@ struct ClientLifecycleTests {
         let results = support.sendAll(client, count: 200)
         client.close(drainMillis: 0)
         #expect(results.count == 200 && results.allSatisfy { $0.outcome == 1 })
-        let log = (try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? ""
+        let log = TestFiles.readText(dir + "/log") ?? ""
         #expect(log.contains("localhost:\(server.port)"), "the proxy saw the tunnel: \(log)")
 
         let refused = try support.makeClient(port: server.port) {

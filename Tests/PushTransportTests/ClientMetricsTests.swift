@@ -3,7 +3,7 @@ import PushCore
 @testable import PushClientCore
 
 /// The Prometheus text of a client's figures, and the allocation-free outcome counters behind it.
-@Suite("Client metrics")
+@Suite("Client metrics", .timeLimit(.minutes(5)))
 struct ClientMetricsTests {
     @Test("Outcome counts: recorded per (outcome, reason), drained into the shared table, unknown codes in one column")
     func outcomeCounts() {

@@ -5,6 +5,7 @@ import PushCore
 /// `ClientConfiguration.set` and `PushOption` (generated from Tables/options.tsv): the defaults,
 /// the range checks and their messages, the clamps, and a .p12 whose password may come before
 /// or after it.
+@Suite(.timeLimit(.minutes(5)))
 struct ClientOptionsTests {
     let support = ClientTestSupport()
 

@@ -4,7 +4,7 @@ import PushCore
 @testable import PushTransport
 
 /// Reading keys and other small files (PushTransport: PushCore does no I/O).
-@Suite("FileBytes")
+@Suite("FileBytes", .timeLimit(.minutes(5)))
 struct FileBytesTests {
     let support = ClientTestSupport()
 

@@ -10,7 +10,7 @@ import PushCore
 /// one thread (every notification one outcome, nothing twice), with the work spread over the
 /// threads, one provider token shared, one place to poll, a callback called by one thread at a
 /// time, and a close that cancels what is left everywhere.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct IOThreadsTests {
     let support = ClientTestSupport()
 

@@ -8,7 +8,7 @@ import PushCore
 /// `ManualClock`, deadlines and health PINGs come when the test moves the clock, at once, and
 /// not while it stands still, against the mock over real TLS + HTTP/2. (The back-off is driven
 /// the same way in RefusalBackoffTests.connectionsRefused.)
-@Suite("Injected clock")
+@Suite("Injected clock", .timeLimit(.minutes(5)))
 struct InjectedClockTests {
     let support = ClientTestSupport()
 

@@ -8,7 +8,7 @@ import PushCore
 /// Everything APNs speaks, end to end: each push type, priority, expiration and collapse-id
 /// case goes through the client to the mock, and the mock's record confirms the headers it
 /// received; each retry class ends as it should.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct NotificationSemanticsTests {
     let support = ClientTestSupport()
 

@@ -8,7 +8,7 @@ import Testing
 /// Inputs that broke a property of the `keys` fuzz harness (Tests/fuzz) before the fix: OpenSSL
 /// must never ask the terminal for a password. Both loaders are here, in one serialized suite,
 /// because the check replaces OpenSSL's process-wide default UI method for its duration.
-@Suite("Password prompt fuzz regressions", .serialized)
+@Suite("Password prompt fuzz regressions", .serialized, .timeLimit(.minutes(5)))
 struct PasswordPromptFuzzRegressionTests {
     let support = ClientTestSupport()
 

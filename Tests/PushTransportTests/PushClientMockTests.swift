@@ -8,7 +8,7 @@ import PushCore
 /// The client against the mock APNs server in the same process, over real TLS + HTTP/2 on
 /// loopback: the stream-limit rules and exactly-once outcomes, checked against the mock's own
 /// counters.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct PushClientMockTests {
     let support = ClientTestSupport()
     @Test("A connection starts at one stream and opens up to the server's raised limit; every notification is accepted once")

@@ -8,7 +8,7 @@ import PushCore
 /// Persistent refusals (issue 12): APNs refusing the credentials, a server closing right after
 /// the TLS handshake, connections turned away. The client must back off (bounded connection
 /// attempts, `ReconnectBackoff`), say why, and still give every notification one result.
-@Suite("Refusals and reconnect back-off")
+@Suite("Refusals and reconnect back-off", .timeLimit(.minutes(5)))
 struct RefusalBackoffTests {
     let support = ClientTestSupport()
 

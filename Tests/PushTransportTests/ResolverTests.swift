@@ -52,7 +52,7 @@ final class GatedResolver: AddressResolver, @unchecked Sendable {
 }
 
 /// Name resolution runs off the I/O thread (issue 12, item 3).
-@Suite("Resolving off the I/O thread")
+@Suite("Resolving off the I/O thread", .timeLimit(.minutes(5)))
 struct ResolverTests {
     let support = ClientTestSupport()
 

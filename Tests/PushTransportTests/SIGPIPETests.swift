@@ -11,7 +11,7 @@ import PushCore
 /// blocked SIGPIPE, and the signal's default action kills the host process. (CI once lost a
 /// whole test run this way: a management connection the server had closed, written to from a
 /// test's thread.)
-@Suite
+@Suite(.timeLimit(.minutes(5)))
 struct SIGPIPETests {
     @Test("A client TLS connection whose peer has closed fails its write with EPIPE on a thread that has not blocked SIGPIPE")
     func writeToClosedPeer() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestProcessSupport
 import COpenSSL
 import CSwiftPushABI
 @testable import PushCore
@@ -21,7 +22,7 @@ import CSwiftPushABI
 /// - The client connects to the configured host (or proxy) and nowhere else: every connection
 ///   it starts arrives at the mock (or the proxy), and a listener on another port sees none.
 ///   (Tests/c/run.sh also watches the README example's connect calls with strace.)
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct SecurityTests {
     let support = ClientTestSupport()
 
@@ -305,21 +306,18 @@ struct SecurityTests {
         let dir = NSTemporaryDirectory() + "swiftpush-security-proxy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let proxy = Process()
-        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        proxy.arguments = ["python3", ClientTestSupport.root.appendingPathComponent("Tests/support/connect_proxy.py").path,
-                           dir + "/port", "--log", dir + "/log"]
-        try proxy.run()
-        defer { kill(proxy.processIdentifier, SIGKILL); proxy.waitUntilExit() } // children may inherit a blocked SIGTERM
+        let proxy = try ChildProcess("/usr/bin/env", ["python3", ClientTestSupport.root.appendingPathComponent("Tests/support/connect_proxy.py").path,
+                                                       dir + "/port", "--log", dir + "/log"], stderr: .inherited)
+        defer { proxy.kill() }
         waitUntil(seconds: 10) { FileManager.default.fileExists(atPath: dir + "/port") }
-        let proxyPort = try #require(Int(try String(contentsOfFile: dir + "/port", encoding: .utf8)))
+        let proxyPort = try #require(TestFiles.readText(dir + "/port").flatMap { Int($0) })
 
         let client = try support.makeClient(port: server.port, connections: 2) { $0.endpoint.proxy = ("127.0.0.1", proxyPort) }
         let results = support.sendAll(client, count: 200)
         client.close(drainMillis: 1000)
         #expect(results.count == 200 && results.allSatisfy { $0.outcome == 1 })
         let started = client.stats().connections_started
-        let tunnels = ((try? String(contentsOfFile: dir + "/log", encoding: .utf8)) ?? "").split(separator: "\n")
+        let tunnels = (TestFiles.readText(dir + "/log") ?? "").split(separator: "\n")
         #expect(started == 2)
         #expect(UInt64(tunnels.count) == started, "one tunnel per connection: \(tunnels)")
         #expect(tunnels.allSatisfy { $0 == "localhost:\(server.port)" }, "tunnels only to the configured host: \(tunnels)")

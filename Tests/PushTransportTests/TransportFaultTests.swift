@@ -8,7 +8,7 @@ import PushCore
 /// What APNs does to clients, done by the mock, and what the client promises in return: every
 /// notification gets exactly one outcome, nothing processed twice, checked against the mock's
 /// own record of what it processed.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct TransportFaultTests {
     let support = ClientTestSupport()
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Broadcast push and the channel API through the async client, against the mock's
 /// management port and its `/4/broadcasts` path.
-@Suite("Broadcasts and channels", .timeLimit(.minutes(2)))
+@Suite("Broadcasts and channels", .timeLimit(.minutes(5)))
 struct BroadcastTests {
     static let update = PushPayload(json: #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"score":"2-1"}}}"#)
 

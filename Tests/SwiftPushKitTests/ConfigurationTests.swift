@@ -4,7 +4,7 @@ import Testing
 
 /// The configuration values: their defaults and ranges are the option table's, every option of
 /// the C ABI has a place, and they reach the client's configuration through the C ABI's setters.
-@Suite("Configuration")
+@Suite("Configuration", .timeLimit(.minutes(1)))
 struct ConfigurationTests {
     @Test("The generated groups' defaults are the option table's (the C ABI's)")
     func defaultsFromTheTable() throws {

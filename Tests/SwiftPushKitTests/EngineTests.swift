@@ -8,7 +8,7 @@ import Testing
 /// The host-thread interface (`APNsEngine`): non-blocking submission of tagged batches with
 /// back-pressure, results taken with their tags and a timeout, the readiness descriptor.
 /// Its calls block the calling thread by design, hence one test at a time.
-@Suite("Host-thread engine", .serialized, .timeLimit(.minutes(2)))
+@Suite("Host-thread engine", .serialized, .timeLimit(.minutes(5)))
 struct EngineTests {
     func engine(for server: MockServer, _ configure: (inout APNsConfiguration) -> Void = { _ in }) throws -> APNsEngine {
         var c = KitTestSupport.configuration(port: server.port)

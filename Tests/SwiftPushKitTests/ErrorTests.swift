@@ -4,7 +4,7 @@ import Testing
 
 /// Bad input gets a clear `PushError` with a code and a message naming what was wrong: at
 /// open for the configuration, at send for a notification (which then gets no result).
-@Suite("Errors", .timeLimit(.minutes(2)))
+@Suite("Errors", .timeLimit(.minutes(5)))
 struct ErrorTests {
     @Test("A configuration value out of its range names the Swift property, with the table's range")
     func configurationRanges() throws {

@@ -10,7 +10,7 @@ import Testing
 /// swift-log and swift-metrics: the client's Logger receives the library's events with levels
 /// and metadata and never a secret; results are counted and timed per outcome and reason
 /// through the global MetricsSystem.
-@Suite("Logging and metrics", .serialized, .timeLimit(.minutes(2)))
+@Suite("Logging and metrics", .serialized, .timeLimit(.minutes(5)))
 struct ObservabilityTests {
     /// The process's metrics backend for these tests (the MetricsSystem is bootstrapped once).
     static let metrics: TestMetrics = {

@@ -6,7 +6,7 @@ import Testing
 /// The one builder of every host (`APNsConfiguration(options:naming:)`): option values as the
 /// CLI's flags or a worker app's keys give them become credentials, an endpoint and the groups,
 /// each value checked by the C ABI's setters, each message naming the value as the host spells it.
-@Suite("Option values")
+@Suite("Option values", .timeLimit(.minutes(1)))
 struct OptionValuesTests {
     let pki = KitTestSupport.pki
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Payloads as values: the builder (every aps key, Live Activity keys, custom keys), any
 /// Encodable, raw JSON. Compared as parsed JSON.
-@Suite("Payloads")
+@Suite("Payloads", .timeLimit(.minutes(1)))
 struct PayloadTests {
     func parsed(_ p: PushPayload) throws -> NSDictionary {
         try #require(JSONSerialization.jsonObject(with: Data(p.bytes)) as? NSDictionary)

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestProcessSupport
 @testable import APNsMock
 @testable import SwiftPushKit
 
 /// Every kind of outcome, as the Swift API's values: accepted, rejected (410 with its
 /// timestamp; a reason not in the table, its text kept), failed (no answer within the
 /// deadline), and the per-notification deadline.
-@Suite("Results", .timeLimit(.minutes(2)))
+@Suite("Results", .timeLimit(.minutes(5)))
 struct ResultTests {
     static let gone = "0b" + String(KitTestSupport.token.dropFirst(2))
     static let silent = "0c" + String(KitTestSupport.token.dropFirst(2))
@@ -86,27 +87,24 @@ struct ResultTests {
 
 /// `Tests/support/reason_server.py`: answers every request with one status and reason.
 final class ReasonServer {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
     let directory: String
 
     init(status: Int, reason: String) throws {
         directory = NSTemporaryDirectory() + "swiftpushkit-reason-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", KitTestSupport.root.appendingPathComponent("Tests/support/reason_server.py").path,
-                             directory + "/port", "--cert", KitTestSupport.pki + "/server.pem", "--key", KitTestSupport.pki + "/server.key",
-                             "--status", String(status), "--reason", reason, "--lifetime", "60"]
-        try process.run()
+        process = try ChildProcess("/usr/bin/env", ["python3", KitTestSupport.root.appendingPathComponent("Tests/support/reason_server.py").path,
+                                                    directory + "/port", "--cert", KitTestSupport.pki + "/server.pem", "--key", KitTestSupport.pki + "/server.key",
+                                                    "--status", String(status), "--reason", reason, "--lifetime", "60"], stderr: .inherited)
         let (dir, script) = (directory, process)
         var found: Int?
         waitUntilBlocking(seconds: 10) {
-            found = (try? String(contentsOfFile: dir + "/port", encoding: .utf8)).flatMap { Int($0) }
+            found = TestFiles.readText(dir + "/port").flatMap { Int($0) }
             return found != nil || !script.isRunning
         }
         guard let found else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.kill()
             throw PushError(.internalError, "reason_server.py did not start")
         }
         port = found
@@ -114,8 +112,7 @@ final class ReasonServer {
 
     /// Stops it with SIGKILL (a child may inherit a blocked SIGTERM from the test runner).
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.kill()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// Sending through the async API against the mock: one notification, batches with their
 /// results as they come, many tasks at once, back-pressure.
-@Suite("Sending", .timeLimit(.minutes(2)))
+@Suite("Sending", .timeLimit(.minutes(5)))
 struct SendTests {
     @Test("One send returns the notification's accepted result with its apns-id, status, attempts and latency")
     func oneSend() async throws {

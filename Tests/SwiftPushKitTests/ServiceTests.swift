@@ -6,7 +6,7 @@ import Testing
 
 /// The client as a ServiceLifecycle `Service`: a host's graceful shutdown drains it (every
 /// notification sent gets its result) and closes it.
-@Suite("ServiceLifecycle", .timeLimit(.minutes(2)))
+@Suite("ServiceLifecycle", .timeLimit(.minutes(5)))
 struct ServiceTests {
     @Test("A graceful shutdown drains what is in flight (answers 200 ms late all accepted), then the client is closed")
     func gracefulShutdownDrains() async throws {

@@ -6,7 +6,7 @@ import SwiftPushKit
 /// The few lines a Swift developer writes, as the docs show them (only the environment and the
 /// CA point at the mock): a client, an alert built with the payload builder, one send, the
 /// result, shutdown.
-@Suite("Usage", .timeLimit(.minutes(1)))
+@Suite("Usage", .timeLimit(.minutes(5)))
 struct UsageTests {
     @Test("A client from a configuration value sends one alert and reads its result")
     func fewLines() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// A master SIGKILLed under a writer: the router, whose only seed is that very master, re-reads
 /// the map from the nodes it learnt, follows the promoted replica, and no write that WAIT 1
 /// confirmed is lost.
-@Suite("Redis Cluster failover", .serialized)
+@Suite("Redis Cluster failover", .serialized, .timeLimit(.minutes(5)))
 struct ClusterFailoverTests {
     @Test("A killed master's replica takes over: the router follows it, and every write WAIT 1 confirmed is still there")
     func failover() throws {

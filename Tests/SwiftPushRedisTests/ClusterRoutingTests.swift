@@ -6,7 +6,7 @@ import Testing
 /// `RedisRouter` against a real 3-master, 3-replica cluster (TLS only, an ACL user): routing by
 /// slot, `-ASK` during a slot migration, `-MOVED` after it, WAIT on a replica. The slots are
 /// migrated by hand with `CLUSTER SETSLOT` and `MIGRATE`, as `redis-cli --cluster reshard` does.
-@Suite("Redis Cluster routing", .serialized)
+@Suite("Redis Cluster routing", .serialized, .timeLimit(.minutes(5)))
 struct ClusterRoutingTests {
     /// One cluster for the suite (its nodes die with the test process: the helper's --owner).
     static let shared = Result { try RedisTestCluster() }

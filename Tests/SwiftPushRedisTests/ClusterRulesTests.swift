@@ -4,7 +4,7 @@ import Testing
 
 /// The pure parts of cluster routing: key → slot, a `CLUSTER SLOTS` reply → the slot map, an
 /// error reply → what to do, and the producers' shard spread.
-@Suite("Redis Cluster rules")
+@Suite("Redis Cluster rules", .timeLimit(.minutes(1)))
 struct ClusterRulesTests {
     @Test("CRC16/XMODEM and the slots of the cluster specification's examples")
     func slots() {

@@ -3,7 +3,7 @@ import SwiftPushRedis
 import Testing
 
 /// Commands written by `RedisArguments.writeRESP`, checked against hiredis's own formatter.
-@Suite("RESP encoding")
+@Suite("RESP encoding", .timeLimit(.minutes(1)))
 struct RESPEncodingTests {
     /// hiredis's `redisFormatCommandArgv` output for `args`.
     func hiredisFormat(_ args: [[UInt8]]) -> [UInt8] {

@@ -5,7 +5,7 @@ import Testing
 
 /// The `"redis"` object: what it accepts, its defaults, and a clear error for each bad input
 /// (never a secret in it).
-@Suite("Redis configuration")
+@Suite("Redis configuration", .timeLimit(.minutes(1)))
 struct RedisConfigurationTests {
     func parse(_ json: String) throws(RedisConfigurationError) -> RedisConfiguration {
         try RedisConfiguration.parse(json: Array(json.utf8))

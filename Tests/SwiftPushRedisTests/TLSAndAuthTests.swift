@@ -7,7 +7,7 @@ import Testing
 /// one ACL user (the default user is off): the right credentials work; each wrong one fails at
 /// once, classified as permanent, with a message naming the cause and never the password, after
 /// exactly one connection (the server's own count) — no retry storm, even through the router.
-@Suite("Redis over TLS with an ACL user", .serialized)
+@Suite("Redis over TLS with an ACL user", .serialized, .timeLimit(.minutes(5)))
 final class TLSAndAuthTests {
     static let user = "sender"
     static let password = "right-horse-battery"

@@ -2,7 +2,7 @@ import Foundation
 @testable import SwiftPushStatus
 import Testing
 
-@Suite("FleetStatus")
+@Suite("FleetStatus", .timeLimit(.minutes(1)))
 struct FleetStatusTests {
     static let now = 1_700_000_100_000
 

@@ -1,7 +1,7 @@
 import SwiftPushStatus
 import Testing
 
-@Suite("ProgressFigures")
+@Suite("ProgressFigures", .timeLimit(.minutes(1)))
 struct ProgressFiguresTests {
     @Test("Time left is remaining over rate; 0 when nothing remains; unknown when nothing moves")
     func eta() {

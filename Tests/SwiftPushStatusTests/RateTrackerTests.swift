@@ -1,7 +1,7 @@
 import SwiftPushStatus
 import Testing
 
-@Suite("RateTracker")
+@Suite("RateTracker", .timeLimit(.minutes(1)))
 struct RateTrackerTests {
     let key = RateKey(shard: "0", scope: .all, unit: .notifications)
 

@@ -3,7 +3,7 @@ import SwiftPushRedis
 import SwiftPushWorker
 import Testing
 
-@Suite("ShardReading")
+@Suite("ShardReading", .timeLimit(.minutes(1)))
 struct ShardReadingTests {
     @Test("One read is ten commands on the shard's keys, in the order the parser expects")
     func commands() {

@@ -1,7 +1,7 @@
 import SwiftPushStatus
 import Testing
 
-@Suite("StatsCounters")
+@Suite("StatsCounters", .timeLimit(.minutes(1)))
 struct StatsCountersTests {
     @Test("The shard's, an app's and a campaign's counters are read from their field names")
     func fields() {

@@ -4,7 +4,7 @@ import SwiftPushWorker
 import Testing
 
 /// The reader against a real redis-server seeded with the documented keys.
-@Suite("StatusReader against redis-server", .serialized, .timeLimit(.minutes(2)))
+@Suite("StatusReader against redis-server", .serialized, .timeLimit(.minutes(5)))
 struct StatusReaderTests {
     /// Shard "0" as today's workers leave it (no counters): 20 entries, 8 delivered to w1, one
     /// parked in the delayed set, two 410s; shard "1" as counting workers leave it; a string

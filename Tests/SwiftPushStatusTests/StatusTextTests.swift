@@ -1,7 +1,7 @@
 @testable import SwiftPushStatus
 import Testing
 
-@Suite("StatusText")
+@Suite("StatusText", .timeLimit(.minutes(1)))
 struct StatusTextTests {
     @Test("Counts are grouped by thousands; unknown is a dash")
     func counts() {

@@ -1,7 +1,7 @@
 import SwiftPushStatus
 import Testing
 
-@Suite("TokenText")
+@Suite("TokenText", .timeLimit(.minutes(1)))
 struct TokenTextTests {
     @Test("A token is shortened to its first 8 and last 4 characters, never shown whole")
     func shortened() {

@@ -4,12 +4,13 @@ import SwiftPushRedis
 import SwiftPushWorker
 @testable import SwiftPushWorkerHTTP
 import Testing
+import TestProcessSupport
 
 /// The worker's HTTP server on real sockets: its routes, HTTP/1.1 framing and keep-alive, and
 /// the status endpoints over a real redis-server. (The latency bound with 50 idle connections is
 /// checked against a real worker process in Tests/status/run.sh, where no other test shares
 /// the process's threads.)
-@Suite("WorkerHTTPServer", .serialized, .timeLimit(.minutes(2)))
+@Suite("WorkerHTTPServer", .serialized, .timeLimit(.minutes(5)))
 struct WorkerHTTPServerTests {
     /// A server over `redis` (seeded as the reader's tests seed it) and fresh metrics; its feed
     /// reads through a connection of its own, so that stopping `redis` ends nothing else.
@@ -47,6 +48,47 @@ struct WorkerHTTPServerTests {
             #expect(s.response()?.status == 503)
         }
         await server.stop()
+        await stuck.stop()
+    }
+
+    @Test("/healthz answers 503 while every thread of the cooperative pool is blocked: the server's tasks have a thread of their own")
+    func answersWithThePoolBlocked() async throws {
+        // In a process of its own (this test binary, running only the test below): blocking
+        // every pool thread here would stall every other test running beside this one.
+        let binary = try #require(TestFiles.executablePath(), "no /proc/self/exe")
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.poolChildVariable] = "1"
+        let environmentForChild = environment
+        let (termination, output) = try await onOwnThread {
+            ChildProcess.run(binary, ["--testing-library", "swift-testing", "--filter", "healthzWithThePoolBlocked"],
+                             environment: environmentForChild, mergeErrors: true, seconds: 120)
+        }
+        #expect(termination == .exited(0), "the child run: \(output.suffix(3000))")
+        #expect(output.contains("Test run with 1 test"), "the child ran no test: \(output.suffix(3000))")
+    }
+
+    /// Set in the environment of the process `answersWithThePoolBlocked` starts.
+    static let poolChildVariable = "SWIFTPUSH_TEST_POOL_BLOCKED_CHILD"
+
+    @Test("(run by answersWithThePoolBlocked in a process of its own) /healthz answers 503 with every pool thread blocked",
+          .enabled(if: ProcessInfo.processInfo.environment[poolChildVariable] == "1"))
+    func healthzWithThePoolBlocked() async throws {
+        let redis = try await onOwnThread { try RedisServerProcess() }
+        defer { redis.stop() }
+        let stuck = try await Self.server(redis, live: 0)
+        let port = stuck.port
+        try await onOwnThread {
+            // The pool has one thread per core: that many tasks that hold their threads until
+            // released block it all (this thread is not one of them).
+            let pool = PoolBlocker(threads: ProcessInfo.processInfo.activeProcessorCount)
+            defer { pool.release() }
+            try #require(pool.waitUntilBlocked(seconds: 60), "the pool's threads were never all held")
+            let s = try RawConnection(port: port)
+            s.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(s.response()?.status == 503)
+            // Without this the test could pass with a pool that had a thread to spare.
+            #expect(!pool.probeRan, "a task ran on the pool meanwhile: it was not blocked")
+        }
         await stuck.stop()
     }
 

@@ -2,7 +2,7 @@ import Synchronization
 @testable import SwiftPushWorker
 import Testing
 
-@Suite("APNsEventLog")
+@Suite("APNsEventLog", .timeLimit(.minutes(1)))
 struct APNsEventLogTests {
     /// The test's clock and the lines the log emitted.
     final class Recorder: Sendable {

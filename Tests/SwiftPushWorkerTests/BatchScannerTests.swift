@@ -4,7 +4,7 @@ import Testing
 /// The batch entry's array scanner: the word-at-a-time string scan against the byte-by-byte
 /// rule it replaces, and strings whose quote, escape or control character falls anywhere in or
 /// across an 8-byte word.
-@Suite("BatchScanner")
+@Suite("BatchScanner", .timeLimit(.minutes(1)))
 struct BatchScannerTests {
     @Test("specialBytes flags a word exactly when a byte of it is a quote, a backslash or below 0x20, the lowest flag at the first such byte")
     func wordTest() {

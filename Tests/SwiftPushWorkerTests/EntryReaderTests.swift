@@ -2,7 +2,7 @@ import PushCore
 @testable import SwiftPushWorker
 import Testing
 
-@Suite("EntryReader")
+@Suite("EntryReader", .timeLimit(.minutes(1)))
 struct EntryReaderTests {
     static let token = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0"
     static let token2 = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f1"

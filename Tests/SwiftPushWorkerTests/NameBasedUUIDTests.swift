@@ -1,7 +1,7 @@
 import SwiftPushWorker
 import Testing
 
-@Suite("NameBasedUUID")
+@Suite("NameBasedUUID", .timeLimit(.minutes(1)))
 struct NameBasedUUIDTests {
     @Test("The RFC's version-5 vector: python.org in the DNS namespace")
     func standardVector() {

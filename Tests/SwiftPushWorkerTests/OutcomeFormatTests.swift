@@ -4,7 +4,7 @@ import Testing
 
 /// Outcome format 2: one JSON object per outcome in a batch entry, holding exactly format 1's
 /// fields but the entry-level `v` and `worker`.
-@Suite("Outcome format 2")
+@Suite("Outcome format 2", .timeLimit(.minutes(1)))
 struct OutcomeFormatTests {
     /// Format 1's fields as format 2's object should hold them: without v and worker, numbers
     /// as numbers.

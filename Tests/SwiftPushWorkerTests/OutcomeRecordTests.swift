@@ -1,7 +1,7 @@
 import SwiftPushWorker
 import Testing
 
-@Suite("OutcomeRecord and StreamKeys")
+@Suite("OutcomeRecord and StreamKeys", .timeLimit(.minutes(1)))
 struct OutcomeRecordTests {
     @Test("A 410 outcome carries its timestamp and also goes to the unregistered stream")
     func gone() {

@@ -2,7 +2,7 @@ import PushCore
 import SwiftPushWorker
 import Testing
 
-@Suite("ResultPolicy")
+@Suite("ResultPolicy", .timeLimit(.minutes(1)))
 struct ResultPolicyTests {
     let policy = ResultPolicy()
     let now: Int64 = 1_700_000_000_000

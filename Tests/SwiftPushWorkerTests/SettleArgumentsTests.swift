@@ -2,7 +2,7 @@ import SwiftPushRedis
 @testable import SwiftPushWorker
 import Testing
 
-@Suite("Script arguments")
+@Suite("Script arguments", .timeLimit(.minutes(1)))
 struct SettleArgumentsTests {
     @Test("Integers are written in decimal, signs and zero included")
     func integers() {

@@ -4,7 +4,7 @@ import Testing
 
 /// The worker's rules, one at a time, on the pure machine with the in-memory queue and a made-up
 /// clock (Tests/worker/run.sh checks the same guarantees end to end against Redis and the mock).
-@Suite("ShardMachine")
+@Suite("ShardMachine", .timeLimit(.minutes(1)))
 struct ShardMachineTests {
     @Test("Single and multicast entries: every notification gets exactly one outcome and the stream ends empty")
     func exactlyOnce() throws {

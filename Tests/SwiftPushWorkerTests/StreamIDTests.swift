@@ -1,7 +1,7 @@
 import SwiftPushWorker
 import Testing
 
-@Suite("StreamID")
+@Suite("StreamID", .timeLimit(.minutes(1)))
 struct StreamIDTests {
     @Test("Ids compare by time then sequence, as numbers (not as text); anything else does not parse")
     func order() {

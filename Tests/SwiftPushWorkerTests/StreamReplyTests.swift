@@ -4,7 +4,7 @@ import Testing
 
 /// Stream replies parsed in place from hiredis's reply tree, and the packed entries they become.
 /// The replies are real RESP bytes turned into trees by hiredis's own reader.
-@Suite("Stream replies and packed entries")
+@Suite("Stream replies and packed entries", .timeLimit(.minutes(1)))
 struct StreamReplyTests {
     /// Parses `resp` with hiredis's reader and hands the tree to `body`.
     func withReply<T>(_ resp: String, _ body: (UnsafePointer<redisReply>) -> T) -> T {

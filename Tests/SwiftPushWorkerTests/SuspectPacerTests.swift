@@ -1,7 +1,7 @@
 @testable import SwiftPushWorker
 import Testing
 
-@Suite("SuspectPacer")
+@Suite("SuspectPacer", .timeLimit(.minutes(1)))
 struct SuspectPacerTests {
     let ms: UInt64 = 1_000_000
 

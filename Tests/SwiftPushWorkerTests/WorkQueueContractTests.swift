@@ -1,5 +1,6 @@
 import Foundation
 import SwiftPushRedis
+import TestProcessSupport
 @testable import SwiftPushWorker
 import Testing
 
@@ -7,28 +8,24 @@ import Testing
 /// thing: the same requests, in the same order, on `InMemoryShard` and on a real `redis-server`
 /// (`RedisStreamQueue`, the Lua scripts), must give the same answers and leave the same
 /// outcomes, progress and stream behind. Skipped without redis-server.
-@Suite("WorkQueue contract")
+@Suite("WorkQueue contract", .timeLimit(.minutes(5)))
 struct WorkQueueContractTests {
     /// A redis-server on a free loopback port, no persistence, stopped at the end.
     final class Server {
-        let process = Process()
+        let process: ChildProcess
         let port: Int
 
         init?() {
             guard let path = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first(where: FileManager.default.isExecutableFile) else { return nil }
             port = Int.random(in: 20_000...60_000)
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-            process.standardOutput = FileHandle.nullDevice
-            do { try process.run() } catch { return nil }
+            guard let process = try? ChildProcess(path, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]) else {
+                return nil
+            }
+            self.process = process
         }
 
-        deinit {
-            // SIGKILL: Foundation's wait for a SIGTERMed child has hung here (RedisServerProcess
-            // in SwiftPushRedisTests does the same).
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // SIGKILL (nothing of it needs to survive), reaped with a bound (ChildProcess's deinit).
+        deinit { process.kill() }
 
         /// A connection once the server answers (it announces readiness to nobody: retried).
         func connect() throws -> RedisConnection {

@@ -7,7 +7,7 @@ import SwiftPushRedis
 import SwiftPushWorker
 import Testing
 
-@Suite("WorkerConfiguration")
+@Suite("WorkerConfiguration", .timeLimit(.minutes(1)))
 struct WorkerConfigurationTests {
     func load(_ json: String) throws -> WorkerConfiguration {
         try WorkerConfiguration.parse(json: Array(json.utf8))

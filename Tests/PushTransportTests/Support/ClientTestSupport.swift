@@ -1,4 +1,5 @@
 import Foundation
+import TestProcessSupport
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
@@ -23,16 +24,12 @@ struct ClientTestSupport {
         return dir
     }()
 
-    /// Runs a command to completion and returns its exit status.
+    /// Runs a command to its end (at most `seconds`, then it is killed) and returns its exit
+    /// status (-1 when it could not start or was killed); its standard error is passed through.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.standardOutput = FileHandle.nullDevice
-        try? p.run()
-        p.waitUntilExit()
-        return p.terminationStatus
+    static func run(_ executable: String, _ arguments: [String], seconds: Double = 180) -> Int32 {
+        guard case .exited(let code)? = ChildProcess.run(executable, arguments, passErrors: true, seconds: seconds).termination else { return -1 }
+        return code
     }
 
     var pki: String { Self.pki }

@@ -1,4 +1,5 @@
 import Foundation
+import TestProcessSupport
 import Logging
 import PushCore
 @testable import APNsMock
@@ -17,13 +18,9 @@ enum KitTestSupport {
     /// The test keys and certificates, made once per test process.
     static let pki: String = {
         let dir = NSTemporaryDirectory() + "swiftpushkit-tests-\(getpid())"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [root.appendingPathComponent("scripts/make-test-pki.sh").path, dir]
-        p.standardOutput = FileHandle.nullDevice
-        try? p.run()
-        p.waitUntilExit()
-        precondition(p.terminationStatus == 0, "make-test-pki.sh failed")
+        let (termination, _) = ChildProcess.run("/bin/bash", [root.appendingPathComponent("scripts/make-test-pki.sh").path, dir],
+                                                passErrors: true, seconds: 180)
+        precondition(termination == .exited(0), "make-test-pki.sh failed: \(String(describing: termination))")
         return dir
     }()
 

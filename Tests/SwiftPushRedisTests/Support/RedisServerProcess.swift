@@ -1,12 +1,14 @@
 import Foundation
 import SwiftPushRedis
+import TestProcessSupport
 
 /// A `redis-server` of the test's own on a free loopback port: in the clear, or TLS only
-/// (`--port 0 --tls-port P`) with the test PKI's server certificate. Killed on `stop` or deinit.
+/// (`--port 0 --tls-port P`) with the test PKI's server certificate. Killed on `stop` or deinit,
+/// and with the test process whatever ends it (`ChildProcess`).
 final class RedisServerProcess {
     /// The port it listens on (TLS or plain).
     let port: Int
-    private let process = Process()
+    private let process: ChildProcess
     private let directory: String
 
     /// Starts `redis-server` with `arguments` added to the port, directory and persistence
@@ -24,13 +26,11 @@ final class RedisServerProcess {
         args += ["--bind", "127.0.0.1", "--dir", directory, "--save", "", "--appendonly", "no",
                  "--logfile", directory + "/redis.log", "--loglevel", "verbose"]
         args += arguments
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        process.arguments = args
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess("/usr/bin/redis-server", args)
+        self.process = process
         guard waitUntil(seconds: 20, { RedisTestSupport.accepts(port: port) || !process.isRunning }), process.isRunning else {
             stop()
-            let log = (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? ""
+            let log = TestFiles.readText(directory + "/redis.log") ?? ""
             throw StartError(description: "redis-server did not start: \(log.suffix(400))")
         }
         // The probe's connection is logged when the server's loop takes it: wait for that, so
@@ -43,21 +43,17 @@ final class RedisServerProcess {
 
     /// TCP connections the server has accepted so far (its log's "Accepted" lines).
     var acceptedConnections: Int {
-        let log = (try? String(contentsOfFile: directory + "/redis.log", encoding: .utf8)) ?? ""
+        let log = TestFiles.readText(directory + "/redis.log") ?? ""
         return log.split(separator: "\n").filter { $0.contains(" Accepted ") }.count
     }
 
     /// The node to connect to, by name or address.
     func node(host: String = "localhost") -> RedisNode { RedisNode(host: host, port: port) }
 
-    /// Stops it (SIGKILL: nothing of it needs to survive) and waits for it.
+    /// Stops it (SIGKILL: nothing of it needs to survive) and reaps it (bounded).
     func stop() {
-        if process.isRunning {
-            process.interrupt()
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: directory)
+        process.kill()
+        TestFiles.remove(directory)
     }
 
     deinit { stop() }

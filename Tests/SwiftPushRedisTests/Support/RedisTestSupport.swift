@@ -1,6 +1,7 @@
 import Foundation
 import PushCore
 import SwiftPushRedis
+import TestProcessSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,28 +27,14 @@ enum RedisTestSupport {
         return dir
     }
 
-    /// Runs a command to completion; its exit status and standard output (standard error is
-    /// passed through, so a failing helper explains itself in the test log). posix_spawn and
-    /// waitpid rather than Foundation's Process, whose waitUntilExit was seen to hang here
-    /// after a child that leaves daemons behind (the cluster helper) had exited.
+    /// Runs a command to its end (at most `seconds`, then it is killed); its exit status (-1
+    /// when it could not start or had to be killed) and standard output. Standard error is
+    /// passed through, so a failing helper explains itself in the test log.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) -> (Int32, String) {
-        let outputPath = temporaryDirectory("run") + "/stdout"
-        defer { try? FileManager.default.removeItem(atPath: (outputPath as NSString).deletingLastPathComponent) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { return (-1, "") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // WIFEXITED / WEXITSTATUS by hand (macros): low 7 bits 0 means it exited normally.
-        return ((status & 0x7f) == 0 ? (status >> 8) & 0xff : -1, output)
+    static func run(_ executable: String, _ arguments: [String], seconds: Double = 180) -> (Int32, String) {
+        let (termination, output) = ChildProcess.run(executable, arguments, passErrors: true, seconds: seconds)
+        guard case .exited(let code)? = termination else { return (-1, output) }
+        return (code, output)
     }
 
     /// A TCP port nothing listens on now (bound to port 0, then released).

@@ -2,16 +2,17 @@ import Foundation
 import PushCore
 import SwiftPushRedis
 import SwiftPushWorker
+import TestProcessSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A `redis-server` of the test's own on a free loopback port, without persistence; killed on
-/// `stop` or deinit.
+/// `stop` or deinit, and with the test process whatever ends it (`ChildProcess`).
 final class RedisServerProcess: @unchecked Sendable {
     /// The port it listens on.
     let port: Int
-    private let process = Process()
+    private let process: ChildProcess
     private let directory: String
 
     /// Starts it (on `port`, else a free one) and waits (at most 20 s) until it answers PING.
@@ -21,14 +22,9 @@ final class RedisServerProcess: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let args = ["/usr/bin/redis-server", "--port", String(self.port), "--bind", "127.0.0.1", "--dir", directory,
                     "--save", "", "--appendonly", "no", "--logfile", directory + "/redis.log"]
-        // Foundation's Process gives the child none of our descriptors: a server that inherited
-        // the test runner's event pipe would keep `swift test` waiting for its end.
-        process.executableURL = URL(fileURLWithPath: args[0])
-        process.arguments = Array(args.dropFirst())
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // ChildProcess gives the child none of our descriptors: a server that inherited the test
+        // runner's event pipe would keep `swift test` waiting for its end.
+        process = try ChildProcess(args[0], Array(args.dropFirst()))
         let port = self.port
         guard waitUntil(seconds: 20, { (try? TestRedis.connection(port: port).command("PING")) == .status("PONG") }) else {
             stop()
@@ -47,13 +43,10 @@ final class RedisServerProcess: @unchecked Sendable {
         return reply
     }
 
-    /// Kills it (SIGKILL: nothing of it needs to survive) and waits for it.
+    /// Kills it (SIGKILL: nothing of it needs to survive) and reaps it (bounded).
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: directory)
+        process.kill()
+        TestFiles.remove(directory)
     }
 
     deinit { stop() }
