@@ -16,8 +16,10 @@ import PushClientCore
 ///   waiting at once; its waiter becomes `.cancelled`, which drops the results still to come
 ///   (counted in the metrics all the same, by `take`). What was never written is not sent: the
 ///   engine ends it Cancelled (`cancelUnsent`), and what still waits here for a slot is skipped
-///   by the feeder and counted Cancelled. A cancel may race a submission, so whoever submits
-///   looks again after submitting and asks the engine once more (asking twice finds nothing).
+///   by the feeder and counted Cancelled. A cancel may race a submission, so a cancelled
+///   sender and the feeder look again after submitting and ask the engine once more (asking
+///   twice finds nothing); a batch's direct submissions need not (its cancel handler is set
+///   after them).
 /// - Close: once the engine has finished and every result was handed out, what still waits
 ///   for a slot is refused (`.closed`), and the results thread ends.
 final class ResultRouter: Sendable {
@@ -119,6 +121,10 @@ final class ResultRouter: Sendable {
                 }
                 let batch = NumberedBatch(notifications: [notification], firstTag: id << Self.indexBits)
                 submitOrQueue(Pending(id: id, batch: batch, next: 0), direct: waitsAlready ? 0 : 1)
+                // A cancel that raced the submission may have reached the engine first. The
+                // task's flag is set before its handler runs, so a task not cancelled now has
+                // its cancel (if any) come after the submission: no lock on the usual path.
+                if Task.isCancelled { recheckCancelled(id) }
             }
         } onCancel: {
             cancel(id: id)
@@ -195,8 +201,6 @@ final class ResultRouter: Sendable {
     private func submitOrQueue(_ entry: Pending, direct: Int) {
         var entry = entry
         var budget = direct
-        let first = entry.next
-        defer { if entry.next > first { recheckCancelled(entry.id) } }
         while budget > 0 && entry.next < entry.batch.count {
             let end = min(entry.next + budget, entry.batch.count)
             let r = engine.submit(LimitedBatch(base: entry.batch, end: end), from: entry.next)

@@ -115,13 +115,14 @@ struct CancellationTests {
         print("Unreachable after \(took) (limit 500 ms)")
         #expect(first.outcome == .failed && first.reason == .unreachable, "\(first)")
         #expect(first.detail.contains("refused"), "\(first.detail)")
-        #expect(took >= .milliseconds(450) && took < .seconds(3), "took \(took)")
+        // The upper bound leaves room for a loaded machine (alone it takes 0.6 s); the deadline is 60 s.
+        #expect(took >= .milliseconds(450) && took < .seconds(10), "took \(took)")
         // Later sends end at once while it stays unreachable.
         let again = ContinuousClock.now
         let second = try await client.send(PushNotification(deviceToken: KitTestSupport.token, payload: KitTestSupport.payload, deadline: .seconds(60)))
         let tookAgain = ContinuousClock.now - again
         print("next send Unreachable after \(tookAgain)")
-        #expect(second.reason == .unreachable && tookAgain < .milliseconds(500), "took \(tookAgain)")
+        #expect(second.reason == .unreachable && tookAgain < .seconds(2), "took \(tookAgain) (its deadline is 60 s)")
         await client.shutdown(drain: .zero)
         #expect(client.stats().failed == 2)
     }
