@@ -109,7 +109,7 @@ enum push_reason {
     PUSH_REASON_SHUTDOWN = 32, /**< 503 backoff: The APNs server is shutting down. */
     PUSH_REASON_TIMEOUT = 33, /**< 0 unknown: No answer arrived before the notification's deadline; APNs may or may not have processed it. */
     PUSH_REASON_CONNECTION_LOST = 34, /**< 0 unknown: The connection closed after the request was written; APNs may or may not have processed it. */
-    PUSH_REASON_CANCELLED = 35, /**< 0 local: The client was closed before the notification was sent. */
+    PUSH_REASON_CANCELLED = 35, /**< 0 local: The client was closed, or its caller cancelled the wait, before the notification was sent. */
     PUSH_REASON_CANCELLED_IN_FLIGHT = 36, /**< 0 unknown: The client was closed while the notification was in flight; APNs may or may not have processed it. */
     PUSH_REASON_QUEUE_TIMEOUT = 37, /**< 0 local: The notification waited past its deadline without being sent (no connection had room). */
     PUSH_REASON_CONNECT_FAILED = 38, /**< 0 local: No connection to the APNs host could be established. */
@@ -124,6 +124,7 @@ enum push_reason {
     PUSH_REASON_MISSING_PUSH_TYPE = 47, /**< 400 never: The apns-push-type header is missing and required (broadcasts and channels). */
     PUSH_REASON_CANNOT_CREATE_CHANNEL_CONFIG = 48, /**< 400 never: The app has reached its limit of channels (10,000 per environment). */
     PUSH_REASON_TOPIC_MISMATCH = 49, /**< 403 never: The channel belongs to another app (bundle id) than the request names. */
+    PUSH_REASON_UNREACHABLE = 50, /**< 0 local: No connection to the APNs host could be made for the configured time (unreachable_after_ms); not sent. */
     PUSH_REASON_UNKNOWN = 1000 /**< a reason APNs sent that is not in the table (see reason_text) */
 };
 
@@ -231,10 +232,15 @@ enum push_option {
     /** int: how long, in milliseconds, demand must stay low before a self-sizing pool
      *  (PUSH_OPT_MIN_CONNECTIONS) closes one of its extra connections. Default 60000;
      *  100..3600000. */
-    PUSH_OPT_POOL_SHRINK_MS = 29
+    PUSH_OPT_POOL_SHRINK_MS = 29,
+    /** int: milliseconds without any connection to APNs (every attempt failing) after which
+     *  queued and new notifications end at once FAILED Unreachable, naming the last connection
+     *  error, instead of waiting for their deadline; the next connection made resumes sending
+     *  (0: off, notifications wait for their deadline). Default 5000; 0..3600000. */
+    PUSH_OPT_UNREACHABLE_AFTER_MS = 30
 };
 
-#define PUSH_REASON_TABLE_COUNT 49
+#define PUSH_REASON_TABLE_COUNT 50
 #define PUSH_TYPE_COUNT 11
 
 /** Version of this header; push_version() returns the library's. */
@@ -674,6 +680,9 @@ int32_t push_config_set_int(push_config_t config, int32_t option, int64_t value,
 /// tls.failure            ERROR    a TLS handshake or certificate failure
 /// protocol.error         ERROR    an HTTP/2 protocol error, or a server that is not HTTP/2
 /// callback.slow          WARNING  the result callback held the I/O thread for over 100 ms
+/// connection.unreachable ERROR    no connection could be made for PUSH_OPT_UNREACHABLE_AFTER_MS:
+/// notifications end Unreachable until one is
+/// connection.reachable   INFO     a connection was made after that: notifications are sent again
 /// A NULL callback turns logging off. Errors: PUSH_E_INVALID_ARGUMENT (NULL or wrong config),
 /// PUSH_E_BAD_OPTION (min_level not one of the PUSH_LOG</em>* values). `err` may be NULL.
 int32_t push_config_set_log_callback(push_config_t config, push_log_callback callback, void * user_data, int32_t min_level, push_error * err);

@@ -114,6 +114,12 @@ type Config struct {
 	// s.
 	PoolShrinkWindow time.Duration
 
+	// UnreachableAfter: milliseconds without any connection to APNs (every attempt failing) after
+	// which queued and new notifications end at once FAILED Unreachable, naming the last connection
+	// error, instead of waiting for their deadline; the next connection made resumes sending (0: off,
+	// notifications wait for their deadline). Counted in whole milliseconds. Default 5 s.
+	UnreachableAfter time.Duration
+
 	// Options sets any other option of the C ABI: an int, int64 or uint value for an integer
 	// option, a string or []byte for a string option (see Option.IsString). Applied after the
 	// fields above.
@@ -267,6 +273,11 @@ func (cfg *Config) eachField(setString func(Option, []byte) error, setInt func(O
 	}
 	if cfg.PoolShrinkWindow != 0 {
 		if err := setInt(OptionPoolShrinkMs, cfg.PoolShrinkWindow.Milliseconds()); err != nil {
+			return err
+		}
+	}
+	if cfg.UnreachableAfter != 0 {
+		if err := setInt(OptionUnreachableAfterMs, cfg.UnreachableAfter.Milliseconds()); err != nil {
 			return err
 		}
 	}

@@ -244,7 +244,7 @@ const (
 	ReasonTimeout Reason = 33
 	// ReasonConnectionLost: 0 (unknown): The connection closed after the request was written; APNs may or may not have processed it.
 	ReasonConnectionLost Reason = 34
-	// ReasonCancelled: 0 (local): The client was closed before the notification was sent.
+	// ReasonCancelled: 0 (local): The client was closed, or its caller cancelled the wait, before the notification was sent.
 	ReasonCancelled Reason = 35
 	// ReasonCancelledInFlight: 0 (unknown): The client was closed while the notification was in flight; APNs may or may not have processed it.
 	ReasonCancelledInFlight Reason = 36
@@ -274,6 +274,8 @@ const (
 	ReasonCannotCreateChannelConfig Reason = 48
 	// ReasonTopicMismatch: 403 (never): The channel belongs to another app (bundle id) than the request names.
 	ReasonTopicMismatch Reason = 49
+	// ReasonUnreachable: 0 (local): No connection to the APNs host could be made for the configured time (unreachable_after_ms); not sent.
+	ReasonUnreachable Reason = 50
 	// ReasonUnknown: a reason APNs sent that is not in the table.
 	ReasonUnknown Reason = 1000
 )
@@ -321,7 +323,7 @@ var reasonTable = [...]reasonInfo{
 	{"Shutdown", 503, "backoff", "The APNs server is shutting down."},
 	{"Timeout", 0, "unknown", "No answer arrived before the notification's deadline; APNs may or may not have processed it."},
 	{"ConnectionLost", 0, "unknown", "The connection closed after the request was written; APNs may or may not have processed it."},
-	{"Cancelled", 0, "local", "The client was closed before the notification was sent."},
+	{"Cancelled", 0, "local", "The client was closed, or its caller cancelled the wait, before the notification was sent."},
 	{"CancelledInFlight", 0, "unknown", "The client was closed while the notification was in flight; APNs may or may not have processed it."},
 	{"QueueTimeout", 0, "local", "The notification waited past its deadline without being sent (no connection had room)."},
 	{"ConnectFailed", 0, "local", "No connection to the APNs host could be established."},
@@ -336,6 +338,7 @@ var reasonTable = [...]reasonInfo{
 	{"MissingPushType", 400, "never", "The apns-push-type header is missing and required (broadcasts and channels)."},
 	{"CannotCreateChannelConfig", 400, "never", "The app has reached its limit of channels (10,000 per environment)."},
 	{"TopicMismatch", 403, "never", "The channel belongs to another app (bundle id) than the request names."},
+	{"Unreachable", 0, "local", "No connection to the APNs host could be made for the configured time (unreachable_after_ms); not sent."},
 }
 
 var reasonUnknown = reasonInfo{"Unknown", 0, "never", "A reason that is not in the table."}
@@ -542,6 +545,8 @@ const (
 	OptionMinConnections Option = 28
 	// OptionPoolShrinkMs: int: how long, in milliseconds, demand must stay low before a self-sizing pool (PUSH_OPT_MIN_CONNECTIONS) closes one of its extra connections. Default 60000; 100..3600000.
 	OptionPoolShrinkMs Option = 29
+	// OptionUnreachableAfterMs: int: milliseconds without any connection to APNs (every attempt failing) after which queued and new notifications end at once FAILED Unreachable, naming the last connection error, instead of waiting for their deadline; the next connection made resumes sending (0: off, notifications wait for their deadline). Default 5000; 0..3600000.
+	OptionUnreachableAfterMs Option = 30
 )
 
 // String returns the C name of the value without its prefix ("HOST").
@@ -605,6 +610,8 @@ func (v Option) String() string {
 		return "MIN_CONNECTIONS"
 	case OptionPoolShrinkMs:
 		return "POOL_SHRINK_MS"
+	case OptionUnreachableAfterMs:
+		return "UNREACHABLE_AFTER_MS"
 	}
 	return "invalid"
 }
@@ -619,7 +626,7 @@ func (v Option) IsString() bool {
 }
 
 // allOptions lists every Option, in the table's order (Tables/options.tsv).
-var allOptions = []Option{OptionHost, OptionPort, OptionCAFile, OptionTokenKeyFile, OptionKeyID, OptionTeamID, OptionDefaultTopic, OptionConnections, OptionMaxStreams, OptionQueueCapacity, OptionDeadlineMs, OptionConnectTimeoutMs, OptionTokenKeyPEM, OptionEnvironment, OptionMaxAttempts, OptionRetryDelayMs, OptionIdlePingMs, OptionPingTimeoutMs, OptionRetireAfterTimeouts, OptionProxy, OptionProxyCredentials, OptionCertFile, OptionCertKeyFile, OptionP12File, OptionP12Password, OptionIoThreads, OptionReconnectMaxMs, OptionMinConnections, OptionPoolShrinkMs}
+var allOptions = []Option{OptionHost, OptionPort, OptionCAFile, OptionTokenKeyFile, OptionKeyID, OptionTeamID, OptionDefaultTopic, OptionConnections, OptionMaxStreams, OptionQueueCapacity, OptionDeadlineMs, OptionConnectTimeoutMs, OptionTokenKeyPEM, OptionEnvironment, OptionMaxAttempts, OptionRetryDelayMs, OptionIdlePingMs, OptionPingTimeoutMs, OptionRetireAfterTimeouts, OptionProxy, OptionProxyCredentials, OptionCertFile, OptionCertKeyFile, OptionP12File, OptionP12Password, OptionIoThreads, OptionReconnectMaxMs, OptionMinConnections, OptionPoolShrinkMs, OptionUnreachableAfterMs}
 
 // Range returns the lowest and highest value an integer option accepts (ok is false for a
 // string option, or a value that is not an option).
@@ -657,6 +664,8 @@ func (v Option) Range() (lowest, highest int64, ok bool) {
 		return 0, 64, true
 	case OptionPoolShrinkMs:
 		return 100, 3600000, true
+	case OptionUnreachableAfterMs:
+		return 0, 3600000, true
 	}
 	return 0, 0, false
 }

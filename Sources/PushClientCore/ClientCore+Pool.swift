@@ -34,7 +34,9 @@ extension ClientCore {
         }
         // One answer serves every position opened in this round; the next round resolves anew.
         pool.resolvedAddresses = nil
-        let hasUse = queue.hasWaiting || callersWaiting
+        // An unreachable client fails what it is given at once, so its queue is empty: it still
+        // probes (at the back-off's pace) to learn when APNs is back.
+        let hasUse = queue.hasWaiting || callersWaiting || reachability.isUnreachable
         for i in 0..<pool.target where pool.positions[i] == nil {
             let attempt = reconnect.beginAttempt(now: now, mayProbe: hasUse)
             if attempt == .denied {
@@ -118,6 +120,7 @@ extension ClientCore {
             pool.entries[e].record.isProbe = false
             reconnect.probeEnded()
         }
+        noteConnectionReady()
         log(.info, .ready, "connection to \(endpointText) ready (pool position \(pool.entries[e].position), "
             + "server allows \(pool.entries[e].state.remoteMaxStreams) concurrent streams)")
         outbox.openConnectionsChange += 1
@@ -203,6 +206,7 @@ extension ClientCore {
         pool.mayBeBackingOff = true
         logAttemptFailed(error, delayNanos: delay)
         reportConnectionError(error)
+        noteAttemptFailed(startedNanos: startedNanos)
         if error.kind == .tls && pool.readyCount == 0 {
             // Certificate, host-name or ALPN failures don't heal by retrying: fail what waits,
             // with the reason, instead of letting it sit until its deadline.

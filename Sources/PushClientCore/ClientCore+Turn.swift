@@ -18,6 +18,7 @@ extension ClientCore {
     mutating func turn(now: UInt64, closing: Bool, drainMillis: Int32, callersWaiting: Bool) {
         if closing && drainDeadline == nil { drainDeadline = now + UInt64(max(drainMillis, 0)) * 1_000_000 }
         if !closing || !queue.isIdle { maintainPool(now: now, callersWaiting: callersWaiting) }
+        failIfUnreachable(now: now)
         releaseDelayed(now: now)
         if !queue.pending.isEmpty {
             for case let id? in pool.positions {
@@ -78,6 +79,33 @@ extension ClientCore {
             let index = list.popFirst(in: slots)
             if index < 0 { break }
             complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "the client was closed before it was sent", now: now)
+        }
+    }
+
+    /// Ends FAILED Cancelled the queued notifications that were never written and whose tag is
+    /// in one of `tags` (their caller stopped waiting). What was written once (in flight,
+    /// waiting out a retry delay, or queued again after a lost connection) is left to end as it
+    /// would: APNs may have it, and its outcome still counts.
+    mutating func cancelUnsent(tags: [ClosedRange<UInt64>], now: UInt64) {
+        guard !queue.pending.isEmpty else { return }
+        var kept = SlotList()
+        var cancelled = SlotList()
+        while true {
+            let index = queue.pending.popFirst(in: slots)
+            if index < 0 { break }
+            let slot = slots[index]
+            let tag = slot.pointee.request.tag
+            if slot.pointee.transmission.attempts == 0 && tags.contains(where: { $0.contains(tag) }) {
+                cancelled.append(index, in: slots)
+            } else {
+                kept.append(index, in: slots)
+            }
+        }
+        queue.pending = kept
+        while true {
+            let index = cancelled.popFirst(in: slots)
+            if index < 0 { break }
+            complete(index, outcome: .failed, status: 0, reason: .cancelled, text: "its caller cancelled the wait before it was sent", now: now)
         }
     }
 }

@@ -78,6 +78,8 @@ struct ClientCore {
     /// The last connection failure (published as `last_connection_error`): a notification that
     /// was never sent names it when its deadline passes.
     var lastConnectionError: TransportError?
+    /// Whether APNs could not be reached for `recovery.unreachableAfterMillis` (fail-fast).
+    var reachability = Reachability()
     /// Actions decided and not yet taken by the driver, in order (the array is reused).
     private var actions: [Action] = []
     private var actionsTaken = 0

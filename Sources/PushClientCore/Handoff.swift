@@ -13,6 +13,10 @@ struct Handoff {
     var freeSlots = SlotList()
     /// Filled by senders, taken by the I/O thread at the start of each loop turn.
     var submissions = SlotList()
+    /// Tag ranges whose notifications not yet written are to end Cancelled (a caller stopped
+    /// waiting: `PushClient.cancelUnsent`), taken with the submissions (one lock for both, so
+    /// a cancel asked for after a submission always finds it).
+    var cancelledTags: [ClosedRange<UInt64>] = []
     /// Results published by the I/O thread, taken by `poll`.
     var completions = SlotList()
     /// The I/O thread is (about to be) asleep in epoll: a sender must wake it.

@@ -14,15 +14,18 @@ extension PushClient {
     func runIOThread() {
         IOThread.blockSIGPIPE()
         while true {
-            let (submitted, lifecycle, callersWaiting) = handoff.withLock { h in
+            let (submitted, lifecycle, callersWaiting, cancelled) = handoff.withLock { h in
                 let taken = h.submissions
                 h.submissions = SlotList()
                 h.ioIdle = false
-                return (taken, h.lifecycle, h.waiters > 0)
+                var cancelled: [ClosedRange<UInt64>] = []
+                if !h.cancelledTags.isEmpty { swap(&cancelled, &h.cancelledTags) }
+                return (taken, h.lifecycle, h.waiters > 0, cancelled)
             }
             var taken = submitted
             core.take(&taken)
             let now = configuration.timing.clock.monotonicNanos()
+            if !cancelled.isEmpty { core.cancelUnsent(tags: cancelled, now: now) }
             // What connections recorded outside their reads (streams refused as they were written).
             absorbAllInput()
             for answer in resolverThread.take() { core.resolutionAnswered(ticket: answer.ticket, answer.result, now: now) }

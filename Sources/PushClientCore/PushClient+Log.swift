@@ -66,6 +66,8 @@ struct ClientLog {
         case tlsFailure = "tls.failure"
         case protocolError = "protocol.error"
         case slowCallback = "callback.slow"
+        case unreachable = "connection.unreachable"
+        case reachable = "connection.reachable"
     }
 
     /// Reports an event; `message` is built only when someone listens at `level`.

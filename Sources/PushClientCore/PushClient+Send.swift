@@ -407,4 +407,18 @@ extension PushClient {
     public func counterSnapshot() -> ClientCounters {
         handoff.withLock { $0.counters }
     }
+
+    /// Asks the I/O thread to end FAILED Cancelled the notifications with a tag in `tags` that
+    /// it has not written yet (their caller stopped waiting: a cancelled Swift task); what was
+    /// written ends as it would. Never waits; cheap (one lock, a wake-up). A cancel that finds
+    /// nothing (all written, or ended) does nothing: each notification keeps one outcome.
+    package func cancelUnsent(tags: ClosedRange<UInt64>) {
+        let wake = handoff.withLock { h -> Bool in
+            guard h.lifecycle != .finished else { return false }
+            h.cancelledTags.append(tags)
+            defer { h.ioIdle = false }
+            return h.ioIdle
+        }
+        if wake { loop.wake() }
+    }
 }

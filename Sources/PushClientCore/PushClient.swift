@@ -152,6 +152,9 @@ public struct ClientConfiguration: Sendable {
         public var retireAfterTimeouts = PushOption.retireAfterTimeouts.defaultInt
         /// Consecutive 5xx answers that make a connection suspect enough to retire.
         public var retireAfterServerErrors = 3
+        /// How long no connection may be made (every attempt failing) before queued and new
+        /// notifications end at once FAILED Unreachable (`PUSH_OPT_UNREACHABLE_AFTER_MS`); 0: never.
+        public var unreachableAfterMillis = PushOption.unreachableAfterMs.defaultInt
 
         /// The defaults; those of options come from `PushOption` (Tables/options.tsv).
         public init() {}

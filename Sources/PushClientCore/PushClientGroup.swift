@@ -128,6 +128,11 @@ public final class PushClientGroup: @unchecked Sendable {
         return .init(accepted: done, error: nil)
     }
 
+    /// As `PushClient.cancelUnsent`, on every I/O thread (any of them may hold the tags).
+    package func cancelUnsent(tags: ClosedRange<UInt64>) {
+        for shard in shards { shard.cancelUnsent(tags: tags) }
+    }
+
     // MARK: - Results
 
     /// As `PushClient.poll`, over every shard: up to `max` results, waiting up to

@@ -147,6 +147,9 @@ import PushClientCore
 ///   tls.failure            ERROR    a TLS handshake or certificate failure
 ///   protocol.error         ERROR    an HTTP/2 protocol error, or a server that is not HTTP/2
 ///   callback.slow          WARNING  the result callback held the I/O thread for over 100 ms
+///   connection.unreachable ERROR    no connection could be made for PUSH_OPT_UNREACHABLE_AFTER_MS:
+///                                   notifications end Unreachable until one is
+///   connection.reachable   INFO     a connection was made after that: notifications are sent again
 /// A NULL callback turns logging off. Errors: PUSH_E_INVALID_ARGUMENT (NULL or wrong config),
 /// PUSH_E_BAD_OPTION (min_level not one of the PUSH_LOG_* values). `err` may be NULL.
 @c public func push_config_set_log_callback(_ config: push_config_t?, _ callback: push_log_callback?,

@@ -96,10 +96,13 @@ struct ChannelsCommand: StatusCommand {
         }
         let bundleID = bundleID!
         let exchange = waitFor { () async -> Result<(ChannelRequest, ChannelManagementClient.Answer), PushError> in
-            do throws(PushError) {
+            do {
                 return .success(try await client.channelExchange(operation, bundleID: bundleID, timeout: timeout))
-            } catch {
+            } catch let error as PushError {
                 return .failure(error)
+            } catch {
+                // Only a cancelled task throws anything else, and this one is never cancelled.
+                return .failure(PushError(.internalError, "\(error)"))
             }
         }
         waitFor { await client.shutdown(drain: .zero) }

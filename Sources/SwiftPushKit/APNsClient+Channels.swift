@@ -12,11 +12,12 @@ import PushClientCore
 /// Errors: `.rejected` when APNs refused (its `status` and `reason` on the error: for example
 /// `.cannotCreateChannelConfig` at 10,000 channels, `.channelNotRegistered`), `.badTopic` (the
 /// bundle id), `.badChannelId`, `.connect`, `.tls`, `.timeout` (the call may or may not have
-/// been carried out: a create is never repeated, list to see).
+/// been carried out: a create is never repeated, list to see). A cancelled task ends the wait
+/// at once with `CancellationError` (the request, if it was written, may still be carried out).
 extension APNsClient {
     /// Creates a channel for the app `bundleID` (nil: the configuration's `defaultTopic`) and
     /// returns its id.
-    public func createChannel(bundleID: String? = nil, storage: ChannelStoragePolicy, timeout: Duration = .seconds(10)) async throws(PushError) -> String {
+    public func createChannel(bundleID: String? = nil, storage: ChannelStoragePolicy, timeout: Duration = .seconds(10)) async throws -> String {
         let answer = try await call(.create(storagePolicy: storage.rawValue), bundleID: bundleID, timeout: timeout)
         guard !answer.channelId.isEmpty, Self.isChannelID(answer.channelId) else {
             throw PushError(.internalError, "APNs created the channel but its answer has no valid apns-channel-id (\(answer.channelId.prefix(80)))")
@@ -25,7 +26,7 @@ extension APNsClient {
     }
 
     /// The storage policy of channel `id` of the app `bundleID` (nil: `defaultTopic`).
-    public func readChannel(_ id: String, bundleID: String? = nil, timeout: Duration = .seconds(10)) async throws(PushError) -> ChannelStoragePolicy {
+    public func readChannel(_ id: String, bundleID: String? = nil, timeout: Duration = .seconds(10)) async throws -> ChannelStoragePolicy {
         let answer = try await call(.read(channelId: id), bundleID: bundleID, timeout: timeout)
         guard case .success(let c) = answer.body.withUnsafeBytes({ ChannelMessages.configuration($0) }),
               let policy = ChannelStoragePolicy(rawValue: c.storagePolicy) else {
@@ -35,12 +36,12 @@ extension APNsClient {
     }
 
     /// Deletes channel `id` of the app `bundleID` (nil: `defaultTopic`); its id is never reused.
-    public func deleteChannel(_ id: String, bundleID: String? = nil, timeout: Duration = .seconds(10)) async throws(PushError) {
+    public func deleteChannel(_ id: String, bundleID: String? = nil, timeout: Duration = .seconds(10)) async throws {
         _ = try await call(.delete(channelId: id), bundleID: bundleID, timeout: timeout)
     }
 
     /// The ids of every channel of the app `bundleID` (nil: `defaultTopic`), as APNs wrote them.
-    public func listChannels(bundleID: String? = nil, timeout: Duration = .seconds(10)) async throws(PushError) -> [String] {
+    public func listChannels(bundleID: String? = nil, timeout: Duration = .seconds(10)) async throws -> [String] {
         let answer = try await call(.list, bundleID: bundleID, timeout: timeout)
         switch answer.body.withUnsafeBytes({ ChannelMessages.channelIds($0) }) {
         case .success(let ids): return ids
@@ -49,7 +50,7 @@ extension APNsClient {
     }
 
     /// One management request on a library thread; APNs's refusals become `.rejected`.
-    private func call(_ operation: ChannelRequest.Operation, bundleID: String?, timeout: Duration) async throws(PushError) -> ChannelManagementClient.Answer {
+    private func call(_ operation: ChannelRequest.Operation, bundleID: String?, timeout: Duration) async throws -> ChannelManagementClient.Answer {
         let (request, answer) = try await channelExchange(operation, bundleID: bundleID, timeout: timeout)
         guard answer.succeeded else {
             let reason = answer.reason == .unknown ? PushReason(unknown: answer.reasonText) : PushReason(answer.reason)
@@ -63,7 +64,7 @@ extension APNsClient {
     /// included (with its `apns-request-id`: the CLI prints every answer whole). Throws for a
     /// request that breaks a rule and when no answer came (`.connect`, `.tls`, `.timeout`).
     package func channelExchange(_ operation: ChannelRequest.Operation, bundleID: String?,
-                                 timeout: Duration) async throws(PushError) -> (ChannelRequest, ChannelManagementClient.Answer) {
+                                 timeout: Duration) async throws -> (ChannelRequest, ChannelManagementClient.Answer) {
         guard let bundle = bundleID ?? defaultTopic else {
             throw PushError(.badTopic, "no bundle id: name it, or set the configuration's defaultTopic")
         }
@@ -75,9 +76,10 @@ extension APNsClient {
         }
         let client = try channelClient()
         let millis = APNsEngine.millis(timeout)
-        switch await LibraryThread.run({ client.send(request, timeoutMillis: millis) }) {
-        case .success(let answer): return (request, answer)
-        case .failure(let e): throw PushError(e)
+        switch await LibraryThread.runCancellable({ client.send(request, timeoutMillis: millis) }) {
+        case .success(let answer)?: return (request, answer)
+        case .failure(let e)?: throw PushError(e)
+        case nil: throw CancellationError()
         }
     }
 

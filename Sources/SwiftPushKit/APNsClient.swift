@@ -51,8 +51,14 @@ public final class APNsClient: Sendable {
     /// the notification breaks a rule (`.badDeviceToken`, `.badTopic`, `.payloadTooLarge`...)
     /// or the client is closed (`.closed`). When the client holds `pool.queueCapacity`
     /// notifications already, waits (suspended) for room.
-    public func send(_ notification: PushNotification) async throws(PushError) -> PushResult {
-        try await router.send(notification).get()
+    ///
+    /// Cancelling the calling task ends the wait at once with `CancellationError`: a
+    /// notification not yet written to APNs is then not sent (it ends FAILED `.cancelled`,
+    /// counted once in the metrics and the log); one already written may still be delivered,
+    /// and its outcome is counted when it comes. Any other error is a `PushError`.
+    public func send(_ notification: PushNotification) async throws -> PushResult {
+        guard let result = await router.send(notification) else { throw CancellationError() }
+        return try result.get()
     }
 
     /// Sends many notifications and returns their results as they come: one `BatchResult` per

@@ -91,6 +91,26 @@ public final class APNsEngine: Sendable {
         return Submission(accepted: r.accepted, error: r.error.map(PushError.init))
     }
 
+    /// Ends FAILED Cancelled the notifications tagged within `tags` that are not written yet
+    /// (a caller stopped waiting); their results still come, through `take`. Never waits.
+    func cancelUnsent(tags: ClosedRange<UInt64>) {
+        group.cancelUnsent(tags: tags)
+    }
+
+    /// Counts `count` notifications that were never handed to the client (a cancelled task's,
+    /// still waiting for a slot) as FAILED Cancelled, as a result of the client's would be:
+    /// in the metrics and the log. They get no result from `take`.
+    func recordCancelledUnsubmitted(_ count: Int) {
+        guard count > 0 else { return }
+        let result = PushResult(outcome: .failed, status: 0, reason: .cancelled, detail: Self.cancelledText,
+                                apnsID: APNsID(high: 0, low: 0), attempts: 0, latency: .zero)
+        metrics.record(ArraySlice(repeatElement(TaggedResult(tag: 0, result: result), count: count)))
+        logger.debug("notifications cancelled before they reached the client", metadata: ["swiftpush.count": "\(count)"])
+    }
+
+    /// The detail of a notification whose caller cancelled the wait before it was sent.
+    static let cancelledText = "its caller cancelled the wait before it was sent"
+
     // MARK: - Taking results
 
     /// What a take found.

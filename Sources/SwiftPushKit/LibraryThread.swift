@@ -14,6 +14,38 @@ enum LibraryThread {
         }
     }
 
+    /// As `run`, for a wait the caller may give up: a cancelled task is resumed at once with
+    /// nil (the work goes on to its end on its thread, and its value is dropped).
+    static func runCancellable<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T? {
+        let waiter = Locked<UnsafeContinuation<T?, Never>?>(nil)
+        let done = Locked(false) // cancelled before the continuation was stored
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<T?, Never>) in
+                let cancelledAlready = done.withLock { d -> Bool in
+                    if d { return true }
+                    waiter.withLock { $0 = continuation }
+                    return false
+                }
+                if cancelledAlready { return continuation.resume(returning: nil) }
+                start {
+                    let value = work()
+                    waiter.withLock { w -> UnsafeContinuation<T?, Never>? in
+                        defer { w = nil }
+                        return w
+                    }?.resume(returning: value)
+                }
+            }
+        } onCancel: {
+            done.withLock { d -> UnsafeContinuation<T?, Never>? in
+                d = true
+                return waiter.withLock { w -> UnsafeContinuation<T?, Never>? in
+                    defer { w = nil }
+                    return w
+                }
+            }?.resume(returning: nil)
+        }
+    }
+
     /// Starts a detached thread running `body`. A thread that cannot be made runs `body` on the
     /// caller's, so the work is never lost (only its waiting is then the caller's).
     static func start(_ body: @escaping @Sendable () -> Void) {

@@ -56,8 +56,16 @@ final class BatchState: Sendable {
     }
 
     private let state = Locked(State())
+    /// What the reader's cancellation also does (the router cancels the batch's notifications
+    /// not yet written); set once, before the batch is handed out.
+    private let onCancel = Locked<(@Sendable () -> Void)?>(nil)
 
     init(count: Int) { self.count = count }
+
+    /// Sets what the reader's cancellation also does.
+    func setCancelHandler(_ handler: @escaping @Sendable () -> Void) {
+        onCancel.withLock { $0 = handler }
+    }
 
     /// Adds results; hands one to a reader waiting for it.
     func deliver(_ results: some Sequence<BatchResult>) {
@@ -92,6 +100,10 @@ final class BatchState: Sendable {
                 return s.reader
             }
             reader?.resume(returning: nil)
+            onCancel.withLock { h -> (@Sendable () -> Void)? in
+                defer { h = nil }
+                return h
+            }?()
         }
     }
 }

@@ -5,12 +5,22 @@ import PushClientCore
 /// and a message naming what was wrong. Messages never quote key material, device tokens or
 /// payloads.
 ///
+/// The rule: a notification the client took ends in a `PushResult` (accepted, rejected by
+/// APNs, or failed: its `reason` says why), returned by `send` or yielded by a batch; a call
+/// that cannot do what it was asked throws a `PushError` (a notification that breaks a rule is
+/// never taken; a channel call APNs refused is `.rejected`). A cancelled task's wait throws
+/// `CancellationError`, the only other error.
+///
 /// The code is a struct, not an enum, so that codes can be added without breaking a `switch`:
 /// compare with `==` or match with `case .queueFull:`.
 ///
 /// ```swift
-/// do { _ = try await client.send(notification) }
-/// catch let error where error.code == .badDeviceToken { print(error.message) }
+/// do {
+///     let result = try await client.send(notification)       // taken: a result
+///     if result.reason == .unregistered { forget(token) }
+/// } catch let error as PushError where error.code == .badDeviceToken {
+///     print(error.message)                                     // refused: an error
+/// }
 /// ```
 public struct PushError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of error it is: a `PUSH_E_*` status of the C ABI (`Tables/status.tsv`).

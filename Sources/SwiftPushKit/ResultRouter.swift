@@ -12,6 +12,14 @@ import PushClientCore
 ///   (started when something waits, ending when nothing does) submits it, waiting for room on
 ///   the client's own condition. A sender submits directly only while nothing waits, so the
 ///   order of sends is kept.
+/// - Cancellation: a cancelled `send` (or a batch whose iterating task is cancelled) stops
+///   waiting at once; its waiter becomes `.cancelled`, which drops the results still to come
+///   (counted in the metrics all the same, by `take`). What was never written is not sent: the
+///   engine ends it Cancelled (`cancelUnsent`), and what still waits here for a slot is skipped
+///   by the feeder and counted Cancelled. A cancel may race a submission, so a cancelled
+///   sender and the feeder look again after submitting and ask the engine once more (asking
+///   twice finds nothing); a batch's direct submissions need not (its cancel handler is set
+///   after them).
 /// - Close: once the engine has finished and every result was handed out, what still waits
 ///   for a slot is refused (`.closed`), and the results thread ends.
 final class ResultRouter: Sendable {
@@ -20,11 +28,16 @@ final class ResultRouter: Sendable {
 
     /// Who waits for results.
     private enum Waiter {
-        /// One `send`: resumed with its result (or its refusal).
-        case single(UnsafeContinuation<Result<PushResult, PushError>, Never>)
+        /// A `send` between taking its id and suspending.
+        case registering
+        /// One `send`: resumed with its result (or its refusal); nil when it was cancelled.
+        case single(UnsafeContinuation<Result<PushResult, PushError>?, Never>)
         /// A batch's notifications `offset..<offset + count` (one chunk of it); `remaining`
         /// have no element yet.
         case batch(BatchState, offset: Int, remaining: Int)
+        /// Nobody waits any more (a cancelled task): `remaining` results are still to come
+        /// (or to be skipped); they are dropped.
+        case cancelled(remaining: Int)
     }
 
     /// Notifications that found no free slot, in order: `batch[next...]` with tags from
@@ -79,23 +92,87 @@ final class ResultRouter: Sendable {
 
     // MARK: - Sending
 
-    /// Sends one notification and waits (suspended, no thread held) for its result.
-    func send(_ notification: PushNotification) async -> Result<PushResult, PushError> {
-        await withUnsafeContinuation { continuation in
-            let (id, waitsAlready) = state.withLock { s -> (UInt64, Bool) in
-                let id = s.newID()
-                s.waiters[id] = .single(continuation)
-                return (id, s.hasPending)
-            }
-            let batch = NumberedBatch(notifications: [notification], firstTag: id << Self.indexBits)
-            submitOrQueue(Pending(id: id, batch: batch, next: 0), direct: waitsAlready ? 0 : 1)
+    /// Sends one notification and waits (suspended, no thread held) for its result; nil when
+    /// the task was cancelled (at once: the notification is not sent if it was not written).
+    func send(_ notification: PushNotification) async -> Result<PushResult, PushError>? {
+        if Task.isCancelled {
+            engine.recordCancelledUnsubmitted(1)
+            return nil
         }
+        let id = state.withLock { s -> UInt64 in
+            let id = s.newID()
+            s.waiters[id] = .registering
+            return id
+        }
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                let waitsAlready = state.withLock { s -> Bool? in
+                    if case .cancelled? = s.waiters[id] {
+                        s.waiters[id] = nil
+                        return nil
+                    }
+                    s.waiters[id] = .single(continuation)
+                    return s.hasPending
+                }
+                guard let waitsAlready else {
+                    // Cancelled before it was submitted: never sent, counted Cancelled.
+                    engine.recordCancelledUnsubmitted(1)
+                    return continuation.resume(returning: nil)
+                }
+                let batch = NumberedBatch(notifications: [notification], firstTag: id << Self.indexBits)
+                submitOrQueue(Pending(id: id, batch: batch, next: 0), direct: waitsAlready ? 0 : 1)
+                // A cancel that raced the submission may have reached the engine first. The
+                // task's flag is set before its handler runs, so a task not cancelled now has
+                // its cancel (if any) come after the submission: no lock on the usual path.
+                if Task.isCancelled { recheckCancelled(id) }
+            }
+        } onCancel: {
+            cancel(id: id)
+        }
+    }
+
+    /// Waiter `id`'s task was cancelled: it stops waiting now, and what it has not had
+    /// written is cancelled.
+    private func cancel(id: UInt64) {
+        let resume = state.withLock { s -> (UnsafeContinuation<Result<PushResult, PushError>?, Never>?, Bool) in
+            switch s.waiters[id] {
+            case .registering?:
+                s.waiters[id] = .cancelled(remaining: 1) // the sender sees it and submits nothing
+                return (nil, false)
+            case .single(let c)?:
+                s.waiters[id] = .cancelled(remaining: 1)
+                return (c, true)
+            case .batch(_, _, let remaining)?:
+                s.waiters[id] = .cancelled(remaining: remaining)
+                return (nil, true)
+            case .cancelled?, nil:
+                return (nil, false) // ended already
+            }
+        }
+        resume.0?.resume(returning: nil)
+        if resume.1 { engine.cancelUnsent(tags: Self.tags(of: id)) }
+    }
+
+    /// The tags of waiter `id`'s notifications.
+    private static func tags(of id: UInt64) -> ClosedRange<UInt64> {
+        (id << indexBits)...(id << indexBits | UInt64(maxBatch - 1))
+    }
+
+    /// After submitting for waiter `id`: if it was cancelled meanwhile, its cancel may have
+    /// reached the engine before the submission did; ask again.
+    private func recheckCancelled(_ id: UInt64) {
+        let cancelled = state.withLock { s -> Bool in
+            if case .cancelled? = s.waiters[id] { return true }
+            return false
+        }
+        if cancelled { engine.cancelUnsent(tags: Self.tags(of: id)) }
     }
 
     /// Sends a batch: up to `directLimit` notifications from the caller's thread, without
     /// waiting; the rest in order as slots free up (the feeder thread).
     func send(contentsOf notifications: [PushNotification]) -> PushBatchResults {
         let results = BatchState(count: notifications.count)
+        var ids: [UInt64] = []
         var offset = 0
         while offset < notifications.count {
             let end = min(offset + Self.maxBatch, notifications.count)
@@ -107,8 +184,11 @@ final class ResultRouter: Sendable {
             let part = offset == 0 && end == notifications.count ? notifications : Array(notifications[offset..<end])
             let batch = NumberedBatch(notifications: part, firstTag: id << Self.indexBits)
             submitOrQueue(Pending(id: id, batch: batch, next: 0), direct: waitsAlready ? 0 : Self.directLimit)
+            ids.append(id)
             offset = end
         }
+        // The iterating task's cancellation cancels what the batch has not had written.
+        results.setCancelHandler { [weak self, ids] in for id in ids { self?.cancel(id: id) } }
         return PushBatchResults(state: results)
     }
 
@@ -142,14 +222,25 @@ final class ResultRouter: Sendable {
     /// condition (a library thread may block); ends when nothing waits.
     private func feed() {
         while true {
+            var skipped = 0
             let next = state.withLock { s -> Pending? in
-                if s.hasPending { return s.pending[s.pendingHead] }
+                while s.hasPending {
+                    let entry = s.pending[s.pendingHead]
+                    guard case .cancelled(let remaining)? = s.waiters[entry.id] else { return entry }
+                    // Its task was cancelled: what was not submitted never will be.
+                    let left = entry.batch.count - entry.next
+                    skipped += left
+                    s.waiters[entry.id] = remaining > left ? .cancelled(remaining: remaining - left) : nil
+                    s.popPending()
+                }
                 s.feederRunning = false
                 return nil
             }
+            engine.recordCancelledUnsubmitted(skipped)
             guard var entry = next else { return }
             let r = engine.submit(entry.batch, from: entry.next, waitingUpTo: .seconds(1))
             entry.next += r.accepted
+            if r.accepted > 0 { recheckCancelled(entry.id) }
             let error = r.error.flatMap { $0.code == .queueFull ? nil : $0 }
             if let error, error.code != .closed {
                 // A rule the notification broke: it alone is refused.
@@ -214,7 +305,7 @@ final class ResultRouter: Sendable {
     /// Hands results to their waiters: continuations are resumed and batches filled outside
     /// the lock.
     private func hand(_ results: [(id: UInt64, index: Int, Result<PushResult, PushError>)]) {
-        var singles: [(UnsafeContinuation<Result<PushResult, PushError>, Never>, Result<PushResult, PushError>)] = []
+        var singles: [(UnsafeContinuation<Result<PushResult, PushError>?, Never>, Result<PushResult, PushError>)] = []
         // A run of results of one batch is gathered in `run` and handed over whole (appending
         // to an array inside another would copy it each time).
         var batches: [(BatchState, [BatchResult])] = []
@@ -234,7 +325,10 @@ final class ResultRouter: Sendable {
                         run = []
                     }
                     run.append(BatchResult(index: offset + index, result: result))
-                case nil:
+                case .cancelled(let remaining)?:
+                    // Its task stopped waiting; the result was counted by `take` all the same.
+                    s.waiters[id] = remaining == 1 ? nil : .cancelled(remaining: remaining - 1)
+                case .registering?, nil:
                     break // (cannot happen: every tag we submit has its waiter until its result)
                 }
             }

@@ -22,7 +22,7 @@ struct ClientOptionsTests {
             #expect(option.range!.contains(option.defaultValue!), "\(option.cName)")
             checked += 1
         }
-        #expect(checked == 15)
+        #expect(checked == 16)
         #expect(PushOption.allCases.filter { $0.kind == .string }.allSatisfy { $0.range == nil && $0.field == nil })
     }
 

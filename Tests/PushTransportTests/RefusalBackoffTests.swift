@@ -155,7 +155,11 @@ struct RefusalBackoffTests {
         // attempts over 8 s of the client's time are counted without waiting 8 s.
         let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds())
         clock.advance(seconds: 1)
-        let client = try support.makeClient(port: server.port, connections: 3) { $0.timing.deadlineMillis = 60_000; $0.timing.clock = clock }
+        // Fail-fast off: 8 s without a connection would otherwise end the ten Unreachable
+        // (ClientCoreReachabilityTests); here they wait, to show sending resumes.
+        let client = try support.makeClient(port: server.port, connections: 3) {
+            $0.timing.deadlineMillis = 60_000; $0.timing.clock = clock; $0.recovery.unreachableAfterMillis = 0
+        }
         defer { client.close(drainMillis: 0) }
         #expect(support.send(client, count: 10).accepted == 10)
         // The three positions try together and are turned away: one failure, one back-off.

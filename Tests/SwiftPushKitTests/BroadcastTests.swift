@@ -39,7 +39,7 @@ struct BroadcastTests {
         do {
             _ = try await client.readChannel("dHN0LTEyMzQ1Njc4OTAxMg==")
             Issue.record("read an unknown channel")
-        } catch {
+        } catch let error as PushError {
             #expect(error.code == .rejected && error.status == 400 && error.reason == .channelNotRegistered, "\(error)")
         }
         await #expect(throws: PushError.self) { try await client.readChannel("not base64!") }

@@ -85,7 +85,7 @@ struct ErrorTests {
         do {
             let r = try await client.send(note)
             Issue.record("\(name): sent, \(r)")
-        } catch {
+        } catch let error as PushError {
             #expect(error.code == code && error.message.contains(words), "\(name): \(error.code): \(error.message)")
         }
         await client.shutdown()

@@ -285,7 +285,7 @@ static void test_config_strings_must_be_UTF8_without_NUL(void) {
 static void test_config_options_out_of_range_are_refused(void) {
     ok = 1;
     push_config_t cfg = push_config_new();
-    int32_t bad[] = {0, -1, PUSH_OPT_POOL_SHRINK_MS + 1, 999, INT32_MIN, INT32_MAX};
+    int32_t bad[] = {0, -1, PUSH_OPT_UNREACHABLE_AFTER_MS + 1, 999, INT32_MIN, INT32_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, bad[i], "x", 0, &err), "not a string option");
         CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, bad[i], 1, &err), "not an integer option");
@@ -295,7 +295,8 @@ static void test_config_options_out_of_range_are_refused(void) {
     int ints[] = {PUSH_OPT_PORT, PUSH_OPT_CONNECTIONS, PUSH_OPT_MAX_STREAMS, PUSH_OPT_QUEUE_CAPACITY,
                   PUSH_OPT_DEADLINE_MS, PUSH_OPT_CONNECT_TIMEOUT_MS, PUSH_OPT_MAX_ATTEMPTS, PUSH_OPT_RETRY_DELAY_MS,
                   PUSH_OPT_IDLE_PING_MS, PUSH_OPT_PING_TIMEOUT_MS, PUSH_OPT_RETIRE_AFTER_TIMEOUTS, PUSH_OPT_ENVIRONMENT,
-                  PUSH_OPT_IO_THREADS, PUSH_OPT_RECONNECT_MAX_MS, PUSH_OPT_MIN_CONNECTIONS, PUSH_OPT_POOL_SHRINK_MS};
+                  PUSH_OPT_IO_THREADS, PUSH_OPT_RECONNECT_MAX_MS, PUSH_OPT_MIN_CONNECTIONS, PUSH_OPT_POOL_SHRINK_MS,
+                  PUSH_OPT_UNREACHABLE_AFTER_MS};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], INT64_MIN, &err));
         CHECK(PUSH_E_BAD_OPTION, push_config_set_int(cfg, ints[i], INT64_MAX, &err));
@@ -311,6 +312,8 @@ static void test_config_options_out_of_range_are_refused(void) {
     CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_MIN_CONNECTIONS, 0, &err));
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_POOL_SHRINK_MS, 99, &err), "100...3600000");
     CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_POOL_SHRINK_MS, 100, &err));
+    CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_int(cfg, PUSH_OPT_UNREACHABLE_AFTER_MS, 3600001, &err), "0...3600000");
+    CHECK(PUSH_OK, push_config_set_int(cfg, PUSH_OPT_UNREACHABLE_AFTER_MS, 0, &err)); /* 0: off */
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY, "no-port", 0, &err), "host:port");
     CHECK_MSG(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY, "h:99999", 0, &err), "host:port");
     CHECK(PUSH_E_BAD_OPTION, push_config_set_string(cfg, PUSH_OPT_PROXY_CREDENTIALS, "no-colon", 0, &err));

@@ -188,7 +188,7 @@ class Reason(enum.IntEnum):
     TIMEOUT = 33
     #: 0 (unknown): The connection closed after the request was written; APNs may or may not have processed it.
     CONNECTION_LOST = 34
-    #: 0 (local): The client was closed before the notification was sent.
+    #: 0 (local): The client was closed, or its caller cancelled the wait, before the notification was sent.
     CANCELLED = 35
     #: 0 (unknown): The client was closed while the notification was in flight; APNs may or may not have processed it.
     CANCELLED_IN_FLIGHT = 36
@@ -218,6 +218,8 @@ class Reason(enum.IntEnum):
     CANNOT_CREATE_CHANNEL_CONFIG = 48
     #: 403 (never): The channel belongs to another app (bundle id) than the request names.
     TOPIC_MISMATCH = 49
+    #: 0 (local): No connection to the APNs host could be made for the configured time (unreachable_after_ms); not sent.
+    UNREACHABLE = 50
     #: A reason APNs sent that is not in the table.
     UNKNOWN = 1000
 
@@ -283,7 +285,7 @@ _REASON_INFO: Dict[int, Tuple[str, int, str, str]] = {
     32: ('Shutdown', 503, 'backoff', 'The APNs server is shutting down.'),
     33: ('Timeout', 0, 'unknown', "No answer arrived before the notification's deadline; APNs may or may not have processed it."),
     34: ('ConnectionLost', 0, 'unknown', 'The connection closed after the request was written; APNs may or may not have processed it.'),
-    35: ('Cancelled', 0, 'local', 'The client was closed before the notification was sent.'),
+    35: ('Cancelled', 0, 'local', 'The client was closed, or its caller cancelled the wait, before the notification was sent.'),
     36: ('CancelledInFlight', 0, 'unknown', 'The client was closed while the notification was in flight; APNs may or may not have processed it.'),
     37: ('QueueTimeout', 0, 'local', 'The notification waited past its deadline without being sent (no connection had room).'),
     38: ('ConnectFailed', 0, 'local', 'No connection to the APNs host could be established.'),
@@ -298,6 +300,7 @@ _REASON_INFO: Dict[int, Tuple[str, int, str, str]] = {
     47: ('MissingPushType', 400, 'never', 'The apns-push-type header is missing and required (broadcasts and channels).'),
     48: ('CannotCreateChannelConfig', 400, 'never', 'The app has reached its limit of channels (10,000 per environment).'),
     49: ('TopicMismatch', 403, 'never', 'The channel belongs to another app (bundle id) than the request names.'),
+    50: ('Unreachable', 0, 'local', 'No connection to the APNs host could be made for the configured time (unreachable_after_ms); not sent.'),
     1000: ("Unknown", 0, "never", "A reason that is not in the table."),
 }
 _REASON_BY_TEXT: Dict[str, Reason] = {info[0]: Reason(value) for value, info in _REASON_INFO.items() if value}
@@ -459,6 +462,8 @@ class Option(enum.IntEnum):
     MIN_CONNECTIONS = 28
     #: int: how long, in milliseconds, demand must stay low before a self-sizing pool (PUSH_OPT_MIN_CONNECTIONS) closes one of its extra connections. Default 60000; 100..3600000.
     POOL_SHRINK_MS = 29
+    #: int: milliseconds without any connection to APNs (every attempt failing) after which queued and new notifications end at once FAILED Unreachable, naming the last connection error, instead of waiting for their deadline; the next connection made resumes sending (0: off, notifications wait for their deadline). Default 5000; 0..3600000.
+    UNREACHABLE_AFTER_MS = 30
 
     @property
     def kind(self) -> str:
@@ -506,6 +511,7 @@ _OPTION_INFO: Dict[int, Tuple[str, Optional[Tuple[int, int]], Optional[Union[int
     27: ('int', (1000, 3600000), 60000),
     28: ('int', (0, 64), 0),
     29: ('int', (100, 3600000), 60000),
+    30: ('int', (0, 3600000), 5000),
 }
 
 
@@ -636,5 +642,5 @@ _PAYLOAD_FIELD_KIND: Dict[int, str] = {
 # push_notification.flags
 NOTIFICATION_HAS_EXPIRATION = 1  # push_notification.expiration is set (otherwise no apns-expiration header is sent).
 
-REASON_TABLE_COUNT = 49
+REASON_TABLE_COUNT = 50
 PUSH_TYPE_COUNT = 11

@@ -63,6 +63,8 @@ public enum PushOption: Int32, CaseIterable, Sendable {
     case minConnections = 28
     /// int: how long, in milliseconds, demand must stay low before a self-sizing pool (PUSH_OPT_MIN_CONNECTIONS) closes one of its extra connections. Default 60000; 100..3600000.
     case poolShrinkMs = 29
+    /// int: milliseconds without any connection to APNs (every attempt failing) after which queued and new notifications end at once FAILED Unreachable, naming the last connection error, instead of waiting for their deadline; the next connection made resumes sending (0: off, notifications wait for their deadline). Default 5000; 0..3600000.
+    case unreachableAfterMs = 30
 
     /// Its C name (`PUSH_OPT_HOST`).
     public var cName: String {
@@ -96,6 +98,7 @@ public enum PushOption: Int32, CaseIterable, Sendable {
         case .reconnectMaxMs: return "PUSH_OPT_RECONNECT_MAX_MS"
         case .minConnections: return "PUSH_OPT_MIN_CONNECTIONS"
         case .poolShrinkMs: return "PUSH_OPT_POOL_SHRINK_MS"
+        case .unreachableAfterMs: return "PUSH_OPT_UNREACHABLE_AFTER_MS"
         }
     }
 
@@ -131,6 +134,7 @@ public enum PushOption: Int32, CaseIterable, Sendable {
         case .reconnectMaxMs: return .int
         case .minConnections: return .int
         case .poolShrinkMs: return .int
+        case .unreachableAfterMs: return .int
         }
     }
 
@@ -166,6 +170,7 @@ public enum PushOption: Int32, CaseIterable, Sendable {
         case .reconnectMaxMs: return "reconnect max delay"
         case .minConnections: return "min connections"
         case .poolShrinkMs: return "pool shrink window"
+        case .unreachableAfterMs: return "unreachable after"
         }
     }
 
@@ -188,6 +193,7 @@ public enum PushOption: Int32, CaseIterable, Sendable {
         case .reconnectMaxMs: return 1000...3600000
         case .minConnections: return 0...64
         case .poolShrinkMs: return 100...3600000
+        case .unreachableAfterMs: return 0...3600000
         default: return nil
         }
     }
@@ -210,6 +216,7 @@ public enum PushOption: Int32, CaseIterable, Sendable {
         case .reconnectMaxMs: return 60000
         case .minConnections: return 0
         case .poolShrinkMs: return 60000
+        case .unreachableAfterMs: return 5000
         default: return nil
         }
     }
@@ -232,6 +239,7 @@ public enum PushOption: Int32, CaseIterable, Sendable {
         case .reconnectMaxMs: return \.recovery.reconnectMaxDelayMillis
         case .minConnections: return \.pool.minConnections
         case .poolShrinkMs: return \.pool.shrinkWindowMillis
+        case .unreachableAfterMs: return \.recovery.unreachableAfterMillis
         default: return nil
         }
     }

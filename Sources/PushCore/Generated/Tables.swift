@@ -74,7 +74,7 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
     case timeout = 33
     /// 0 (unknown): The connection closed after the request was written; APNs may or may not have processed it.
     case connectionLost = 34
-    /// 0 (local): The client was closed before the notification was sent.
+    /// 0 (local): The client was closed, or its caller cancelled the wait, before the notification was sent.
     case cancelled = 35
     /// 0 (unknown): The client was closed while the notification was in flight; APNs may or may not have processed it.
     case cancelledInFlight = 36
@@ -104,6 +104,8 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
     case cannotCreateChannelConfig = 48
     /// 403 (never): The channel belongs to another app (bundle id) than the request names.
     case topicMismatch = 49
+    /// 0 (local): No connection to the APNs host could be made for the configured time (unreachable_after_ms); not sent.
+    case unreachable = 50
     /// A reason APNs sent that is not in the table; its text is kept beside it.
     case unknown = 1000
 
@@ -160,6 +162,7 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .missingPushType: return "MissingPushType"
         case .cannotCreateChannelConfig: return "CannotCreateChannelConfig"
         case .topicMismatch: return "TopicMismatch"
+        case .unreachable: return "Unreachable"
         case .unknown: return "Unknown"
         }
     }
@@ -217,6 +220,7 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .missingPushType: return "MissingPushType"
         case .cannotCreateChannelConfig: return "CannotCreateChannelConfig"
         case .topicMismatch: return "TopicMismatch"
+        case .unreachable: return "Unreachable"
         case .unknown: return "Unknown"
         }
     }
@@ -274,6 +278,7 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .missingPushType: return 400
         case .cannotCreateChannelConfig: return 400
         case .topicMismatch: return 403
+        case .unreachable: return 0
         case .unknown: return 0
         }
     }
@@ -331,6 +336,7 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .missingPushType: return .never
         case .cannotCreateChannelConfig: return .never
         case .topicMismatch: return .never
+        case .unreachable: return .local
         case .unknown: return .never
         }
     }
@@ -373,7 +379,7 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .shutdown: return "The APNs server is shutting down."
         case .timeout: return "No answer arrived before the notification's deadline; APNs may or may not have processed it."
         case .connectionLost: return "The connection closed after the request was written; APNs may or may not have processed it."
-        case .cancelled: return "The client was closed before the notification was sent."
+        case .cancelled: return "The client was closed, or its caller cancelled the wait, before the notification was sent."
         case .cancelledInFlight: return "The client was closed while the notification was in flight; APNs may or may not have processed it."
         case .queueTimeout: return "The notification waited past its deadline without being sent (no connection had room)."
         case .connectFailed: return "No connection to the APNs host could be established."
@@ -388,6 +394,7 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case .missingPushType: return "The apns-push-type header is missing and required (broadcasts and channels)."
         case .cannotCreateChannelConfig: return "The app has reached its limit of channels (10,000 per environment)."
         case .topicMismatch: return "The channel belongs to another app (bundle id) than the request names."
+        case .unreachable: return "No connection to the APNs host could be made for the configured time (unreachable_after_ms); not sent."
         case .unknown: return "A reason that is not in the table."
         }
     }
@@ -444,6 +451,7 @@ public enum APNsReason: Int32, CaseIterable, Sendable {
         case "MissingPushType": self = .missingPushType
         case "CannotCreateChannelConfig": self = .cannotCreateChannelConfig
         case "TopicMismatch": self = .topicMismatch
+        case "Unreachable": self = .unreachable
         default: self = .unknown
         }
     }

@@ -34,6 +34,7 @@ extension APNsOptionValues {
         ("reconnect_max_ms", .reconnectMaxMs),
         ("min_connections", .minConnections),
         ("pool_shrink_ms", .poolShrinkMs),
+        ("unreachable_after_ms", .unreachableAfterMs),
     ]
 
     /// The app key that sets `option`, for messages ("key_file"); its C name when no key does.
@@ -64,6 +65,7 @@ extension APNsOptionValues {
         case .reconnectMaxMs: return "reconnect_max_ms"
         case .minConnections: return "min_connections"
         case .poolShrinkMs: return "pool_shrink_ms"
+        case .unreachableAfterMs: return "unreachable_after_ms"
         default: return option.cName
         }
     }

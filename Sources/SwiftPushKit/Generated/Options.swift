@@ -67,6 +67,8 @@ extension APNsConfiguration {
         public var retireAfterTimeouts: Int = 3
         /// Longest wait in milliseconds between connection attempts while APNs keeps refusing (expired or invalid credentials, TLS failures, connections turned away): the wait starts at 1 s and doubles up to this, with jitter (README, Reliability). Default 60000 ms; 1000...3600000 ms.
         public var reconnectMaxDelay: Duration = .milliseconds(60000)
+        /// Milliseconds without any connection to APNs (every attempt failing) after which queued and new notifications end at once FAILED Unreachable, naming the last connection error, instead of waiting for their deadline; the next connection made resumes sending (0: off, notifications wait for their deadline). Default 5000 ms; 0...3600000 ms.
+        public var unreachableAfter: Duration = .milliseconds(5000)
 
         /// The defaults.
         public init() {}
@@ -77,6 +79,7 @@ extension APNsConfiguration {
             try c.setOption(.retryDelayMs, milliseconds: retryDelay, named: "recovery.retryDelay")
             try c.setOption(.retireAfterTimeouts, int: retireAfterTimeouts, named: "recovery.retireAfterTimeouts")
             try c.setOption(.reconnectMaxMs, milliseconds: reconnectMaxDelay, named: "recovery.reconnectMaxDelay")
+            try c.setOption(.unreachableAfterMs, milliseconds: unreachableAfter, named: "recovery.unreachableAfter")
         }
     }
 
@@ -99,6 +102,7 @@ extension APNsConfiguration {
         case .reconnectMaxMs: recovery.reconnectMaxDelay = .milliseconds(value)
         case .minConnections: pool.minConnections = value
         case .poolShrinkMs: pool.shrinkWindow = .milliseconds(value)
+        case .unreachableAfterMs: recovery.unreachableAfter = .milliseconds(value)
         default: return false
         }
         return true
@@ -136,6 +140,7 @@ extension APNsConfiguration {
         case .reconnectMaxMs: return "recovery.reconnectMaxDelay"
         case .minConnections: return "pool.minConnections"
         case .poolShrinkMs: return "pool.shrinkWindow"
+        case .unreachableAfterMs: return "recovery.unreachableAfter"
         }
     }
 }

@@ -118,7 +118,7 @@ extension PushReason {
     public static let timeout = PushReason(.timeout)
     /// ConnectionLost (decided by the library): The connection closed after the request was written; APNs may or may not have processed it.
     public static let connectionLost = PushReason(.connectionLost)
-    /// Cancelled (decided by the library): The client was closed before the notification was sent.
+    /// Cancelled (decided by the library): The client was closed, or its caller cancelled the wait, before the notification was sent.
     public static let cancelled = PushReason(.cancelled)
     /// CancelledInFlight (decided by the library): The client was closed while the notification was in flight; APNs may or may not have processed it.
     public static let cancelledInFlight = PushReason(.cancelledInFlight)
@@ -148,6 +148,8 @@ extension PushReason {
     public static let cannotCreateChannelConfig = PushReason(.cannotCreateChannelConfig)
     /// TopicMismatch (HTTP 403): The channel belongs to another app (bundle id) than the request names.
     public static let topicMismatch = PushReason(.topicMismatch)
+    /// Unreachable (decided by the library): No connection to the APNs host could be made for the configured time (unreachable_after_ms); not sent.
+    public static let unreachable = PushReason(.unreachable)
 }
 
 extension APNsPushType {
