@@ -18,6 +18,10 @@ extension WorkerConfiguration {
             throw ConfigurationError("app \"\(name)\": \(error.message)")
         }
         c.timing.deadlineMillis = deadlineMillis
+        // Fail-fast is for a caller waiting on one send; the worker holds its notifications in
+        // Redis, where an APNs outage must not turn them into FAILED Unreachable records within
+        // seconds (its policy resends a local failure only 3 times): off unless the app sets it.
+        if app.options.numbers[.unreachableAfterMs] == nil { c.recovery.unreachableAfterMillis = 0 }
         // Room for everything in flight (max_in_flight per shard) plus results on their way to the callback.
         c.pool.queueCapacity = maxInFlight * shards.count + 1024
         return c

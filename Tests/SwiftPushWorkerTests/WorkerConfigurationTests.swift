@@ -6,6 +6,7 @@ import SwiftPushKit
 import SwiftPushRedis
 import SwiftPushWorker
 import Testing
+import TestProcessSupport
 
 @Suite("WorkerConfiguration", .timeLimit(.minutes(1)))
 struct WorkerConfigurationTests {
@@ -113,13 +114,10 @@ struct WorkerConfigurationTests {
     static let pki: String = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let dir = NSTemporaryDirectory() + "swiftpush-worker-config-tests-\(getpid())"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [root.appendingPathComponent("scripts/make-test-pki.sh").path, dir]
-        p.standardOutput = FileHandle.nullDevice
-        try? p.run()
-        p.waitUntilExit()
-        precondition(p.terminationStatus == 0, "make-test-pki.sh failed")
+        // ChildProcess: a bounded wait that cannot miss the child's exit (issue 36).
+        let (termination, output) = ChildProcess.run("/bin/bash", [root.appendingPathComponent("scripts/make-test-pki.sh").path, dir],
+                                                     mergeErrors: true, seconds: 120)
+        precondition(termination == .exited(0), "make-test-pki.sh failed: \(output)")
         return dir
     }()
 
@@ -147,6 +145,13 @@ struct WorkerConfigurationTests {
         #expect(plain.endpoint.host == "api.sandbox.push.apple.com" && plain.endpoint.port == 443)
         #expect(plain.pool.connections == PushOption.connections.defaultInt
                 && plain.pool.maxStreamsPerConnection == PushOption.maxStreams.defaultInt)
+        // Fail-fast is off for the worker unless an app sets it: an APNs outage must not turn
+        // the queue's notifications into FAILED Unreachable records within seconds.
+        #expect(plain.recovery.unreachableAfterMillis == 0 && tuned.recovery.unreachableAfterMillis == 0)
+        let failFast = try load(#"""
+            {"apps": {"demo": {"key_file": "\#(key)", "key_id": "TESTKEY001", "team_id": "TEAM123456", "unreachable_after_ms": 3000}}}
+            """#)
+        #expect(try failFast.clientConfiguration(app: "demo").recovery.unreachableAfterMillis == 3000)
     }
 
     @Test("An app's values are checked as the C API checks them, the message naming the app and the key")
