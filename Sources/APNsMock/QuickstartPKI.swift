@@ -119,7 +119,9 @@ public struct QuickstartPKI: Sendable {
             && X509_gmtime_adj(X509_getm_notBefore(x509), -3600) != nil
             && X509_gmtime_adj(X509_getm_notAfter(x509), 10 * 365 * 86400) != nil
             && X509_set_pubkey(x509, key) == 1
-            && X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, Array(commonName.utf8), -1, -1, 0) == 1
+            // The length is given: a Swift array is not NUL-terminated, and -1 (strlen) read past
+            // its end (AddressSanitizer, make test-asan).
+            && X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, Array(commonName.utf8), Int32(commonName.utf8.count), -1, 0) == 1
             && X509_set_issuer_name(x509, issuer.map { X509_get_subject_name($0.certificate) } ?? name) == 1
         var context = X509V3_CTX()
         X509V3_set_ctx(&context, issuer?.certificate ?? x509, x509, nil, nil, 0)
