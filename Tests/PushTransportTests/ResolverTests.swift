@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestProcessSupport
 import CSwiftPushABI
 import PushCore
 @testable import APNsMock
@@ -115,7 +116,7 @@ struct ResolverTests {
         let server = try support.startMock()
         defer { server.stop() }
         // A port nobody listens on first (connection refused), then the mock.
-        let closedPort = try #require(Self.unusedPort())
+        let closedPort = try #require(LoopbackPort.unused())
         let resolver = GatedResolver(freeCalls: 100) { port throws(TransportError) in
             try SystemResolver().resolve(host: "127.0.0.1", port: closedPort) + SystemResolver().resolve(host: "127.0.0.1", port: port)
         }
@@ -125,19 +126,5 @@ struct ResolverTests {
         #expect(!client.reconnect.isBackingOff, "a refused address with another to try is not a failure")
         #expect(support.sendAll(client, count: 10).allSatisfy { $0.outcome == 1 })
         #expect(client.stats().connections_started == 2)
-    }
-
-    /// A loopback port with no listener (bound, then closed).
-    static func unusedPort() -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0 else { return nil }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: a.sin_port))
     }
 }

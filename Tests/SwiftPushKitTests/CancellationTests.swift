@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestProcessSupport
 @testable import APNsMock
 @testable import SwiftPushKit
 
@@ -104,7 +105,7 @@ struct CancellationTests {
 
     @Test("Against a closed port, sends end FAILED Unreachable within the configured time, naming the connection error, not at their deadline")
     func unreachable() async throws {
-        let port = try #require(Self.unusedPort())
+        let port = try #require(LoopbackPort.unused())
         var c = KitTestSupport.configuration(port: port)
         c.environment = .custom(host: "127.0.0.1", port: port)
         c.recovery.unreachableAfter = .milliseconds(500)
@@ -127,19 +128,5 @@ struct CancellationTests {
         #expect(second.reason == .unreachable && tookAgain < .seconds(30), "took \(tookAgain) (its deadline is 60 s)")
         await client.shutdown(drain: .zero)
         #expect(client.stats().failed == 2)
-    }
-
-    /// A loopback port with no listener (bound, then closed).
-    static func unusedPort() -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0 else { return nil }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: a.sin_port))
     }
 }
