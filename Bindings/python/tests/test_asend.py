@@ -82,6 +82,9 @@ def test_asend_under_a_full_queue_does_not_block_other_coroutines(slow_mock: Moc
 
         async def main() -> tuple:
             waiting = asyncio.ensure_future(client.asend(TOKEN, PAYLOAD, tag=100))
+            # asyncio.sleep(0) here and below is not a timed wait: it gives the event loop one turn
+            # (asyncio's only way to yield), and these tests count turns to show the loop stays
+            # free while asend waits. Conditions are checked at each turn.
             await asyncio.sleep(0)  # asend's first step runs: it finds the queue full
             # An asend that waited inside the library would have held the loop until the
             # answers came: by now they would have.
@@ -90,7 +93,7 @@ def test_asend_under_a_full_queue_does_not_block_other_coroutines(slow_mock: Moc
             while client.stats().accepted < 16:  # this coroutine goes on while asend waits
                 assert not waiting.done()
                 turns_while_full += 1
-                await asyncio.sleep(0)
+                await asyncio.sleep(0)  # one turn of the loop (see above)
             return answered_at_first_turn, turns_while_full, await waiting
 
         answered, turns, result = asyncio.run(main())
@@ -115,7 +118,7 @@ def test_a_cancelled_asend_waiting_for_room_sends_nothing(silent_port: int, pki:
             while turns < 100:  # the loop is free while asend waits for room
                 assert not waiting.done()
                 turns += 1
-                await asyncio.sleep(0)
+                await asyncio.sleep(0)  # one turn of the loop, not a timed wait: counted above
             waiting.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await waiting
@@ -160,7 +163,7 @@ def test_asend_with_a_tag_already_awaited_is_refused(silent_port: int, pki: Path
     try:
         async def main() -> None:
             first = asyncio.ensure_future(client.asend(TOKEN, PAYLOAD, tag=5))
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # one loop turn (not a timed wait): first's asend registers tag 5
             with pytest.raises(swiftpush.InvalidArgument, match="tag 5 is already awaited"):
                 await client.asend(TOKEN, PAYLOAD, tag=5)
             first.cancel()
