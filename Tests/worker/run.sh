@@ -156,7 +156,7 @@ if "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --fil
     sb=0; stop_worker "$b" || sb=$?
     if [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ] && [ "$(pending_count $shard)" -eq 0 ] && check $shard \
        && grep -q "accepted=[1-9]" "$out/e2e-a.err" && grep -q "accepted=[1-9]" "$out/e2e-b.err"; then
-      ok "$name ($(python3 -c "print(f'{$count / ($t1 - $t0):.0f}')") notifications/s end to end, debug build)"
+      ok "$name ($(python3 -c "print(f'{$count / ($t1 - $t0):.0f}')") notifications/s end to end, $(basename "$build") build)"
     else bad "$name (exit statuses $sa $sb, pending $(pending_count $shard))"; fi
   else bad "$name (only $(outcome_count $shard) outcomes)"; fi
 else bad "$name (enqueue)"; fi
@@ -1107,7 +1107,10 @@ all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries ca
   redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
+  started=$SECONDS
   "test_$t"
+  # Where the suite's time goes (issue 34, item 6): every test's wall time, after its line.
+  echo "  ($t: $((SECONDS - started)) s)"
 done
 
 echo "worker: $pass passed, $fail failed"
