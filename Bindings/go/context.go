@@ -32,7 +32,10 @@ var errFreed = errors.New("swiftpush: client freed")
 
 // SendContext is Send with a context instead of Config.SendTimeout: when the queue is full it
 // waits for room until ctx is done, then returns ctx.Err() and the notification is not queued
-// (it gets no Result). Other errors as Send.
+// (it gets no Result). Once queued, the notification's deadline is ctx's deadline, if ctx has
+// one sooner than its own (Notification.Deadline, or Config.Deadline): its Result comes by then,
+// OutcomeFailed with ReasonQueueTimeout or ReasonTimeout if APNs has not answered. (Cancelling
+// ctx after the call returned does not recall the notification.) Other errors as Send.
 func (c *Client) SendContext(ctx context.Context, n Notification) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -42,7 +45,8 @@ func (c *Client) SendContext(ctx context.Context, n Notification) error {
 
 // SendBatchContext is SendBatch with a context instead of Config.SendTimeout: it returns how
 // many notifications were queued, in order, and ctx.Err() if ctx ended while it waited for
-// room (those after are not queued and get no Result). Other errors as SendBatch.
+// room (those after are not queued and get no Result). ctx's deadline bounds each queued
+// notification's, as with SendContext. Other errors as SendBatch.
 func (c *Client) SendBatchContext(ctx context.Context, ns []Notification) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err

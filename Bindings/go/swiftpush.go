@@ -301,6 +301,11 @@ func (c *Client) sendPacked(ctx context.Context, p packed, count int) (int, erro
 		if ctx != nil {
 			room = c.roomSignal() // before trying: a poll racing the try closes this one
 		}
+		if ctx != nil {
+			if until, ok := ctx.Deadline(); ok {
+				p.capDeadlines(done, until)
+			}
+		}
 		n, err := c.sendRecords(p, done, count, timeout)
 		done += n
 		if err == nil || ctx == nil || !errors.Is(err, ErrQueueFull) {
