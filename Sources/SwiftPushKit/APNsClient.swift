@@ -99,9 +99,11 @@ public final class APNsClient: Sendable {
     /// Waits until every I/O thread has a connection open, for up to `timeout`. Optional
     /// (sends don't need it): it turns a misconfiguration into an error at start-up — `.tls`
     /// at once for what retrying cannot fix, `.timeout` naming the last connection error.
-    public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws(PushError) {
+    /// Cancelling the calling task ends the wait at once with `CancellationError` (the client
+    /// goes on connecting), as every wait of the API does (`PushError`'s rule).
+    public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
         let engine = router.engine
-        let error = await LibraryThread.run { () -> PushError? in
+        let outcome = await LibraryThread.runCancellable { () -> PushError? in
             do throws(PushError) {
                 try engine.waitUntilConnected(timeout: timeout)
                 return nil
@@ -109,7 +111,11 @@ public final class APNsClient: Sendable {
                 return error
             }
         }
-        if let error { throw error }
+        switch outcome {
+        case nil: throw CancellationError()
+        case let error??: throw error
+        case .some(nil): return
+        }
     }
 
     /// Stops taking notifications (later sends throw `.closed`), lets those in flight finish for
