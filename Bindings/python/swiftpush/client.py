@@ -673,8 +673,8 @@ class Client(ChannelMethods):
         Live Activity update `payload` reaches every device subscribed to `channel_id` (from
         create_channel). topic: the app's bundle id (None: the client's default topic).
         expiration: 0 (the default; what a channel that stores no message requires), UNIX
-        seconds, a datetime or a timedelta. Returns the tag; the Result's apns_id is the
-        apns-request-id and unique_id the apns-unique-id. Raises as send(); a channel_id of None
+        seconds, a datetime or a timedelta. deadline: as send()'s. Returns the tag; the Result's
+        apns_id is the apns-request-id and unique_id the apns-unique-id. Raises as send(); a channel_id of None
         raises InvalidNotification (BAD_CHANNEL_ID)."""
         if channel_id is None:
             raise InvalidNotification(Status.BAD_CHANNEL_ID,
