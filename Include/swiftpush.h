@@ -327,11 +327,20 @@ typedef struct push_notification {
                                      be NULL; priority 0 means 10; payload at most 5120 bytes.
                                      Its result's apns_id is the apns-request-id. */
     size_t channel_id_len;
+    /* Added with per-notification deadlines (read only when struct_size covers it). */
+    int64_t deadline_ms;        /**< how long this notification may take from its send to its
+                                     outcome, in milliseconds; past it, it ends FAILED
+                                     (PUSH_REASON_QUEUE_TIMEOUT if never sent, PUSH_REASON_TIMEOUT
+                                     if sent and unanswered). 0 = the client's PUSH_OPT_DEADLINE_MS
+                                     (as every record of an older version); negative is refused. */
 } push_notification;
 
 /** The size of the first version of push_notification (without channel_id): what a
  *  struct_size of 0 means. */
 #define PUSH_NOTIFICATION_SIZE_V1 offsetof(push_notification, channel_id)
+/** The size of the second version (with channel_id, without deadline_ms): its records take
+ *  the client's deadline. */
+#define PUSH_NOTIFICATION_SIZE_V2 offsetof(push_notification, deadline_ms)
 
 /** The outcome of one notification, filled by push_client_poll. */
 typedef struct push_result {
@@ -517,11 +526,10 @@ void push_channel_ids_free(push_channel_ids * list);
 
 /// Lists the app's channel ids. On PUSH_OK stores a list in `*list` that the caller owns and
 /// releases with push_channel_ids_free (an app without channels gets a list of 0 ids); on
-/// error stores NULL. The ids are as APNs wrote them, also any that break the library's id rule
-/// (padded standard base64, at most 256 bytes: broadcasting to or deleting such a channel is
-/// refused locally with PUSH_E_BAD_CHANNEL_ID). Errors: as push_channel_create,
-/// PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when the answer is not a list of ids (the message says
-/// why; an id holding a NUL, which no C string can carry, is named). `err` may be NULL.
+/// error stores NULL. The ids are as APNs wrote them, each held to the rule of a created one
+/// (padded standard base64, at most 256 bytes). Errors: as push_channel_create,
+/// PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when the answer is not a list of such ids (the message
+/// names the id and what is wrong with it). `err` may be NULL.
 /// Thread-safe.
 int32_t push_channel_list(push_channels_t channels, char const * bundle_id, ptrdiff_t bundle_id_len, push_channel_ids * * list, push_channel_result * result, int32_t timeout_ms, push_error * err);
 

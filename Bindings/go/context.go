@@ -32,7 +32,10 @@ var errFreed = errors.New("swiftpush: client freed")
 
 // SendContext is Send with a context instead of Config.SendTimeout: when the queue is full it
 // waits for room until ctx is done, then returns ctx.Err() and the notification is not queued
-// (it gets no Result). Other errors as Send.
+// (it gets no Result). Once queued, the notification's deadline is ctx's deadline, if ctx has
+// one sooner than its own (Notification.Deadline, or Config.Deadline): its Result comes by then,
+// OutcomeFailed with ReasonQueueTimeout or ReasonTimeout if APNs has not answered. (Cancelling
+// ctx after the call returned does not recall the notification.) Other errors as Send.
 func (c *Client) SendContext(ctx context.Context, n Notification) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -42,7 +45,8 @@ func (c *Client) SendContext(ctx context.Context, n Notification) error {
 
 // SendBatchContext is SendBatch with a context instead of Config.SendTimeout: it returns how
 // many notifications were queued, in order, and ctx.Err() if ctx ended while it waited for
-// room (those after are not queued and get no Result). Other errors as SendBatch.
+// room (those after are not queued and get no Result). ctx's deadline bounds each queued
+// notification's, as with SendContext. Other errors as SendBatch.
 func (c *Client) SendBatchContext(ctx context.Context, ns []Notification) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -60,6 +64,9 @@ func (c *Client) PollContext(ctx context.Context, max int) ([]Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if out := c.takeKept(max); out != nil {
+		return out, nil
+	}
 	var out []Result
 	var pollErr error
 	err := c.whenReady(ctx, func() bool {
@@ -73,6 +80,63 @@ func (c *Client) PollContext(ctx context.Context, max int) ([]Result, error) {
 		return nil, err
 	}
 	return out, pollErr
+}
+
+// ResultsContext is Results until ctx is done: the channel (unbuffered, so slower than
+// Results') is closed when ctx ends, or once the client is closed and every result has been
+// delivered. Results the goroutine had taken
+// out of the library but not delivered when ctx ended are not lost: the next Poll,
+// PollContext, Results or ResultsContext returns them first.
+func (c *Client) ResultsContext(ctx context.Context) <-chan Result {
+	// Unbuffered: a result is handed over only when it is received, so none is left in a
+	// buffer nobody reads once ctx has ended.
+	ch := make(chan Result)
+	go func() {
+		defer close(ch)
+		for {
+			rs, err := c.PollContext(ctx, 1024)
+			for i, r := range rs {
+				select {
+				case ch <- r:
+				case <-ctx.Done():
+					c.keep(rs[i:])
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// keep puts results back in front of the next poll's (ResultsContext's undelivered ones).
+func (c *Client) keep(rs []Result) {
+	c.keptMu.Lock()
+	c.kept = append(c.kept, rs...)
+	c.keptCount.Store(int64(len(c.kept)))
+	c.keptMu.Unlock()
+}
+
+// takeKept returns up to max kept results, or nil when none are kept (one atomic load: the
+// polls' usual case).
+func (c *Client) takeKept(max int) []Result {
+	if c.keptCount.Load() == 0 {
+		return nil
+	}
+	c.keptMu.Lock()
+	defer c.keptMu.Unlock()
+	if len(c.kept) == 0 {
+		return nil
+	}
+	if max > len(c.kept) {
+		max = len(c.kept)
+	}
+	out := append([]Result(nil), c.kept[:max]...)
+	c.kept = c.kept[max:]
+	c.keptCount.Store(int64(len(c.kept)))
+	return out
 }
 
 // WaitConnectedContext is WaitConnected until ctx is done. When ctx ends first, the error

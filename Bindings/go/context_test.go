@@ -236,3 +236,52 @@ func TestSendBatchContextWaitsForTheRoomPollContextFrees(t *testing.T) {
 		}
 	}
 }
+
+func TestResultsContextClosesWhenItsContextEndsAndLosesNoResult(t *testing.T) {
+	c := open(t, testConfig(t))
+	const count = 50
+	if n, err := c.SendBatch(notifications(count, 100)); n != count || err != nil {
+		t.Fatalf("SendBatch = %d, %v", n, err)
+	}
+	// Close drains: all 50 results wait in the client, and the goroutine's first poll takes
+	// every one of them, so when its context ends it holds some it has not delivered.
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := c.ResultsContext(ctx)
+	seen := map[uint64]int{}
+	first := <-ch
+	seen[first.Tag]++
+	cancel()
+	cancelledAt := time.Now()
+	for r := range ch { // closed promptly (it may hand over a few more first)
+		seen[r.Tag]++
+	}
+	if late := time.Since(cancelledAt); late > cancelBound {
+		t.Errorf("closed %v after the cancellation", late)
+	}
+	delivered := len(seen)
+	// The rest come from the next polls, then ErrClosed.
+	for {
+		rs, err := c.Poll(count, 0)
+		for _, r := range rs {
+			seen[r.Tag]++
+		}
+		if err != nil {
+			if !errors.Is(err, ErrClosed) {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	t.Logf("%d delivered before the channel closed, %d polled after", delivered, len(seen)-delivered)
+	if len(seen) != count || delivered == count {
+		t.Errorf("%d results in all, %d through the channel; want %d, some kept", len(seen), delivered, count)
+	}
+	for tag, n := range seen {
+		if n != 1 || tag < 100 || tag >= 100+count {
+			t.Errorf("tag %d seen %d times", tag, n)
+		}
+	}
+}

@@ -31,6 +31,11 @@ type Notification struct {
 	// PushType must be PushTypeLiveActivity and Expiration must be set (TryOnce on a channel
 	// that stores no message). Its Result's APNsID is the apns-request-id.
 	ChannelID string
+	// Deadline is how long the notification may take from its send to its Result; 0 takes
+	// Config.Deadline (the client's). Past it the Result is OutcomeFailed with ReasonQueueTimeout
+	// (never sent) or ReasonTimeout (sent, not answered). Whole milliseconds, rounded up.
+	// SendContext and SendBatchContext shorten it to their context's deadline.
+	Deadline time.Duration
 }
 
 // Broadcast returns the broadcast of payload to channelID (iOS 18 Live Activities): push type
@@ -69,6 +74,7 @@ func (r Result) Accepted() bool { return r.Outcome == OutcomeAccepted }
 type packed struct {
 	records *C.push_notification
 	mem     unsafe.Pointer
+	count   int
 }
 
 func (p packed) free() { C.free(p.mem) }
@@ -141,8 +147,35 @@ func pack(ns []Notification) packed {
 		r.collapse_id, r.collapse_id_len = putString(n.CollapseID, true)
 		r.apns_id, r.apns_id_len = putString(n.APNsID, true)
 		r.channel_id, r.channel_id_len = putString(n.ChannelID, true)
+		r.deadline_ms = C.int64_t(deadlineMillis(n.Deadline))
 	}
-	return packed{records: &recs[0], mem: mem}
+	return packed{records: &recs[0], mem: mem, count: len(ns)}
+}
+
+// deadlineMillis is push_notification.deadline_ms for d: whole milliseconds rounded up (a
+// deadline is never shortened), 0 for 0 (the client's deadline), and negative for negative,
+// which the library refuses naming the field.
+func deadlineMillis(d time.Duration) int64 {
+	if d < 0 {
+		return -1
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// capDeadlines shortens the deadline of records from.. to what is left until until (at
+// least 1 ms): SendContext's notifications end by its context's deadline. Called before each
+// try, so time spent waiting for room counts.
+func (p packed) capDeadlines(from int, until time.Time) {
+	left := deadlineMillis(time.Until(until))
+	if left < 1 {
+		left = 1
+	}
+	recs := unsafe.Slice(p.records, p.count)
+	for i := from; i < p.count; i++ {
+		if own := int64(recs[i].deadline_ms); own == 0 || own > left {
+			recs[i].deadline_ms = C.int64_t(left)
+		}
+	}
 }
 
 func decode(rs []C.push_result) []Result {

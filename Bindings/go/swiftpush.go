@@ -67,6 +67,12 @@ type Client struct {
 	// only thing that frees room in a full queue: SendContext waits on it (context.go).
 	roomMu sync.Mutex
 	room   chan struct{}
+	// kept holds results a ResultsContext goroutine had taken out of the library but not
+	// delivered when its context ended; the next poll returns them first (context.go).
+	// keptCount is len(kept), read without the lock by every poll.
+	keptMu    sync.Mutex
+	kept      []Result
+	keptCount atomic.Int64
 }
 
 // LibraryVersion returns the version of the library actually loaded ("MAJOR.MINOR.PATCH"), which
@@ -301,6 +307,11 @@ func (c *Client) sendPacked(ctx context.Context, p packed, count int) (int, erro
 		if ctx != nil {
 			room = c.roomSignal() // before trying: a poll racing the try closes this one
 		}
+		if ctx != nil {
+			if until, ok := ctx.Deadline(); ok {
+				p.capDeadlines(done, until)
+			}
+		}
 		n, err := c.sendRecords(p, done, count, timeout)
 		done += n
 		if err == nil || ctx == nil || !errors.Is(err, ErrQueueFull) {
@@ -363,6 +374,9 @@ func (c *Client) roomFreed() {
 func (c *Client) Poll(max int, timeout time.Duration) ([]Result, error) {
 	if max <= 0 {
 		return nil, nil
+	}
+	if out := c.takeKept(max); out != nil {
+		return out, nil
 	}
 	c.mu.RLock()
 	if c.h == nil {

@@ -5,8 +5,9 @@
 
 #if defined(__LP64__)
 _Static_assert(sizeof(push_error) == 256, "push_error layout");
-_Static_assert(sizeof(push_notification) == 128, "push_notification layout");
+_Static_assert(sizeof(push_notification) == 136, "push_notification layout");
 _Static_assert(PUSH_NOTIFICATION_SIZE_V1 == 112, "push_notification: the first version's size");
+_Static_assert(PUSH_NOTIFICATION_SIZE_V2 == 128, "push_notification: the second version's size");
 _Static_assert(offsetof(push_notification, channel_id_len) == 120, "push_notification layout");
 _Static_assert(offsetof(push_notification, device_token) == 32, "push_notification layout");
 _Static_assert(offsetof(push_notification, apns_id_len) == 104, "push_notification layout");

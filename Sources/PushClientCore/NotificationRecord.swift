@@ -10,15 +10,18 @@ import PushCore
 public enum NotificationRecord {
     /// The first version's size (without `channel_id`), what a `struct_size` of 0 means.
     public static let firstVersionSize = MemoryLayout<push_notification>.offset(of: \push_notification.channel_id)!
+    /// The second version's size (with `channel_id`, without `deadline_ms`).
+    public static let secondVersionSize = MemoryLayout<push_notification>.offset(of: \push_notification.deadline_ms)!
     /// The current version's size.
     public static let currentSize = MemoryLayout<push_notification>.size
 
-    /// Whether `struct_size` names a version: 0 (the first), the first version's size, or the
+    /// Whether `struct_size` names a version: 0 (the first), an older version's size, or the
     /// current size or more (a newer caller's record, read as far as this library knows).
     /// Sizes in between name no version and are refused.
     @inline(__always)
     static func isVersionSize(_ size: Int) -> Bool {
-        size == 0 || size == firstVersionSize || (size >= currentSize && size % MemoryLayout<push_notification>.alignment == 0)
+        size == 0 || size == firstVersionSize || size == secondVersionSize
+            || (size >= currentSize && size % MemoryLayout<push_notification>.alignment == 0)
     }
 
     /// The byte distance between records of an array whose first record is `first`: its
@@ -37,7 +40,7 @@ public enum NotificationRecord {
     }
 
     /// Calls `body` with the record as a current-version record: the caller's own when it is
-    /// current (or newer), else a zeroed copy holding the first version's fields. Returns
+    /// current (or newer), else a zeroed copy holding the older version's fields. Returns
     /// `refused`'s message when `struct_size` names no version, or a version larger than
     /// `stride`, the spacing of the array the record is in: read as far as its own size says,
     /// it would run into the next record (a batch's records share the first one's size).
@@ -46,14 +49,14 @@ public enum NotificationRecord {
                             _ body: (UnsafePointer<push_notification>) -> R) -> R {
         let size = Int(UnsafeRawPointer(record).load(as: UInt32.self))
         guard isVersionSize(size) else {
-            return refused("push_notification.struct_size is \(size); expected sizeof(push_notification), or PUSH_NOTIFICATION_SIZE_V1 for the first version")
+            return refused("push_notification.struct_size is \(size); expected sizeof(push_notification), or PUSH_NOTIFICATION_SIZE_V1 or _V2 for an older version")
         }
         guard (size == 0 ? firstVersionSize : size) <= stride else {
             return refused("push_notification.struct_size is \(size), larger than the batch's spacing of \(stride) bytes (the first record's struct_size): the records of one batch share the first one's struct_size")
         }
         if size >= currentSize { return body(record) }
         var copy = push_notification()
-        withUnsafeMutableBytes(of: &copy) { $0.baseAddress!.copyMemory(from: record, byteCount: firstVersionSize) }
+        withUnsafeMutableBytes(of: &copy) { $0.baseAddress!.copyMemory(from: record, byteCount: size == 0 ? firstVersionSize : size) }
         return withUnsafePointer(to: &copy) { body($0) }
     }
 }
@@ -90,6 +93,15 @@ package struct CNotificationRecords: NotificationBatch {
             view.collapseID = BorrowedBytes(cString: n.pointee.collapse_id, length: n.pointee.collapse_id_len)
             view.apnsID = BorrowedBytes(cString: n.pointee.apns_id, length: n.pointee.apns_id_len)
             view.channelID = BorrowedBytes(cString: n.pointee.channel_id, length: n.pointee.channel_id_len)
+            // One compare when unused (0: the client's deadline, as in every older record).
+            let deadline = n.pointee.deadline_ms
+            if deadline != 0 {
+                guard deadline > 0 else {
+                    return NotificationRules.Violation(.invalidArgument, "push_notification.deadline_ms is \(deadline); expected milliseconds > 0, or 0 for the client's deadline")
+                }
+                // At most ~31 years, as the Swift API's deadline: the nanoseconds never overflow.
+                view.deadlineNanos = UInt64(min(deadline, 1_000_000_000_000)) &* 1_000_000
+            }
             return body(view)
         }
     }

@@ -80,12 +80,23 @@ public enum ChannelMessages {
         return out
     }
 
-    /// Reads a list answer: the channel ids, or why not. The ids are handed out as APNs wrote
-    /// them, also one that breaks the library's own id rule (`BroadcastRules.checkChannelId`,
-    /// a guess where Apple says only "base64": the caller should still see every channel the
-    /// app has, e.g. to find out why it is at its limit; a broadcast or delete naming such an id
-    /// is refused locally, saying why). Only an id that cannot be handed out fails the list,
-    /// naming it: one holding a NUL, which would cut it short as a C string.
+    /// The one rule for a channel id in an answer of APNs, a create's `apns-channel-id` and each
+    /// id of a list alike: the rule of the ids the library sends (`BroadcastRules.checkChannelId`:
+    /// padded standard base64, at most 256 bytes), so that every id handed out can be named in a
+    /// broadcast, a read or a delete. Nil when `id` keeps it; else why not, naming it as `what`
+    /// ("channel id 2 of the list (\"not base64!\") is not base64: ...").
+    public static func answeredIdViolation(_ id: String, _ what: String) -> String? {
+        var copy = id
+        guard let v = copy.withUTF8({ BroadcastRules.checkChannelId(UnsafeRawBufferPointer($0)) }) else { return nil }
+        let why = v.message.hasPrefix("channel id ") ? String(v.message.dropFirst("channel id ".count)) : v.message
+        let shown = id.count > 80 ? (String(id.prefix(80)) + "...").debugDescription : id.debugDescription
+        return "\(what) (\(shown)) \(why)"
+    }
+
+    /// Reads a list answer: the channel ids, or why not. Each id is held to the rule of a
+    /// created one (`answeredIdViolation`): an id that breaks it fails the list, naming it and
+    /// why (an id the library could not use anyway, and a sign the answer is not what Apple
+    /// documents).
     public static func channelIds(_ body: UnsafeRawBufferPointer) -> Result<[String], ReadError> {
         let members: [JSON.Member]
         switch JSON.topLevelMembers(body) {
@@ -109,8 +120,8 @@ public enum ChannelMessages {
                 guard j < end, let s = JSON.decodeString(UnsafeRawBufferPointer(rebasing: body[i...j])) else {
                     return .failure(.malformed("a channel id is not a string"))
                 }
-                if s.utf8.contains(0) {
-                    return .failure(.malformed("channel id \(ids.count) (\(s.prefix(80).debugDescription)) holds a NUL"))
+                if let why = answeredIdViolation(s, "channel id \(ids.count) of the list") {
+                    return .failure(.malformed(why))
                 }
                 ids.append(s)
                 i = j + 1

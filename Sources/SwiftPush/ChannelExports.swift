@@ -113,9 +113,11 @@ final class ChannelsBox {
         let id = Array(answer.channelId.utf8)
         // The id's own limit (BroadcastRules) keeps it inside PUSH_CHANNEL_ID_CAPACITY; the
         // capacity is checked here too, so the two numbers can never drift into an overrun.
-        guard !id.isEmpty, id.count < channel_id_capacity,
-              BroadcastRules.checkChannelId(id.withUnsafeBytes { UnsafeRawBufferPointer($0) }) == nil else {
-            return report(err, .internalError, "APNs created the channel but its answer has no valid apns-channel-id (\(answer.channelId.prefix(80)))")
+        if let why = ChannelMessages.answeredIdViolation(answer.channelId, "APNs created the channel, but its apns-channel-id") {
+            return report(err, .internalError, why)
+        }
+        guard id.count < channel_id_capacity else {
+            return report(err, .internalError, "APNs created the channel, but its apns-channel-id (\(id.count) bytes) does not fit channel_id")
         }
         id.withUnsafeBytes { UnsafeMutableRawPointer(channel_id).copyMemory(from: $0.baseAddress!, byteCount: id.count) }
         channel_id[id.count] = 0
@@ -157,11 +159,10 @@ final class ChannelsBox {
 
 /// Lists the app's channel ids. On PUSH_OK stores a list in `*list` that the caller owns and
 /// releases with push_channel_ids_free (an app without channels gets a list of 0 ids); on
-/// error stores NULL. The ids are as APNs wrote them, also any that break the library's id rule
-/// (padded standard base64, at most 256 bytes: broadcasting to or deleting such a channel is
-/// refused locally with PUSH_E_BAD_CHANNEL_ID). Errors: as push_channel_create,
-/// PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when the answer is not a list of ids (the message says
-/// why; an id holding a NUL, which no C string can carry, is named). `err` may be NULL.
+/// error stores NULL. The ids are as APNs wrote them, each held to the rule of a created one
+/// (padded standard base64, at most 256 bytes). Errors: as push_channel_create,
+/// PUSH_E_NO_MEMORY; PUSH_E_INTERNAL when the answer is not a list of such ids (the message
+/// names the id and what is wrong with it). `err` may be NULL.
 /// Thread-safe.
 @c public func push_channel_list(_ channels: push_channels_t?, _ bundle_id: UnsafePointer<CChar>?, _ bundle_id_len: Int,
                                  _ list: UnsafeMutablePointer<UnsafeMutablePointer<push_channel_ids>?>?,

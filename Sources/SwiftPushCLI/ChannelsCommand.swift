@@ -42,7 +42,9 @@ struct ChannelsCommand: StatusCommand {
     var channelPort: Int?
     @OptionGroup(title: "Connection options")
     var connection: ConnectionOptions
-    @Option(help: ArgumentHelp("how long to wait for the answer (default 30)", valueName: "SECONDS"))
+    // .unconditional: `--timeout -1` is a value (refused by validate, "must be positive"), not an
+    // unknown option -1 that would leave --timeout "missing" its value.
+    @Option(parsing: .unconditional, help: ArgumentHelp("how long to wait for the answer (default 30)", valueName: "SECONDS"))
     var timeout: Int?
     @Flag(help: "print one JSON object instead of text")
     var json = false
@@ -125,6 +127,10 @@ struct ChannelsCommand: StatusCommand {
         } else {
             switch request.operation {
             case .create:
+                if let why = ChannelMessages.answeredIdViolation(a.channelId, "APNs created the channel, but its apns-channel-id") {
+                    Console.err("swiftpush channels: \(why)")
+                    return 1
+                }
                 fields.append(("channel_id", jsonQuoted(a.channelId)))
                 lines.append(a.channelId)
             case .read:

@@ -20,6 +20,9 @@ extension StatusCommand {
 /// Checks that an integer option, when given, lies in `range`.
 func checkRange(_ value: Int?, _ name: String, _ range: ClosedRange<Int>) throws(ValidationError) {
     guard let value, !range.contains(value) else { return }
+    if range.lowerBound == 1 && value < 1 {
+        throw ValidationError("--\(name) must be positive (1...\(range.upperBound)), got '\(value)'")
+    }
     throw ValidationError("--\(name) needs an integer in \(range.lowerBound)...\(range.upperBound), got '\(value)'")
 }
 

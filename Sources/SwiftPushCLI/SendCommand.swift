@@ -84,7 +84,9 @@ struct SendCommand: StatusCommand {
     var mutableContent = false
     @Option(help: ArgumentHelp("a custom top-level key with a JSON value (repeatable)", valueName: "KEY=JSON"))
     var custom: [String] = []
-    @Option(help: ArgumentHelp("how long to wait for a connection and each outcome (default 30)", valueName: "SECONDS"))
+    // .unconditional: `--timeout -1` is a value (refused by validate, "must be positive"), not an
+    // unknown option -1 that would leave --timeout "missing" its value.
+    @Option(parsing: .unconditional, help: ArgumentHelp("how long to wait for a connection and each outcome (default 30)", valueName: "SECONDS"))
     var timeout: Int?
     @Flag(help: "print one JSON object per line instead of text")
     var json = false

@@ -19,8 +19,8 @@ extension APNsClient {
     /// returns its id.
     public func createChannel(bundleID: String? = nil, storage: ChannelStoragePolicy, timeout: Duration = .seconds(10)) async throws -> String {
         let answer = try await call(.create(storagePolicy: storage.rawValue), bundleID: bundleID, timeout: timeout)
-        guard !answer.channelId.isEmpty, Self.isChannelID(answer.channelId) else {
-            throw PushError(.internalError, "APNs created the channel but its answer has no valid apns-channel-id (\(answer.channelId.prefix(80)))")
+        if let why = ChannelMessages.answeredIdViolation(answer.channelId, "APNs created the channel, but its apns-channel-id") {
+            throw PushError(.internalError, why)
         }
         return answer.channelId
     }
@@ -41,6 +41,7 @@ extension APNsClient {
     }
 
     /// The ids of every channel of the app `bundleID` (nil: `defaultTopic`), as APNs wrote them.
+    /// An id that breaks the rule of a created one fails the list (`.internalError`, naming it).
     public func listChannels(bundleID: String? = nil, timeout: Duration = .seconds(10)) async throws -> [String] {
         let answer = try await call(.list, bundleID: bundleID, timeout: timeout)
         switch answer.body.withUnsafeBytes({ ChannelMessages.channelIds($0) }) {
@@ -81,10 +82,5 @@ extension APNsClient {
         case .failure(let e)?: throw PushError(e)
         case nil: throw CancellationError()
         }
-    }
-
-    private static func isChannelID(_ id: String) -> Bool {
-        var copy = id
-        return copy.withUTF8 { BroadcastRules.checkChannelId(UnsafeRawBufferPointer($0)) } == nil
     }
 }

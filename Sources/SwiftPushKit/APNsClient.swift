@@ -61,6 +61,30 @@ public final class APNsClient: Sendable {
         return try result.get()
     }
 
+    /// `send(_:)` with a deadline of this call's own: `deadline` replaces the notification's
+    /// (`PushNotification.deadline`; otherwise the configuration's `timing.deadline`). The
+    /// result comes by then at the latest: FAILED `.queueTimeout` if the notification was never
+    /// written, `.timeout` if APNs did not answer it in time.
+    ///
+    /// ```swift
+    /// let r = try await client.send(note, deadline: .milliseconds(200))
+    /// ```
+    public func send(_ notification: PushNotification, deadline: Duration) async throws -> PushResult {
+        var n = notification
+        n.deadline = deadline
+        return try await send(n)
+    }
+
+    /// `send(contentsOf:)` with `deadline` for each notification that has no deadline of its
+    /// own (`PushNotification.deadline`): each result comes by then, from its send, at the latest.
+    public func send(contentsOf notifications: [PushNotification], deadline: Duration) -> PushBatchResults {
+        send(contentsOf: notifications.map { n in
+            var n = n
+            if n.deadline == nil { n.deadline = deadline }
+            return n
+        })
+    }
+
     /// Sends many notifications and returns their results as they come: one `BatchResult` per
     /// notification (its result, or the error that refused it), in the order outcomes arrive.
     /// The first few thousand are validated and queued before this returns; the rest follow as
@@ -75,9 +99,11 @@ public final class APNsClient: Sendable {
     /// Waits until every I/O thread has a connection open, for up to `timeout`. Optional
     /// (sends don't need it): it turns a misconfiguration into an error at start-up — `.tls`
     /// at once for what retrying cannot fix, `.timeout` naming the last connection error.
-    public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws(PushError) {
+    /// Cancelling the calling task ends the wait at once with `CancellationError` (the client
+    /// goes on connecting), as every wait of the API does (`PushError`'s rule).
+    public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
         let engine = router.engine
-        let error = await LibraryThread.run { () -> PushError? in
+        let outcome = await LibraryThread.runCancellable { () -> PushError? in
             do throws(PushError) {
                 try engine.waitUntilConnected(timeout: timeout)
                 return nil
@@ -85,7 +111,11 @@ public final class APNsClient: Sendable {
                 return error
             }
         }
-        if let error { throw error }
+        switch outcome {
+        case nil: throw CancellationError()
+        case let error??: throw error
+        case .some(nil): return
+        }
     }
 
     /// Stops taking notifications (later sends throw `.closed`), lets those in flight finish for

@@ -5,11 +5,15 @@ import PushClientCore
 /// and a message naming what was wrong. Messages never quote key material, device tokens or
 /// payloads.
 ///
-/// The rule: a notification the client took ends in a `PushResult` (accepted, rejected by
-/// APNs, or failed: its `reason` says why), returned by `send` or yielded by a batch; a call
-/// that cannot do what it was asked throws a `PushError` (a notification that breaks a rule is
-/// never taken; a channel call APNs refused is `.rejected`). A cancelled task's wait throws
-/// `CancellationError`, the only other error.
+/// The rule, for the whole API: an outcome is a value, a call that could not do its job throws.
+/// A notification the client took ends in a `PushResult` (accepted, rejected by APNs, or
+/// failed: its `reason` says why), returned by `send` or yielded by a batch, one per
+/// notification and counted once, because APNs (or the deadline) decided it. A call that
+/// cannot do what it was asked throws a `PushError`: a notification that breaks a rule is never
+/// taken (in a batch, its `BatchResult` holds the error), the client is closed, a connection
+/// cannot be made (`waitUntilConnected`), or APNs refused a channel call (`.rejected`, with
+/// `status` and `reason`: a channel call has no outcome to count, only a job done or not). A
+/// cancelled task's wait throws `CancellationError`, the only other error.
 ///
 /// The code is a struct, not an enum, so that codes can be added without breaking a `switch`:
 /// compare with `==` or match with `case .queueFull:`.
@@ -17,9 +21,14 @@ import PushClientCore
 /// ```swift
 /// do {
 ///     let result = try await client.send(notification)       // taken: a result
-///     if result.reason == .unregistered { forget(token) }
+///     if result.reason == .unregistered { forget(token) }     // APNs said no: still a result
 /// } catch let error as PushError where error.code == .badDeviceToken {
 ///     print(error.message)                                     // refused: an error
+/// }
+/// do {
+///     try await client.deleteChannel(id)
+/// } catch let error as PushError where error.code == .rejected {
+///     print(error.status, error.reason?.text ?? "")            // e.g. 400 ChannelNotRegistered
 /// }
 /// ```
 public struct PushError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -117,10 +117,22 @@ func runEngine() throws(PushError) -> (Tally, Double) {
     return (tally, seconds)
 }
 
+/// `waitUntilConnected` with this program's typed error: it throws `PushError`, or
+/// `CancellationError` for a cancelled task, and nothing here cancels its tasks.
+func connected(_ client: APNsClient) async throws(PushError) {
+    do {
+        try await client.waitUntilConnected()
+    } catch let error as PushError {
+        throw error
+    } catch {
+        throw PushError(.internalError, "waitUntilConnected: \(error)")
+    }
+}
+
 /// The async batch path.
 func runBatch() async throws(PushError) -> (Tally, Double) {
     let client = try APNsClient(configuration: configuration, logger: logger)
-    try await client.waitUntilConnected()
+    try await connected(client)
     let notifications = [PushNotification](repeating: note, count: count)
     // Counted in a shared tally, not a struct returned from the loop (docs/toolchain.md).
     let counts = SharedTally()
@@ -161,7 +173,7 @@ final class SharedTally: Sendable {
 /// One notification at a time per task, `tasks` tasks.
 func runTasks() async throws(PushError) -> (Tally, Double) {
     let client = try APNsClient(configuration: configuration, logger: logger)
-    try await client.waitUntilConnected()
+    try await connected(client)
     let start = ContinuousClock.now
     // The tasks count into shared atomics and return nothing: a child that returns a struct it
     // built field by field in its loop can come back with fields never written (docs/toolchain.md).

@@ -91,14 +91,21 @@ struct BroadcastRulesTests {
         #expect(json.withUnsafeBytes { ChannelMessages.channelIds($0) } == .success(ids))
         #expect(withBytes(#"{"channels": [ ]}"#) { ChannelMessages.channelIds($0) } == .success([]))
         #expect(withBytes(#"{"channels": [ "a\/bc" , "cdef" ]}"#) { ChannelMessages.channelIds($0) } == .success(["a/bc", "cdef"]))
-        // Ids that break the library's own rule are still listed, as APNs wrote them (the
-        // caller sees every channel); one with a NUL cannot be a C string and fails the list.
-        #expect(withBytes(#"{"channels":["cdef","abc","ab-_"]}"#) { ChannelMessages.channelIds($0) } == .success(["cdef", "abc", "ab-_"]))
-        guard case .failure(.malformed(let why)) = withBytes(#"{"channels":["cdef","ab\u0000="]}"#, { ChannelMessages.channelIds($0) }) else {
-            Issue.record("an id with a NUL accepted in a list")
-            return
+        // One rule for an id in any answer (a create's, a list's): an id that breaks it fails
+        // the list, named with what is wrong (issue 33: lists took what creates refused).
+        let long = String(repeating: "A", count: 300)
+        for (body, expected) in [(#"{"channels":["cdef","not base64!"]}"#, #"channel id 1 of the list ("not base64!") is not base64: its length (11) is not a multiple of 4"#),
+                                 (#"{"channels":["cdef","ab\u0000="]}"#, #"channel id 1 of the list ("ab\0=") is not base64: unexpected character at offset 2"#),
+                                 (#"{"channels":[""]}"#, #"channel id 0 of the list ("") is empty"#),
+                                 (#"{"channels":["\#(long)"]}"#, #"channel id 0 of the list (""# + String(long.prefix(80)) + #"...") is longer than 256 bytes"#)] {
+            let got = withBytes(body) { ChannelMessages.channelIds($0) }
+            #expect(got == .failure(.malformed(expected)), "\(body)")
         }
-        #expect(why.hasPrefix("channel id 1 ") && why.hasSuffix("holds a NUL"), "\(why)")
+        // The create answer's check is the same function, with the same words.
+        #expect(ChannelMessages.answeredIdViolation("not base64!", "APNs created the channel, but its apns-channel-id")
+                == #"APNs created the channel, but its apns-channel-id ("not base64!") is not base64: its length (11) is not a multiple of 4"#)
+        #expect(ChannelMessages.answeredIdViolation(long, "x")?.hasSuffix("is longer than 256 bytes") == true)
+        #expect(ChannelMessages.answeredIdViolation("dHN0LXNyY2gtY2hubA==", "x") == nil)
         if case .success = withBytes(#"{"channels":[1]}"#, { ChannelMessages.channelIds($0) }) { Issue.record("a number accepted") }
         if case .success = withBytes(#"{"other":[]}"#, { ChannelMessages.channelIds($0) }) { Issue.record("no channels member accepted") }
     }

@@ -103,6 +103,20 @@ struct CancellationTests {
         #expect(s.failed == 3 && s.sent == 1, "each once: \(s)")
     }
 
+    @Test("A cancelled waitUntilConnected ends at once with CancellationError, as every other wait (the error rule)")
+    func cancelWaitUntilConnected() async throws {
+        let port = try #require(LoopbackPort.unused())
+        var c = KitTestSupport.configuration(port: port)
+        c.environment = .custom(host: "127.0.0.1", port: port)
+        let client = try APNsClient(configuration: c, logger: KitTestSupport.quiet)
+        let task = Task { try await client.waitUntilConnected(timeout: .seconds(60)) }
+        let (took, result) = await Self.cancelAndTime(task)
+        print("cancel of waitUntilConnected: \(took)")
+        #expect(Self.isCancellation(result), "\(result)")
+        #expect(took < .seconds(10), "took \(took) (its timeout is 60 s)")
+        await client.shutdown(drain: .zero)
+    }
+
     @Test("Against a closed port, sends end FAILED Unreachable within the configured time, naming the connection error, not at their deadline")
     func unreachable() async throws {
         let port = try #require(LoopbackPort.unused())

@@ -47,7 +47,7 @@ struct ErrorTests {
         do {
             try await client.waitUntilConnected(timeout: .seconds(20))
         } catch {
-            #expect(error.code == .tls, "\(error)")
+            #expect((error as? PushError)?.code == .tls, "\(error)")
         }
         await client.shutdown(drain: .zero)
     }

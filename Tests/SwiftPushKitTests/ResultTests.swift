@@ -67,6 +67,34 @@ struct ResultTests {
         await client.shutdown()
     }
 
+    @Test("send(_:deadline:) and send(contentsOf:deadline:): the call's deadline ends an unanswered notification Timeout; one of the notification's own is kept in a batch")
+    func callDeadline() async throws {
+        let server = try KitTestSupport.startMock { $0.faults.stallTokens = [Self.silent] }
+        defer { server.stop() }
+        let client = try KitTestSupport.client(for: server)
+        #expect(try await client.send(PushNotification(deviceToken: KitTestSupport.token, payload: KitTestSupport.payload)).outcome == .accepted)
+        var started = ContinuousClock.now
+        // The call's deadline replaces the notification's 60 s one.
+        let r = try await client.send(PushNotification(deviceToken: Self.silent, payload: KitTestSupport.payload, deadline: .seconds(60)),
+                                      deadline: .milliseconds(200))
+        var took = ContinuousClock.now - started
+        #expect(r.outcome == .failed && r.reason == .timeout, "\(r)")
+        // 200 ms, the 50 ms scan and a loaded machine: far from the client's 60 s.
+        #expect(took >= .milliseconds(200) && took < .seconds(10), "took \(took)")
+        started = ContinuousClock.now
+        let notes = [PushNotification(deviceToken: Self.silent, payload: KitTestSupport.payload),
+                     PushNotification(deviceToken: KitTestSupport.token, payload: KitTestSupport.payload),
+                     PushNotification(deviceToken: Self.silent, payload: KitTestSupport.payload, deadline: .milliseconds(400))]
+        let all = await KitTestSupport.collect(client.send(contentsOf: notes, deadline: .milliseconds(200)))
+        took = ContinuousClock.now - started
+        let byIndex = Dictionary(uniqueKeysWithValues: all.map { ($0.index, $0.value) })
+        #expect(byIndex[0]??.reason == .timeout && byIndex[1]??.outcome == .accepted && byIndex[2]??.reason == .timeout, "\(all)")
+        // The first could only end this soon by the call's deadline; the last kept its own.
+        #expect(byIndex[2]??.latency ?? .zero >= .milliseconds(400), "\(all)")
+        #expect(took >= .milliseconds(400) && took < .seconds(10), "took \(took)")
+        await client.shutdown()
+    }
+
     @Test("Closing without a drain cancels what is in flight: every notification still gets exactly one result")
     func cancelledAtClose() async throws {
         let server = try KitTestSupport.startMock { $0.faults.stallTokens = [Self.silent] }

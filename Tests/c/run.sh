@@ -100,3 +100,9 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
 else
   echo "skipped: strace is not available (the Swift SecurityTests check connections without it)"
 fi
+
+# A deadline per notification (push_notification.deadline_ms): a mock that never answers one
+# token, and a listener that never completes a handshake (in the test).
+build_c "$build" Tests/c/deadline_e2e.c "$out/deadline_e2e"
+mock_start stall "$build/swiftpush-cli" "$pki" --stall-token 5a11ed005a11ed005a11ed005a11ed005a11ed005a11ed005a11ed005a11ed00
+SWIFTPUSH_TEST_PKI=$pki SWIFTPUSH_TEST_PORT=$MOCK_PORT "$out/deadline_e2e"

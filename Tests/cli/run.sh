@@ -249,6 +249,13 @@ name="--version prints the release's version (the file VERSION) and exits 0"
 if "$cli" --version > "$out/stdout" 2> "$out/stderr" && [ "$(cat "$out/stdout")" = "$(cat VERSION)" ] && [ ! -s "$out/stderr" ]
 then ok "$name"; else bad "$name"; fi
 
+name="a negative --timeout is a value, refused as not positive (not \"Missing value\"): channels and send"
+status=0; "$cli" channels list --bundle-id com.example.app --timeout -1 > "$out/stdout" 2> "$out/stderr" || status=$?
+status2=0; "$cli" send "${common[@]}" --topic com.example.app --token "$t1" --title Hi --timeout -5 > "$out/stdout2" 2> "$out/stderr2" || status2=$?
+if [ "$status" -eq 2 ] && grep -q "timeout must be positive (1...86400), got '-1'" "$out/stderr" \
+   && ! grep -qi "missing value" "$out/stderr" && [ "$status2" -eq 2 ] && grep -q "timeout must be positive" "$out/stderr2"
+then ok "$name"; else cat "$out/stderr2" >> "$out/stderr"; bad "$name"; fi
+
 echo "cli: $pass passed, $fail failed"
 # Broadcast push: channels and send --channel, against a mock with a management listener.
 bash Tests/cli/broadcast.sh "$build" || fail=$((fail + 1))

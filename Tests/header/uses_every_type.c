@@ -29,12 +29,13 @@ int main(void) {
     memset(&cr, 0, sizeof cr);
     cr.struct_size = (uint32_t)sizeof cr;
     n.channel_id = "dHN0LXNyY2gtY2hubA==";
+    n.deadline_ms = 200;
     (void)push_channel_create(channels, "com.example.app", 0, PUSH_CHANNEL_MOST_RECENT_MESSAGE_STORED, channel_id,
                               sizeof channel_id, 0, &cr, 0, &err);
     (void)push_channel_list(channels, "com.example.app", 0, &ids, &cr, 0, &err);
     push_channel_ids_free(ids);
     push_channels_free(channels);
-    return (int)PUSH_NOTIFICATION_SIZE_V1 + (int)sizeof(PUSH_CHANNELS_HOST_SANDBOX) + PUSH_CHANNEL_NO_MESSAGE_STORED +
+    return (int)PUSH_NOTIFICATION_SIZE_V1 + (int)PUSH_NOTIFICATION_SIZE_V2 + (int)sizeof(PUSH_CHANNELS_HOST_SANDBOX) + PUSH_CHANNEL_NO_MESSAGE_STORED +
            (int)sizeof(PUSH_CHANNELS_HOST_PRODUCTION) + (int)(sizeof n + sizeof r) + PUSH_OK + PUSH_REASON_TABLE_COUNT + PUSH_TYPE_COUNT +
            (push_version()[0] == '0') + (push_strerror(PUSH_E_QUEUE_FULL)[0] == 's') +
            (push_reason_name(PUSH_REASON_BAD_DEVICE_TOKEN)[0] == 'B') + (int)PUSH_NUL_TERMINATED +

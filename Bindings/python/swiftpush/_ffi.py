@@ -66,6 +66,7 @@ class PushNotification(Structure):
         ("apns_id_len", c_size_t),
         ("channel_id", c_char_p),
         ("channel_id_len", c_size_t),
+        ("deadline_ms", c_int64),
     ]
 
 
@@ -121,8 +122,9 @@ class PushStats(Structure):
 
 
 #: push_notification packed in one go by struct (native sizes and alignment, like the C compiler):
-#: struct_size, push_type, priority, flags, expiration, tag, then six (pointer, length) pairs.
-NOTIFICATION_RECORD = struct.Struct("@IiiIqQ" + "PN" * 6)
+#: struct_size, push_type, priority, flags, expiration, tag, six (pointer, length) pairs, then
+#: deadline_ms.
+NOTIFICATION_RECORD = struct.Struct("@IiiIqQ" + "PN" * 6 + "q")
 #: push_result unpacked in one go: the fields of PushResult in order.
 RESULT_RECORD = struct.Struct("@IiiiQqqII40s40s128s")
 

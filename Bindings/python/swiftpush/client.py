@@ -9,6 +9,7 @@ import datetime as _dt
 import itertools
 import json
 import logging
+import math
 import os
 import re
 import threading
@@ -28,6 +29,9 @@ from .payload import Payload
 Token = Union[str, bytes]
 PayloadLike = Union[bytes, str, Mapping[str, Any], Payload]
 Expiration = Union[None, int, _dt.datetime, _dt.timedelta]
+#: A notification's deadline: seconds from its send (int or float), a timedelta, or None (the
+#: client's deadline_ms).
+Deadline = Union[None, int, float, _dt.timedelta]
 
 #: How many notifications send_many packs into one C call.
 BATCH_SIZE = 1024
@@ -54,7 +58,8 @@ class Notification:
     tag: your 64-bit value echoed in the Result; None for the client's next automatic tag.
     channel_id: makes it a broadcast (iOS 18 Live Activities, see Client.broadcast): token None,
     topic the app's bundle id (None: the client's default), push_type LIVEACTIVITY, expiration
-    required (0 on a channel that stores no message).
+    required (0 on a channel that stores no message). deadline: how long it may take from its
+    send to its Result, in seconds (None: the client's deadline_ms), as send()'s.
     """
 
     token: Optional[Token]
@@ -67,6 +72,7 @@ class Notification:
     apns_id: Optional[str] = None
     tag: Optional[int] = None
     channel_id: Optional[str] = None
+    deadline: Deadline = None
 
 
 @dataclass(frozen=True)
@@ -371,10 +377,28 @@ def _expiration(value: Expiration) -> Tuple[int, int]:
                     f"not {type(value).__name__}")
 
 
+def _deadline_ms(value: Deadline) -> int:
+    """push_notification.deadline_ms for a deadline in seconds (0: the client's deadline)."""
+    if value is None:
+        return 0
+    if isinstance(value, _dt.timedelta):
+        seconds = value.total_seconds()
+    elif _is_int(value) or isinstance(value, float):
+        seconds = float(value)
+    else:
+        raise TypeError(f"deadline must be seconds (an int or a float), a timedelta, or None for the client's "
+                        f"deadline_ms, not {type(value).__name__}")
+    if not seconds > 0:  # (also NaN)
+        raise InvalidArgument(Status.INVALID_ARGUMENT, f"deadline must be positive seconds, got {value!r}")
+    # Whole milliseconds, rounded up (a deadline is never shortened); at most ~31 years.
+    return min(math.ceil(seconds * 1000), 10**12)
+
+
 # One notification ready to pack: token, topic, payload, collapse id, apns-id (None: absent),
-# the scalar fields (push type, priority, flags, expiration, tag), then the channel id.
+# the scalar fields (push type, priority, flags, expiration, tag), the channel id, then the
+# deadline in milliseconds (0: the client's).
 _Row = Tuple[Optional[bytes], Optional[bytes], bytes, Optional[bytes], Optional[bytes], int, int, int, int, int,
-             Optional[bytes]]
+             Optional[bytes], int]
 
 
 #: The numeric fields of a row as push_notification holds them: (name, row index, range).
@@ -473,14 +497,15 @@ class _Packer:
         pack = NOTIFICATION_RECORD.pack_into
         size = _NOTIFICATION_SIZE
         at = 0
-        for (token, topic, payload, collapse_id, apns_id, ptype, prio, flags, exp, tag, channel), (t, tp, p, c, a, ch) in zip(rows, offsets):
+        for (token, topic, payload, collapse_id, apns_id, ptype, prio, flags, exp, tag, channel, deadline_ms), \
+                (t, tp, p, c, a, ch) in zip(rows, offsets):
             pack(records, at, size, ptype, prio, flags, exp, tag,
                  base + t if t >= 0 else 0, len(token) if t >= 0 else 0,
                  base + tp if tp >= 0 else 0, len(topic) if tp >= 0 else 0,
                  base + p, len(payload),
                  base + c if c >= 0 else 0, len(collapse_id) if c >= 0 else 0,
                  base + a if a >= 0 else 0, len(apns_id) if a >= 0 else 0,
-                 base + ch if ch >= 0 else 0, len(channel) if ch >= 0 else 0)
+                 base + ch if ch >= 0 else 0, len(channel) if ch >= 0 else 0, deadline_ms)
             at += size
         self.blob = (blob, view)
         self.records = records
@@ -595,11 +620,11 @@ class Client(ChannelMethods):
 
     def _row(self, token: Optional[Token], payload: PayloadLike, topic: Optional[str], push_type: Union[PushType, int, str],
              priority: Optional[int], expiration: Expiration, collapse_id: Optional[str], apns_id: Optional[str],
-             tag: Optional[int], channel_id: Optional[str] = None) -> _Row:
+             tag: Optional[int], channel_id: Optional[str] = None, deadline: Deadline = None) -> _Row:
         flags, exp = _expiration(expiration)
         return (_token_bytes(token), _text_bytes(topic), _payload_bytes(payload), _text_bytes(collapse_id),
                 _text_bytes(apns_id), _push_type(push_type), _priority(priority), flags, exp,
-                next(self._tags) if tag is None else tag, _text_bytes(channel_id))
+                next(self._tags) if tag is None else tag, _text_bytes(channel_id), _deadline_ms(deadline))
 
     def send(
         self,
@@ -614,15 +639,21 @@ class Client(ChannelMethods):
         apns_id: Optional[str] = None,
         tag: Optional[int] = None,
         timeout: Optional[float] = None,
+        deadline: Deadline = None,
     ) -> int:
         """Validates and queues one notification; returns its tag (yours, or the next automatic
         one). Its Result comes later through poll()/results() (or on_result).
 
         timeout: how long to wait for room when the queue is full (None: no limit; 0: raise
-        QueueFull at once; inside on_result it never waits). Raises InvalidNotification (the
-        message says what is wrong; the notification gets no result), QueueFull, Closed.
+        QueueFull at once; inside on_result it never waits). deadline: how long the
+        notification may take from its send to its Result, in seconds (a float, or a
+        timedelta; None: the client's deadline_ms); past it the Result is FAILED, reason
+        QUEUE_TIMEOUT if it was never sent, TIMEOUT if APNs did not answer. Raises
+        InvalidNotification (the message says what is wrong; the notification gets no result),
+        QueueFull, Closed.
         """
-        row = self._row(token, payload, topic, push_type, priority, expiration, collapse_id, apns_id, tag)
+        row = self._row(token, payload, topic, push_type, priority, expiration, collapse_id, apns_id, tag,
+                        None, deadline)
         return self._send_row(row, timeout)
 
     def broadcast(
@@ -636,19 +667,20 @@ class Client(ChannelMethods):
         apns_id: Optional[str] = None,
         tag: Optional[int] = None,
         timeout: Optional[float] = None,
+        deadline: Deadline = None,
     ) -> int:
         """Queues a broadcast to a channel (iOS 18 Live Activities: POST /4/broadcasts): the
         Live Activity update `payload` reaches every device subscribed to `channel_id` (from
         create_channel). topic: the app's bundle id (None: the client's default topic).
         expiration: 0 (the default; what a channel that stores no message requires), UNIX
-        seconds, a datetime or a timedelta. Returns the tag; the Result's apns_id is the
-        apns-request-id and unique_id the apns-unique-id. Raises as send(); a channel_id of None
+        seconds, a datetime or a timedelta. deadline: as send()'s. Returns the tag; the Result's
+        apns_id is the apns-request-id and unique_id the apns-unique-id. Raises as send(); a channel_id of None
         raises InvalidNotification (BAD_CHANNEL_ID)."""
         if channel_id is None:
             raise InvalidNotification(Status.BAD_CHANNEL_ID,
                                       "channel_id is None: a broadcast names its channel (create_channel returns one)")
         row = self._row(None, payload, topic, PushType.LIVEACTIVITY, priority, expiration, None, apns_id, tag,
-                        channel_id)
+                        channel_id, deadline)
         return self._send_row(row, timeout)
 
     def _send_row(self, row: _Row, timeout: Optional[float]) -> int:
@@ -702,14 +734,14 @@ class Client(ChannelMethods):
                 token = item[0]
                 tb = token.encode("utf-8") if type(token) is str else _token_bytes(token)
                 tag = item[2] if len(item) > 2 else next(tag_counter)
-                add((tb, None, pb, None, None, 0, 0, 0, 0, tag, None))
+                add((tb, None, pb, None, None, 0, 0, 0, 0, tag, None, 0))
             elif isinstance(item, Notification):
                 add(row(item.token, item.payload, item.topic, item.push_type, item.priority,
-                        item.expiration, item.collapse_id, item.apns_id, item.tag, item.channel_id))
+                        item.expiration, item.collapse_id, item.apns_id, item.tag, item.channel_id, item.deadline))
             elif isinstance(item, Mapping):
                 add(row(**{"token": None, "topic": None, "push_type": PushType.ALERT, "priority": None,
                            "expiration": None, "collapse_id": None, "apns_id": None, "tag": None,
-                           "channel_id": None, **item}))
+                           "channel_id": None, "deadline": None, **item}))
             else:
                 raise TypeError(f"send_many: expected a Notification, dict or (token, payload) tuple, not {type(item).__name__}")
             if len(rows) == BATCH_SIZE:
@@ -868,20 +900,22 @@ class Client(ChannelMethods):
         apns_id: Optional[str] = None,
         tag: Optional[int] = None,
         timeout: Optional[float] = None,
+        deadline: Deadline = None,
     ) -> Result:
         """send() for asyncio, awaiting the notification's Result: `result = await
         client.asend(token, payload)`. Takes send()'s arguments.
 
         A full queue is waited for in the event loop (other coroutines keep running); timeout:
         how long to wait for room (None: no limit; 0: QueueFull at once). The Result itself
-        arrives by the client's deadline_ms at the latest (the library has no deadline per
-        notification); bound the whole call with asyncio.timeout()/wait_for() if you need less.
-        Cancelled before the notification was queued, it is not sent; cancelled after, it still
+        arrives by the notification's deadline at the latest: `deadline` seconds from its send
+        (None: the client's deadline_ms), then FAILED with reason QUEUE_TIMEOUT (never sent) or
+        TIMEOUT (sent, not answered). Cancelled before the notification was queued, it is not sent; cancelled after, it still
         gets its outcome (counted in stats() and metrics), which nobody receives. Raises as
         send() (InvalidNotification, QueueFull, Closed); InvalidArgument when the tag is awaited
         by another asend already, or the client was opened with on_result."""
         self._polling("asend")
-        row = self._row(token, payload, topic, push_type, priority, expiration, collapse_id, apns_id, tag)
+        row = self._row(token, payload, topic, push_type, priority, expiration, collapse_id, apns_id, tag,
+                        None, deadline)
         return (await self._dispatcher().send([row], timeout, batch=False))[0]
 
     async def asend_many(self, notifications: Iterable[Any], *, timeout: Optional[float] = None) -> List[Result]:

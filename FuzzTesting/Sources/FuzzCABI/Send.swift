@@ -11,8 +11,14 @@ final class FuzzNotification {
     var record = push_notification()
 
     init(_ input: inout FuzzInput) {
-        let sizes = [UInt32(0), UInt32(MemoryLayout<push_notification>.size), UInt32(MemoryLayout<push_notification>.size - 8), 1]
+        // 0 (the first version), the current size, the second version's (without deadline_ms),
+        // and two that name no version.
+        let sizes = [UInt32(0), UInt32(MemoryLayout<push_notification>.size), UInt32(secondVersionSize),
+                     UInt32(MemoryLayout<push_notification>.size - 4), 1]
         record.struct_size = input.choose(8) == 0 ? input.pick(sizes) : 0
+        // Read only from a current-size record: negative is refused, the rest (long enough for
+        // a notification to end by its answer, not its deadline) taken.
+        record.deadline_ms = input.choose(8) == 0 ? input.pick([-1, Int64.min, 60_000, Int64.max]) : 0
         record.push_type = input.smallInt32(upTo: 11)
         record.priority = input.choose(4) == 0 ? input.int32() : input.pick([0, 10, 5, 1, 0, 3])
         record.flags = input.choose(3) == 0 ? input.uint32() : 0
@@ -57,9 +63,16 @@ final class FuzzNotification {
         }
     }
 
-    /// The library reads `channel_id` (a current-size record) and finds one: a broadcast.
+    /// The library reads `channel_id` (a record of the second version or later) and finds one:
+    /// a broadcast.
     var isBroadcast: Bool {
-        record.struct_size >= UInt32(MemoryLayout<push_notification>.size) && record.channel_id != nil
+        record.struct_size >= UInt32(secondVersionSize) && isVersionSize && record.channel_id != nil
+    }
+
+    /// `struct_size` names a version the library reads (`NotificationRecord.isVersionSize`).
+    var isVersionSize: Bool {
+        let size = Int(record.struct_size)
+        return size == 0 || size == firstVersionSize || size == secondVersionSize || size >= MemoryLayout<push_notification>.size
     }
 
     /// The statuses that BroadcastRules says this broadcast deserves (empty: valid).
@@ -87,7 +100,8 @@ final class FuzzNotification {
     /// The statuses that NotificationRules says this notification deserves (empty: valid).
     var violations: Set<PushStatus> {
         var v = Set<PushStatus>()
-        if record.struct_size != 0 && record.struct_size < UInt32(MemoryLayout<push_notification>.size) { v.insert(.invalidArgument) }
+        if !isVersionSize { v.insert(.invalidArgument) }
+        if record.struct_size >= UInt32(MemoryLayout<push_notification>.size) && record.deadline_ms < 0 { v.insert(.invalidArgument) }
         if isBroadcast { return v.union(broadcastViolations) }
         guard let type = PushType(rawValue: record.push_type) else { v.insert(.badPushType); return v }
         // The record's pointers, not the buffers: a broadcast-built record read as a device
@@ -128,6 +142,10 @@ private func checkAgainstRules(_ rc: Int32, _ n: FuzzNotification, _ call: Strin
     }
 }
 
+/// The sizes of the older versions of `push_notification` (docs/abi.md: records grow at their end).
+let firstVersionSize = MemoryLayout<push_notification>.offset(of: \push_notification.channel_id)!
+let secondVersionSize = MemoryLayout<push_notification>.offset(of: \push_notification.deadline_ms)!
+
 func sendOne(_ input: inout FuzzInput, _ session: Session) {
     let n = FuzzNotification(&input)
     var err = push_error()
@@ -143,8 +161,7 @@ func sendBatch(_ input: inout FuzzInput, _ session: Session) {
     // (push_client_send_batch): 0 is the first version, PUSH_NOTIFICATION_SIZE_V1 bytes apart.
     let size = batch[0].record.struct_size
     for n in batch { n.record.struct_size = size }
-    let firstVersionSize = MemoryLayout<push_notification>.offset(of: \push_notification.channel_id)!
-    let stride = size == 0 ? firstVersionSize : MemoryLayout<push_notification>.stride
+    let stride = size == 0 ? firstVersionSize : Int(size) == secondVersionSize ? secondVersionSize : MemoryLayout<push_notification>.stride
     let records = UnsafeMutableRawPointer.allocate(byteCount: stride * batch.count, alignment: MemoryLayout<push_notification>.alignment)
     defer { records.deallocate() }
     for (i, n) in batch.enumerated() {

@@ -117,11 +117,20 @@ typedef struct push_notification {
                                      be NULL; priority 0 means 10; payload at most 5120 bytes.
                                      Its result's apns_id is the apns-request-id. */
     size_t channel_id_len;
+    /* Added with per-notification deadlines (read only when struct_size covers it). */
+    int64_t deadline_ms;        /**< how long this notification may take from its send to its
+                                     outcome, in milliseconds; past it, it ends FAILED
+                                     (PUSH_REASON_QUEUE_TIMEOUT if never sent, PUSH_REASON_TIMEOUT
+                                     if sent and unanswered). 0 = the client's PUSH_OPT_DEADLINE_MS
+                                     (as every record of an older version); negative is refused. */
 } push_notification;
 
 /** The size of the first version of push_notification (without channel_id): what a
  *  struct_size of 0 means. */
 #define PUSH_NOTIFICATION_SIZE_V1 offsetof(push_notification, channel_id)
+/** The size of the second version (with channel_id, without deadline_ms): its records take
+ *  the client's deadline. */
+#define PUSH_NOTIFICATION_SIZE_V2 offsetof(push_notification, deadline_ms)
 
 /** The outcome of one notification, filled by push_client_poll. */
 typedef struct push_result {
