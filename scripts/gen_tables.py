@@ -9,6 +9,7 @@ Outputs (never edit them by hand):
   Sources/SwiftPushKit/Generated/Options.swift       the Swift API's configuration groups (pool,
                                                      timing, recovery) and where every option lives
   Sources/SwiftPushKit/Generated/AppKeys.swift       the keys of a worker app's configuration
+  Sources/SwiftPushWorker/Generated/WorkerReasons.swift  the worker's own outcome reasons
   Sources/SwiftPushCLI/Generated/ConnectionOptions.swift  the CLI's connection and token-key flags
   Bindings/go/config.go                              the Go Config struct and its option fields
   Bindings/python/swiftpush/_tables.py               Python enums (when the package exists)
@@ -53,6 +54,7 @@ def swift_string(s):
 
 
 REASONS = rows("reasons.tsv")
+WORKER_REASONS = rows("worker_reasons.tsv")
 STATUS = rows("status.tsv")
 PUSH_TYPES = rows("push_types.tsv")
 # The options as the C ABI has them: name, id, kind, label, field, default, range, doc (see the
@@ -463,8 +465,40 @@ def swift_api_options():
     return "\n".join(o) + "\n"
 
 
+def worker_reasons():
+    o = [f"// {HEADER}", "", "// swiftlint:disable all", ""]
+    o.append("/// A reason the worker decides itself (`Tables/worker_reasons.tsv`): the raw value is its text in")
+    o.append("/// an outcome, `kind` the outcome it always comes with (status 0).")
+    o.append("public enum WorkerReason: String, CaseIterable, Sendable {")
+    kinds = {"REJECTED": "rejected", "FAILED": "failed"}
+    for name, outcome, desc in WORKER_REASONS:
+        if outcome not in kinds:
+            raise SystemExit(f"worker_reasons.tsv: {name}: outcome must be REJECTED or FAILED, not {outcome}")
+        o.append(f"    /// {outcome}: {desc}")
+        o.append(f"    case {lower_camel(name)} = {swift_string(name)}")
+    o.append("")
+    o.append("    /// The outcome a notification gets with this reason.")
+    o.append("    public var kind: OutcomeRecord.Kind {")
+    o.append("        switch self {")
+    for name, outcome, desc in WORKER_REASONS:
+        o.append(f"        case .{lower_camel(name)}: return .{kinds[outcome]}")
+    o.append("        }")
+    o.append("    }")
+    o.append("")
+    o.append("    /// One line describing the reason.")
+    o.append("    public var summary: String {")
+    o.append("        switch self {")
+    for name, outcome, desc in WORKER_REASONS:
+        o.append(f"        case .{lower_camel(name)}: return {swift_string(desc)}")
+    o.append("        }")
+    o.append("    }")
+    o.append("}")
+    return "\n".join(o) + "\n"
+
+
 def outputs():
     out = {
+        "Sources/SwiftPushWorker/Generated/WorkerReasons.swift": worker_reasons(),
         "Sources/CSwiftPushABI/include/swiftpush_tables.h": c_tables(),
         "Sources/PushCore/Generated/Tables.swift": swift_tables(),
         "Sources/PushClientCore/Generated/Options.swift": swift_options(),

@@ -71,10 +71,10 @@ struct WorkerCommand: StatusCommand {
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
+        let log = WorkerLog(verbose: !quiet)
         let worker: WorkerDriver
         do throws(ConfigurationError) {
-            worker = try WorkerDriver(configuration: config, connector: connector, consumer: consumerName,
-                                      log: WorkerLog(verbose: !quiet))
+            worker = try WorkerDriver(configuration: config, connector: connector, consumer: consumerName, log: log)
         } catch {
             throw ValidationError(error.description)
         }
@@ -82,7 +82,8 @@ struct WorkerCommand: StatusCommand {
             do throws(ConfigurationError) {
                 let server = try WorkerHTTPServer(host: config.metricsHost, port: port,
                                                   routes: Self.routes(worker: worker, config: config, consumer: consumerName))
-                Console.err("swiftpush worker: metrics on http://\(config.metricsHost):\(server.port)/metrics (and /healthz; the status page on /)")
+                let base = "http://\(config.metricsHost):\(server.port)"
+                log.started("serving HTTP", ["metrics": base + "/metrics", "healthz": base + "/healthz", "status_page": base + "/"])
             } catch {
                 throw ValidationError(error.description)
             }
@@ -98,9 +99,11 @@ struct WorkerCommand: StatusCommand {
             return nil
         }, box)
         pthread_detach(thread)
-        let streams = config.shards.map { StreamKeys(shard: $0).stream }.joined(separator: ", ")
-        Console.err("swiftpush worker: consumer \(consumerName) on \(streams) at \(config.redis.summary), min-idle \(config.effectiveMinIdleMillis) ms"
-                    + (config.redis.waitReplicas > 0 ? ", writes confirmed by WAIT \(config.redis.waitReplicas)" : ""))
+        let streams = config.shards.map { StreamKeys(shard: $0).stream }.joined(separator: ",")
+        var fields = ["consumer": consumerName, "streams": streams, "redis": config.redis.summary,
+                      "min_idle_ms": String(config.effectiveMinIdleMillis)]
+        if config.redis.waitReplicas > 0 { fields["wait_replicas"] = String(config.redis.waitReplicas) }
+        log.started("worker started", fields)
         return worker.run() ? 0 : 1
     }
 

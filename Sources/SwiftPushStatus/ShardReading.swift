@@ -1,3 +1,4 @@
+import SwiftPushWorker
 import SwiftPushRedis
 
 /// What one shard's keys held at one moment: read in one round trip (`commands`), so the

@@ -66,7 +66,7 @@ extension EntryReader {
             if let t = f[.pushType] {
                 let name = text(t)
                 guard let p = PushType(headerValue: name) else {
-                    throw EntryRejection("BadPushType", "unknown push type '\(name)'; one of \(PushType.allCases.map { "\($0.headerValue)" }.joined(separator: ", "))")
+                    throw EntryRejection(.badPushType, "unknown push type '\(name)'; one of \(PushType.allCases.map { "\($0.headerValue)" }.joined(separator: ", "))")
                 }
                 s.pushType = p
             }
@@ -82,20 +82,20 @@ extension EntryReader {
             if let topicRange {
                 let topic = storage[topicRange]
                 if !policy.topicBytes.isEmpty && !policy.topicBytes.contains(where: { $0.elementsEqual(topic) }) {
-                    throw EntryRejection("TopicDisallowed", "topic '\(String(decoding: topic, as: UTF8.self))' is not among app '\(app)''s topics")
+                    throw EntryRejection(.topicDisallowed, "topic '\(String(decoding: topic, as: UTF8.self))' is not among app '\(app)''s topics")
                 }
                 s.topic = String(decoding: topic, as: UTF8.self)
             }
             if let p = f[.priority] {
                 let t = text(p)
-                guard let n = Int32(t) else { throw EntryRejection("BadPriority", "priority must be 10, 5 or 1 (got '\(t)')") }
+                guard let n = Int32(t) else { throw EntryRejection(.badPriority, "priority must be 10, 5 or 1 (got '\(t)')") }
                 s.priority = n
             }
             if case .failure(let v) = NotificationRules.resolvePriority(s.priority, pushType: s.pushType) { throw EntryRejection(v) }
             if let e = f[.expiration] {
                 let t = text(e)
                 guard let n = Int64(t) else {
-                    throw EntryRejection("BadExpiration", "expiration must be 0 (try once) or UNIX seconds, got '\(t)'")
+                    throw EntryRejection(.badExpiration, "expiration must be 0 (try once) or UNIX seconds, got '\(t)'")
                 }
                 if let v = NotificationRules.checkExpiration(n) { throw EntryRejection(v) }
                 s.expiration = n
@@ -107,7 +107,7 @@ extension EntryReader {
                 }
                 s.collapseID = String(decoding: storage[r], as: UTF8.self)
             }
-            guard let p = f[.payload] else { throw EntryRejection("BadPayload", "payload is missing (field 'payload')") }
+            guard let p = f[.payload] else { throw EntryRejection(.badPayload, "payload is missing (field 'payload')") }
             let payload = bytes(p)
             if checkPayload, let v = storage.withUnsafeBytes({ NotificationRules.checkPayload(UnsafeRawBufferPointer(rebasing: $0[payload]), pushType: pushType) }) {
                 throw EntryRejection(v)
@@ -115,7 +115,7 @@ extension EntryReader {
             s.payload = payload
             if let n = f[.notAfter] {
                 let t = text(n)
-                guard let v = Int64(t), v >= 0 else { throw EntryRejection("BadField", "not_after must be UNIX seconds, got '\(t)'") }
+                guard let v = Int64(t), v >= 0 else { throw EntryRejection(.badField, "not_after must be UNIX seconds, got '\(t)'") }
                 s.notAfter = v
             }
             return s

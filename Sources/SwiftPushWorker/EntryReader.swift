@@ -28,7 +28,7 @@ public struct EntryReader: Sendable {
         if let v = entry.value("v"), !Self.supportedVersions.contains(String(decoding: v, as: UTF8.self)) {
             let text = String(decoding: v, as: UTF8.self)
             return r.single(id: Self.notificationID(of: entry),
-                            .failure(EntryRejection("UnsupportedVersion", "entry format version '\(text)' is not one this worker reads (1, 2)")))
+                            .failure(EntryRejection(.unsupportedVersion, "entry format version '\(text)' is not one this worker reads (1, 2)")))
         }
         if entry.value("v").map({ $0.elementsEqual("2".utf8) }) == true {
             let hasTokens = entry.value("tokens") != nil || entry.value("tokens_bin") != nil
@@ -37,7 +37,7 @@ public struct EntryReader: Sendable {
             if hasNotes && !hasTokens { return batch(&r) }
             let why = hasTokens ? "both 'tokens' and 'notifications'" : "neither 'tokens' (multicast) nor 'notifications' (batch)"
             return r.entryRejected(kind: .single, id: Self.notificationID(of: entry), count: 1,
-                                   EntryRejection("BadField", "a version-2 entry holds \(why)"))
+                                   EntryRejection(.badField, "a version-2 entry holds \(why)"))
         }
         return single(&r)
     }
@@ -51,11 +51,11 @@ public struct EntryReader: Sendable {
         do throws(EntryRejection) {
             let checkedID = try Self.checkedID(entry)
             let fields = r.entryFields
-            if let twice = fields.firstRepeated { throw EntryRejection("BadField", "field '\(twice.name)' appears more than once") }
+            if let twice = fields.firstRepeated { throw EntryRejection(.badField, "field '\(twice.name)' appears more than once") }
             let (_, policy) = try app(named: r.entryApp)
             let shared = try r.shared(fields, policy: policy, app: r.entryApp, checkPayload: false)
             guard let token = fields[.token].map({ r.bytes($0) }) else {
-                throw EntryRejection("BadDeviceToken", "device token is missing (field 'token')")
+                throw EntryRejection(.badDeviceToken, "device token is missing (field 'token')")
             }
             try r.checkToken(token)
             note = .success(shared.note(id: checkedID, token: token, apnsID: NameBasedUUID.id(of: checkedID)))
@@ -80,7 +80,7 @@ public struct EntryReader: Sendable {
                 list = TokenList(items: items, in: r.storage)
                 hexByConstruction = true
             case .failure(let cut):
-                unreadable = EntryRejection("BadField", "'tokens_bin' ends inside a token (the one at byte \(cut.offset), after \(cut.complete) whole)")
+                unreadable = EntryRejection(.badField, "'tokens_bin' ends inside a token (the one at byte \(cut.offset), after \(cut.complete) whole)")
             }
         } else {
             list = TokenList(entry.range(of: "tokens")!, in: entry.bytes)
@@ -89,16 +89,16 @@ public struct EntryReader: Sendable {
         do throws(EntryRejection) {
             let checkedID = try Self.checkedID(entry)
             let fields = r.entryFields
-            if let twice = fields.firstRepeated { throw EntryRejection("BadField", "field '\(twice.name)' appears more than once") }
+            if let twice = fields.firstRepeated { throw EntryRejection(.badField, "field '\(twice.name)' appears more than once") }
             if entry.count("tokens") + entry.count("tokens_bin") > 1 {
-                throw EntryRejection("BadField", entry.count("tokens") == 1 ? "the entry holds both 'tokens' and 'tokens_bin'"
+                throw EntryRejection(.badField, entry.count("tokens") == 1 ? "the entry holds both 'tokens' and 'tokens_bin'"
                                                                             : "field 'tokens' or 'tokens_bin' appears more than once")
             }
             if let unreadable { throw unreadable }
             if list.listed > EntryKind.maxNotifications {
-                throw EntryRejection("BadField", "the entry lists \(list.listed) tokens; at most \(EntryKind.maxNotifications)")
+                throw EntryRejection(.badField, "the entry lists \(list.listed) tokens; at most \(EntryKind.maxNotifications)")
             }
-            if list.listed == 0 { throw EntryRejection("BadDeviceToken", "the entry lists no token (field 'tokens')") }
+            if list.listed == 0 { throw EntryRejection(.badDeviceToken, "the entry lists no token (field 'tokens')") }
             let (_, policy) = try app(named: r.entryApp)
             let shared = try r.shared(fields, policy: policy, app: r.entryApp, checkPayload: true)
             var notes: [NoteSlot] = []
@@ -129,9 +129,9 @@ public struct EntryReader: Sendable {
         switch scanned {
         case .failure(let f):
             return r.entryRejected(kind: .batch, id: nil, count: 1,
-                                   EntryRejection("BadField", "'notifications' is not a JSON array of notification objects: \(f.message) at byte \(f.offset)"))
+                                   EntryRejection(.badField, "'notifications' is not a JSON array of notification objects: \(f.message) at byte \(f.offset)"))
         case .success(let e) where e.count == 0:
-            return r.entryRejected(kind: .batch, id: nil, count: 1, EntryRejection("BadField", "'notifications' holds no notification"))
+            return r.entryRejected(kind: .batch, id: nil, count: 1, EntryRejection(.badField, "'notifications' holds no notification"))
         case .success(let e):
             elements = e
         }
@@ -139,9 +139,9 @@ public struct EntryReader: Sendable {
         // The entry-level refusals every element shares, decided once.
         var shared: EntryRejection?
         if entry.count("notifications") > 1 {
-            shared = EntryRejection("BadField", "field 'notifications' appears more than once")
+            shared = EntryRejection(.badField, "field 'notifications' appears more than once")
         } else if let twice = defaults.firstRepeated {
-            shared = EntryRejection("BadField", "field '\(twice.name)' appears more than once")
+            shared = EntryRejection(.badField, "field '\(twice.name)' appears more than once")
         }
         var policy = AppPolicy(topics: [])
         if shared == nil {
@@ -165,29 +165,29 @@ public struct EntryReader: Sendable {
             func refuse(_ e: EntryRejection) { notes.append(.rejected(e, id: id ?? "", token: token)) }
             if let shared { refuse(shared); if let id, seen[id] == nil { seen[id] = i; claims.append((id, i)) }; continue }
             guard let id else {
-                refuse(rawID == nil ? EntryRejection("MissingId", "notification \(i) of the batch has no 'id'")
-                                    : EntryRejection("BadId", "the 'id' must be 1 to \(Self.maxIDBytes) bytes of UTF-8 without control characters"))
+                refuse(rawID == nil ? EntryRejection(.missingId, "notification \(i) of the batch has no 'id'")
+                                    : EntryRejection(.badId, "the 'id' must be 1 to \(Self.maxIDBytes) bytes of UTF-8 without control characters"))
                 continue
             }
             if let first = seen[id] {
-                refuse(EntryRejection("DuplicateId", "id '\(id)' was already used by notification \(first) of the same entry"))
+                refuse(EntryRejection(.duplicateId, "id '\(id)' was already used by notification \(first) of the same entry"))
                 continue
             }
             seen[id] = i
             claims.append((id, i))
-            if let twice = fields.firstRepeated { refuse(EntryRejection("BadField", "field '\(twice.name)' appears more than once")); continue }
+            if let twice = fields.firstRepeated { refuse(EntryRejection(.badField, "field '\(twice.name)' appears more than once")); continue }
             if let own = fields[.app], !r.storage[r.bytes(own)].elementsEqual(r.entryApp.utf8) {
-                refuse(EntryRejection("BadField", "'app' is an entry-level field of a batch: an element may only repeat the entry's"))
+                refuse(EntryRejection(.badField, "'app' is an entry-level field of a batch: an element may only repeat the entry's"))
                 continue
             }
             if let own = fields[.campaign], !r.storage[r.bytes(own)].elementsEqual(r.entryCampaign.utf8) {
-                refuse(EntryRejection("BadField", "'campaign' is an entry-level field of a batch: an element may only repeat the entry's"))
+                refuse(EntryRejection(.badField, "'campaign' is an entry-level field of a batch: an element may only repeat the entry's"))
                 continue
             }
             fields.fill(from: defaults, except: Self.ownFields)
             do throws(EntryRejection) {
                 let s = try r.shared(fields, policy: policy, app: r.entryApp, checkPayload: false)
-                guard let token else { throw EntryRejection("BadDeviceToken", "device token is missing (member 'token')") }
+                guard let token else { throw EntryRejection(.badDeviceToken, "device token is missing (member 'token')") }
                 try r.checkToken(token)
                 notes.append(.ready(s.note(id: id, token: token, apnsID: NameBasedUUID.id(of: id))))
             } catch {
@@ -203,9 +203,9 @@ public struct EntryReader: Sendable {
 
     /// The app named `name` and its policy, or UnknownApp.
     private func app(named name: String) throws(EntryRejection) -> (String, AppPolicy) {
-        if name.isEmpty { throw EntryRejection("UnknownApp", "the entry names no app (field 'app')") }
+        if name.isEmpty { throw EntryRejection(.unknownApp, "the entry names no app (field 'app')") }
         guard let policy = apps[name] else {
-            throw EntryRejection("UnknownApp", "unknown app '\(name)': this worker serves \(apps.keys.sorted().joined(separator: ", "))")
+            throw EntryRejection(.unknownApp, "unknown app '\(name)': this worker serves \(apps.keys.sorted().joined(separator: ", "))")
         }
         return (name, policy)
     }
@@ -228,9 +228,9 @@ public struct EntryReader: Sendable {
     private static func checkedID(_ entry: QueueEntry) throws(EntryRejection) -> String {
         if let id = notificationID(of: entry) { return id }
         switch entry.count("id") {
-        case 0: throw EntryRejection("MissingId", "the entry has no 'id' field")
-        case 1: throw EntryRejection("BadId", "the 'id' must be 1 to \(maxIDBytes) bytes of UTF-8 without control characters")
-        default: throw EntryRejection("BadId", "the entry has \(entry.count("id")) 'id' fields")
+        case 0: throw EntryRejection(.missingId, "the entry has no 'id' field")
+        case 1: throw EntryRejection(.badId, "the 'id' must be 1 to \(maxIDBytes) bytes of UTF-8 without control characters")
+        default: throw EntryRejection(.badId, "the entry has \(entry.count("id")) 'id' fields")
         }
     }
 }

@@ -1,4 +1,6 @@
-/// The figures a shard's machine works by, from the worker's configuration.
+/// The figures a shard's machine works by. Their defaults here (and in `ResultPolicy`) are the
+/// configuration file's: `WorkerConfiguration.machineSettings` starts from them and the file's
+/// keys (docs/worker.md, "Configuration") change what they name.
 public struct MachineSettings: Sendable {
     /// Notifications held at most (sent or waiting to be sent, with no outcome yet): the
     /// back-pressure bound (a read may pass it by one read's worth, docs/worker.md).

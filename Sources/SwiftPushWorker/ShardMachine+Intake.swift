@@ -118,7 +118,7 @@ extension ShardMachine {
         // element's is its own.
         if let dup = answer.duplicates.first, e.kind != .batch {
             counters.duplicates += h.open
-            decideAll(h, outcome(h, kind: .rejected, reason: "DuplicateId",
+            decideAll(h, outcome(h, .duplicateId,
                                  detail: "id '\(e.id ?? "")' was already used by entry \(dup.owner)"), t)
             return
         }
@@ -126,14 +126,14 @@ extension ShardMachine {
             let i = e.claims[dup.position].note
             guard h.tracks[i].phase == .waiting else { continue }
             counters.duplicates += 1
-            decide(h, i, outcome(h, i, kind: .rejected, reason: "DuplicateId",
+            decide(h, i, outcome(h, i, .duplicateId,
                                  detail: "id '\(e.claims[dup.position].id)' was already used by entry \(dup.owner)"), t)
         }
         // A re-delivered entry's count is of the deliveries before this one (this one counts
         // when it is sent); any other entry's includes this one.
         if h.deliveries + (redelivered ? 1 : 0) > settings.maxDeliveries {
             counters.deadLettered += h.open
-            decideAll(h, outcome(h, kind: .failed, reason: "DeadLetter", detail: deadLetterDetail(h.deliveries)), t)
+            decideAll(h, outcome(h, .deadLetter, detail: deadLetterDetail(h.deliveries)), t)
             return
         }
         if let r = e.rejection {
@@ -143,7 +143,7 @@ extension ShardMachine {
         let nowSeconds = t.wallMillis / 1000
         if e.kind == .multicast, case .ready(let first)? = e.notes.first(where: { if case .ready = $0 { return true }; return false }),
            let notAfter = first.notAfter, nowSeconds > notAfter {
-            decideAll(h, outcome(h, kind: .failed, reason: "Expired", detail: "not_after \(notAfter) has passed; not sent"), t)
+            decideAll(h, outcome(h, .expired, detail: "not_after \(notAfter) has passed; not sent"), t)
             return
         }
         for (i, slot) in e.notes.enumerated() where h.tracks[i].phase == .waiting {
@@ -152,7 +152,7 @@ extension ShardMachine {
                 decide(h, i, outcome(h, i, kind: .rejected, reason: r.reason, detail: r.detail), t)
             case .ready(let note):
                 if let notAfter = note.notAfter, nowSeconds > notAfter {
-                    decide(h, i, outcome(h, i, kind: .failed, reason: "Expired", detail: "not_after \(notAfter) has passed; not sent"), t)
+                    decide(h, i, outcome(h, i, .expired, detail: "not_after \(notAfter) has passed; not sent"), t)
                 }
             }
         }

@@ -48,15 +48,3 @@ final class ShardRunner {
         settle.close()
     }
 }
-
-extension ShardMachine.Counters {
-    /// The sum of two machines' counters (a worker serving several shards reports one set).
-    static func + (a: Self, b: Self) -> Self {
-        var s = a
-        s.read += b.read; s.sent += b.sent; s.resent += b.resent; s.accepted += b.accepted
-        s.rejected += b.rejected; s.failed += b.failed; s.duplicates += b.duplicates; s.reclaimed += b.reclaimed
-        s.deadLettered += b.deadLettered; s.delayed += b.delayed; s.promoted += b.promoted
-        s.redisReconnects += b.redisReconnects; s.checkpoints += b.checkpoints; s.leftPending += b.leftPending; s.handedBack += b.handedBack
-        return s
-    }
-}

@@ -23,7 +23,7 @@ extension WorkerConfiguration {
         // seconds (its policy resends a local failure only 3 times): off unless the app sets it.
         if app.options.numbers[.unreachableAfterMs] == nil { c.recovery.unreachableAfterMillis = 0 }
         // Room for everything in flight (max_in_flight per shard) plus results on their way to the callback.
-        c.pool.queueCapacity = maxInFlight * shards.count + 1024
+        c.pool.queueCapacity = machineSettings.maxInFlight * shards.count + 1024
         return c
     }
 

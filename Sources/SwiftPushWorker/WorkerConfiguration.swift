@@ -48,32 +48,18 @@ public struct WorkerConfiguration: Decodable, Sendable {
     public var group = "senders"
     /// This consumer's name; stable across restarts (default: host name and a fixed suffix).
     public var consumer: String?
-    /// Notifications in flight (sent, no outcome yet) at most, per shard: the back-pressure bound.
-    public var maxInFlight = 5000
-    /// Entries read per XREADGROUP at most.
-    public var batch = 500
+    /// The figures each shard's machine works by, its result policy among them: `max_in_flight`,
+    /// `batch`, `max_deliveries`, `drain_ms`, `reclaim_interval_ms`, `outcome_format`,
+    /// `max_sends`, `unknown_results`, `delayed_retry_ms`, `max_delayed_retries`. Their
+    /// defaults are written once, in `MachineSettings` and `ResultPolicy`; the keys that set
+    /// them, with the values each may take, in `numberKeys`.
+    public var machineSettings = MachineSettings()
     /// A notification's deadline inside the client (from send to outcome).
     public var deadlineMillis = 30_000
     /// The reclaim's min-idle: longer than the longest send (deadline x sends + back-off).
     public var minIdleMillis: Int?
-    /// How often the reclaimer runs.
-    public var reclaimIntervalMillis = 5000
-    /// Deliveries after which an entry is dead-lettered instead of sent again.
-    public var maxDeliveries = 5
-    /// "resend" (default) or "record".
-    public var unknownResults = "resend"
-    /// Sends per delivery before a transport failure is final.
-    public var maxSends = 3
     /// Guard lifetime: the duplicate-detection window.
     public var guardTTLSeconds = 86_400
-    /// How outcomes are written: 1 (default), one stream entry per outcome; 2, one entry per
-    /// settled batch with the outcomes as a JSON array (docs/worker.md, "Outcome format 2").
-    public var outcomeFormat = 1
-    /// First delayed-retry wait after a 429 (doubled per trip) and the most trips.
-    public var delayedRetryMillis = 60_000
-    public var maxDelayedRetries = 5
-    /// How long SIGTERM waits for in-flight notifications.
-    public var drainMillis = 10_000
     /// `/metrics` and `/healthz` on this port (0: any free one); nil (absent): not served.
     public var metricsPort: Int?
     /// The address they listen on (default 127.0.0.1: metrics are not for the world).
@@ -81,23 +67,24 @@ public struct WorkerConfiguration: Decodable, Sendable {
     /// The credential sets, by name.
     public var apps: [String: App] = [:]
 
+    /// The keys that are not numbers of `numberKeys`.
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case redis, shard, shards, group, consumer, maxInFlight = "max_in_flight", batch, deadlineMillis = "deadline_ms"
-        case minIdleMillis = "min_idle_ms", reclaimIntervalMillis = "reclaim_interval_ms", maxDeliveries = "max_deliveries"
-        case unknownResults = "unknown_results", maxSends = "max_sends", guardTTLSeconds = "guard_ttl_s"
-        case delayedRetryMillis = "delayed_retry_ms", maxDelayedRetries = "max_delayed_retries", drainMillis = "drain_ms", apps
-        case metricsPort = "metrics_port", metricsHost = "metrics_host", outcomeFormat = "outcome_format"
+        case redis, shard, shards, group, consumer, minIdleMillis = "min_idle_ms", unknownResults = "unknown_results", apps
+        case metricsPort = "metrics_port", metricsHost = "metrics_host"
     }
 
     /// The keys a worker configuration holds at the top level (docs/worker.md, "Configuration").
-    public static var knownKeys: [String] { CodingKeys.allCases.map(\.rawValue) }
+    public static var knownKeys: [String] { CodingKeys.allCases.map(\.rawValue) + numberKeys.map(\.key) }
 
     /// Decodes a configuration object; an unknown key, at the top level or in an app or the
     /// `"redis"` object, throws an error naming its path and the nearest known key.
     public init(from d: Decoder) throws {
-        let keys = try d.container(keyedBy: JSONKey.self).allKeys.map(\.stringValue)
-        if let message = ConfigurationKeys.unknownKey(in: keys, known: Self.knownKeys, path: []) {
+        let any = try d.container(keyedBy: JSONKey.self)
+        if let message = ConfigurationKeys.unknownKey(in: any.allKeys.map(\.stringValue), known: Self.knownKeys, path: []) {
             throw ConfigurationError(message)
+        }
+        for n in Self.numberKeys {
+            if let value = try any.decodeIfPresent(Int.self, forKey: JSONKey(stringValue: n.key)) { self[keyPath: n.path] = value }
         }
         let c = try d.container(keyedBy: CodingKeys.self)
         redis = try c.decodeIfPresent(RedisConfiguration.self, forKey: .redis) ?? redis
@@ -109,19 +96,14 @@ public struct WorkerConfiguration: Decodable, Sendable {
         shards = several ?? one.map { [$0] } ?? shards
         group = try c.decodeIfPresent(String.self, forKey: .group) ?? group
         consumer = try c.decodeIfPresent(String.self, forKey: .consumer)
-        maxInFlight = try c.decodeIfPresent(Int.self, forKey: .maxInFlight) ?? maxInFlight
-        batch = try c.decodeIfPresent(Int.self, forKey: .batch) ?? batch
-        deadlineMillis = try c.decodeIfPresent(Int.self, forKey: .deadlineMillis) ?? deadlineMillis
         minIdleMillis = try c.decodeIfPresent(Int.self, forKey: .minIdleMillis)
-        reclaimIntervalMillis = try c.decodeIfPresent(Int.self, forKey: .reclaimIntervalMillis) ?? reclaimIntervalMillis
-        maxDeliveries = try c.decodeIfPresent(Int.self, forKey: .maxDeliveries) ?? maxDeliveries
-        unknownResults = try c.decodeIfPresent(String.self, forKey: .unknownResults) ?? unknownResults
-        maxSends = try c.decodeIfPresent(Int.self, forKey: .maxSends) ?? maxSends
-        guardTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .guardTTLSeconds) ?? guardTTLSeconds
-        outcomeFormat = try c.decodeIfPresent(Int.self, forKey: .outcomeFormat) ?? outcomeFormat
-        delayedRetryMillis = try c.decodeIfPresent(Int.self, forKey: .delayedRetryMillis) ?? delayedRetryMillis
-        maxDelayedRetries = try c.decodeIfPresent(Int.self, forKey: .maxDelayedRetries) ?? maxDelayedRetries
-        drainMillis = try c.decodeIfPresent(Int.self, forKey: .drainMillis) ?? drainMillis
+        if let text = try c.decodeIfPresent(String.self, forKey: .unknownResults) {
+            // Never the decoder's own message: it would quote the value.
+            guard let mode = ResultPolicy.UnknownResults(rawValue: text) else {
+                throw ConfigurationError("unknown_results must be \"resend\" or \"record\"")
+            }
+            machineSettings.policy.unknownResults = mode
+        }
         metricsPort = try c.decodeIfPresent(Int.self, forKey: .metricsPort)
         metricsHost = try c.decodeIfPresent(String.self, forKey: .metricsHost) ?? metricsHost
         apps = try c.decode([String: App].self, forKey: .apps)
@@ -130,10 +112,11 @@ public struct WorkerConfiguration: Decodable, Sendable {
     /// The longest one delivery can stay in flight here: every send up to its deadline, plus
     /// the back-off between sends. The reclaim's min-idle must exceed it.
     public var longestDeliveryMillis: Int {
-        let policy = ResultPolicy()
+        let policy = machineSettings.policy
         var backoff = 0
-        for s in 1..<max(maxSends, 1) { backoff += policy.resendDelayMillis << min(s - 1, 10) }
-        return deadlineMillis * max(maxSends, 1) + backoff
+        let maxSends = max(policy.maxSends, 1)
+        for s in 1..<maxSends { backoff += policy.resendDelayMillis << min(s - 1, 10) }
+        return deadlineMillis * maxSends + backoff
     }
 
     /// min-idle in force: the configured one, or twice the longest delivery.
@@ -191,14 +174,8 @@ public struct WorkerConfiguration: Decodable, Sendable {
         }
         if Set(shards).count != shards.count { throw ConfigurationError("\"shards\" lists a shard twice") }
         if apps.isEmpty { throw ConfigurationError("\"apps\" lists no credential set") }
-        if !(1...1_000_000).contains(maxInFlight) { throw ConfigurationError("max_in_flight must be 1...1000000") }
-        if !(1...10_000).contains(batch) { throw ConfigurationError("batch must be 1...10000") }
-        if deadlineMillis < 100 { throw ConfigurationError("deadline_ms must be at least 100") }
-        if maxDeliveries < 1 { throw ConfigurationError("max_deliveries must be at least 1") }
-        if maxSends < 1 { throw ConfigurationError("max_sends must be at least 1") }
-        if !(1...3).contains(outcomeFormat) { throw ConfigurationError("outcome_format must be 1, 2 or 3") }
-        if ResultPolicy.UnknownResults(rawValue: unknownResults) == nil {
-            throw ConfigurationError("unknown_results must be \"resend\" or \"record\"")
+        for n in Self.numberKeys where !n.rule.allows(self[keyPath: n.path]) {
+            throw ConfigurationError("\(n.key) must be \(n.rule)")
         }
         if effectiveMinIdleMillis <= longestDeliveryMillis {
             throw ConfigurationError("min_idle_ms (\(effectiveMinIdleMillis)) must exceed the longest delivery (\(longestDeliveryMillis) ms: deadline_ms x max_sends + back-off), or entries still in flight are reclaimed and sent twice")

@@ -356,9 +356,7 @@ public final class WorkerDriver {
             if let l = m.backlog.lag { lag = (lag ?? 0) + l }
         }
         if let lag { gauges["lag"] = Double(lag) }
-        metrics.publish(counters: ["read": c.read, "sent": c.sent, "resent": c.resent, "duplicates": c.duplicates,
-                                   "reclaimed": c.reclaimed, "dead_lettered": c.deadLettered, "delayed": c.delayed,
-                                   "promoted": c.promoted, "redis_reconnects": c.redisReconnects, "checkpoints": c.checkpoints],
+        metrics.publish(counters: c.named(in: .metrics),
                         gauges: gauges)
         for r in runners where now >= r.nextHeartbeatNanos && r.main.connection != nil && !r.finished && !finished {
             r.nextHeartbeatNanos = now + 2_000_000_000
@@ -373,17 +371,19 @@ public final class WorkerDriver {
     /// This worker's heartbeat in `r`'s shard: its field of `workers:{s}`, read by `swiftpush
     /// status` (docs/worker.md, "Status"): every shard it serves, and this shard's figures.
     private func heartbeat(_ r: ShardRunner) -> String {
-        let c = r.machine.counters
-        func q(_ s: String) -> String {
-            "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, 255)
-        let counters = "{\"read\":\(c.read),\"sent\":\(c.sent),\"accepted\":\(c.accepted),\"rejected\":\(c.rejected),\"failed\":\(c.failed)}"
-        return "{\"consumer\":\(q(consumer)),\"host\":\(q(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))),\"pid\":\(getpid()),"
-            + "\"version\":\(q(PUSH_VERSION_STRING)),\"started_ms\":\(startedMillis),\"heartbeat_ms\":\(Self.wallMillis()),"
-            + "\"shards\":[\(configuration.shards.map(q).joined(separator: ","))],\"in_flight\":\(r.machine.inFlightCount),"
-            + "\"held_entries\":\(r.machine.heldEntryCount),\"counters\":\(counters)}"
+        var h = Heartbeat(consumer: consumer)
+        h.host = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        h.pid = Int(getpid())
+        h.version = PUSH_VERSION_STRING
+        h.startedMillis = Int(startedMillis)
+        h.heartbeatMillis = Int(Self.wallMillis())
+        h.shards = configuration.shards
+        h.inFlight = r.machine.inFlightCount
+        h.heldEntries = r.machine.heldEntryCount
+        h.counters = r.machine.counters.named(in: .heartbeat)
+        return h.json
     }
 
     /// A clean stop removes this worker's heartbeat from `r`'s shard (one try, when the main
@@ -406,14 +406,7 @@ public final class WorkerDriver {
     }
 
     /// The counters, for the last log line.
-    func counterFields() -> [String: String] {
-        let c = counters
-        return ["read": String(c.read), "sent": String(c.sent), "resent": String(c.resent), "accepted": String(c.accepted),
-                "rejected": String(c.rejected), "failed": String(c.failed), "duplicates": String(c.duplicates),
-                "reclaimed": String(c.reclaimed), "dead_lettered": String(c.deadLettered), "delayed": String(c.delayed),
-                "promoted": String(c.promoted), "redis_reconnects": String(c.redisReconnects), "checkpoints": String(c.checkpoints),
-                "left_pending": String(c.leftPending), "handed_back": String(c.handedBack)]
-    }
+    func counterFields() -> [String: String] { counters.logFields }
 
     // MARK: - Clocks
 

@@ -2,8 +2,10 @@
 import Glibc
 #endif
 
-/// Structured log lines on standard error (`ts=... level=... msg="..." key=value`), one
-/// write per line. Callers pass only names, counts and error texts: never credentials.
+/// Structured log lines on standard error, one format for every line the worker writes:
+/// logfmt (`ts=2026-11-28T20:33:35.123Z level=info msg="..." key=value`), the time in RFC 3339,
+/// UTC, with milliseconds, one write per line. Callers pass only names, counts and error
+/// texts: never credentials.
 public struct WorkerLog: Sendable {
     /// Whether info lines are written (warnings and errors always are).
     public var verbose = true
@@ -16,6 +18,11 @@ public struct WorkerLog: Sendable {
         if verbose { write("info", message, fields) }
     }
 
+    /// What the worker is and where it listens, at its start: an info line written even when
+    /// other info lines are not (`--quiet`), since tests and operators find the worker's
+    /// consumer name and its HTTP port there.
+    public func started(_ message: String, _ fields: [String: String]) { write("info", message, fields) }
+
     /// A warning line (trouble the worker copes with: written even when info lines are not).
     public func warning(_ message: String, _ fields: [String: String]) { write("warning", message, fields) }
 
@@ -25,10 +32,26 @@ public struct WorkerLog: Sendable {
     private func write(_ level: String, _ message: String, _ fields: [String: String]) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        var line = "ts=\(ts.tv_sec).\(String(ts.tv_nsec / 1_000_000).leftPadded(3)) level=\(level) msg=\(Self.quoted(message))"
-        for (k, v) in fields.sorted(by: { $0.key < $1.key }) { line += " \(k)=\(Self.quoted(v))" }
-        line += "\n"
+        let line = Self.line(seconds: Int(ts.tv_sec), millis: Int(ts.tv_nsec / 1_000_000), level: level, message: message, fields) + "\n"
         _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+    }
+
+    /// One line without its newline: the time, the level, the message, then the fields sorted
+    /// by name; a value with a space, `"`, `=` or a line break (or an empty one) quoted.
+    static func line(seconds: Int, millis: Int, level: String, message: String, _ fields: [String: String]) -> String {
+        var line = "ts=\(timestamp(seconds: seconds, millis: millis)) level=\(level) msg=\(quoted(message))"
+        for (k, v) in fields.sorted(by: { $0.key < $1.key }) { line += " \(k)=\(quoted(v))" }
+        return line
+    }
+
+    /// `2026-11-28T20:33:35.123Z`: RFC 3339, UTC, milliseconds.
+    static func timestamp(seconds: Int, millis: Int) -> String {
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
     }
 
     private static func quoted(_ s: String) -> String {
@@ -38,7 +61,6 @@ public struct WorkerLog: Sendable {
 }
 
 private extension String {
-    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
     func replacingAll(_ a: Character, _ b: String) -> String {
         var out = ""
         for c in self { if c == a { out += b } else { out.append(c) } }

@@ -1,3 +1,5 @@
+import SwiftPushWorker
+
 /// The status page (`/`): one self-contained HTML document — its style and script inline, no
 /// font, script or image from anywhere else (these machines, and many production networks,
 /// have no internet; the Content-Security-Policy makes the browser refuse any other source).
@@ -16,6 +18,10 @@ enum StatusPage {
     static let contentSecurityPolicy =
         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
         + "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// The counters the page shows of its own worker, as a JavaScript array: the counter
+    /// table's (`ShardMachine.Counters.table`), in its order.
+    static let pageCounters = "[" + ShardMachine.Counters.names(in: .page).map { "\"\($0)\"" }.joined(separator: ", ") + "]"
 
     static let html = #"""
 <!doctype html>
@@ -323,7 +329,7 @@ function render(s) {
   $("this-name").textContent = me ? me.consumer + (me.live ? "" : " (loop stuck)") : "–";
   fill("this-outcomes", me ? me.outcomes.map(x => el("tr", {"data-outcome": x.app + "/" + x.outcome + "/" + x.reason}, el("td", {}, x.app), el("td", {class: "text"}, x.outcome),
       el("td", {class: "text"}, x.reason || "–"), num(x.notifications))) : [], "no outcome recorded yet");
-  $("this-counters").textContent = me ? ["read", "sent", "resent", "reclaimed", "dead_lettered", "delayed", "redis_reconnects"]
+  $("this-counters").textContent = me ? \#(pageCounters)
       .filter(k => k in me.counters).map(k => k.replaceAll("_", " ") + " " + fmt(me.counters[k])).join(" · ") : "";
 
   fill("gone", s.recent_unregistered.map(g => el("tr", {}, el("td", {}, el("code", {}, g.token)), el("td", {class: "text"}, g.app),

@@ -49,8 +49,8 @@ public final class WorkerHTTPServer: @unchecked Sendable {
     /// per connection and per request, run there); its start is reported to the `ServerStart`.
     private static func launch(host: String, port: Int, routes: WorkerRoutes) -> (ServerStart, Task<Void, Never>, ServerThread) {
         let start = ServerStart()
-        var logger = Logger(label: "swiftpush.http") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .error
+        // The worker's log format, not swift-log's (WorkerLogHandler); errors only.
+        let logger = Logger(label: "swiftpush.http") { _ in WorkerLogHandler(sink: WorkerLog()) }
         let app = Application(
             router: routes.router(),
             server: .http1(configuration: .init(idleTimeout: .seconds(idleTimeoutSeconds))),

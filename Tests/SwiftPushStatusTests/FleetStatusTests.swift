@@ -1,5 +1,6 @@
 import Foundation
 @testable import SwiftPushStatus
+import SwiftPushWorker
 import Testing
 
 @Suite("FleetStatus", .timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SwiftPushStatus
+import SwiftPushWorker
 import Testing
 
 /// Every count in the status JSON says its unit in its name (issue 35): `waiting 181 · in

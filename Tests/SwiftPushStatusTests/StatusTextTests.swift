@@ -1,4 +1,5 @@
 @testable import SwiftPushStatus
+import SwiftPushWorker
 import Testing
 
 @Suite("StatusText", .timeLimit(.minutes(1)))

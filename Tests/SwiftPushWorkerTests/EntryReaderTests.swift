@@ -44,7 +44,7 @@ struct EntryReaderTests {
         #expect(rejection(base([("id", "n-2")]))?.reason == "BadId")
         #expect(rejection(base(without: ["app"]))?.reason == "UnknownApp")
         #expect(rejection(base(without: ["app"]).withField("app", "nope"))?.detail.contains("unknown app 'nope'") == true)
-        #expect(rejection(base(without: ["token"]).withField("token", "123")) == EntryRejection("BadDeviceToken", "device token has an odd number of hex digits (3)"))
+        #expect(rejection(base(without: ["token"]).withField("token", "123")) == EntryRejection(.badDeviceToken, "device token has an odd number of hex digits (3)"))
         #expect(rejection(base(without: ["payload"]))?.reason == "BadPayload")
         #expect(rejection(base([("push_type", "smoke")]))?.reason == "BadPushType")
         #expect(rejection(base([("priority", "7")]))?.reason == "BadPriority")

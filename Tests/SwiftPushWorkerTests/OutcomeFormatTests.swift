@@ -42,11 +42,11 @@ struct OutcomeFormatTests {
     func configuration() throws {
         let app = #""apps": {"demo": {"key_file": "k.p8", "key_id": "K", "team_id": "T"}}"#
         let two = try JSONDecoder().decode(WorkerConfiguration.self, from: Data((#"{"outcome_format": 2, "# + app + "}").utf8))
-        #expect(two.outcomeFormat == 2)
+        #expect(two.machineSettings.outcomeFormat == 2)
         try two.check()
         try JSONDecoder().decode(WorkerConfiguration.self, from: Data((#"{"outcome_format": 3, "# + app + "}").utf8)).check()
         let four = try JSONDecoder().decode(WorkerConfiguration.self, from: Data((#"{"outcome_format": 4, "# + app + "}").utf8))
         #expect(throws: ConfigurationError.self) { try four.check() }
-        #expect(try JSONDecoder().decode(WorkerConfiguration.self, from: Data(("{" + app + "}").utf8)).outcomeFormat == 1)
+        #expect(try JSONDecoder().decode(WorkerConfiguration.self, from: Data(("{" + app + "}").utf8)).machineSettings.outcomeFormat == 1)
     }
 }

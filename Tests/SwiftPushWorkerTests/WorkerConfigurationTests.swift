@@ -71,6 +71,63 @@ struct WorkerConfigurationTests {
         try load(#"{"unknown_results": "record", "# + Self.app + "}").check()
     }
 
+    /// The figures a configuration sets, in the order of `numberKeys`, then `unknown_results`.
+    func figures(_ c: WorkerConfiguration) -> [String] {
+        let m = c.machineSettings, p = m.policy
+        return [m.maxInFlight, m.batch, c.deadlineMillis, m.maxDeliveries, p.maxSends, m.outcomeFormat, m.reclaimIntervalMillis,
+                m.drainMillis, p.delayedRetryMillis, p.maxDelayedRetries, c.guardTTLSeconds].map(String.init) + [p.unknownResults.rawValue]
+    }
+
+    @Test("Each top-level number sets the figure it names in the machine's settings; absent, the machine's own default holds")
+    func numbersReachTheMachine() throws {
+        let c = try load(#"{"max_in_flight": 11, "batch": 12, "deadline_ms": 1300, "max_deliveries": 14, "max_sends": 2, "outcome_format": 2, "#
+                         + #""reclaim_interval_ms": 17, "drain_ms": 18, "delayed_retry_ms": 19, "max_delayed_retries": 20, "guard_ttl_s": 21, "#
+                         + #""unknown_results": "record", "min_idle_ms": 999999, "# + Self.app + "}")
+        try c.check()
+        #expect(figures(c) == ["11", "12", "1300", "14", "2", "2", "17", "18", "19", "20", "21", "record"])
+        #expect(c.shardCommands(shard: "0", consumer: "w").guardTTLSeconds == 21)
+        // Nothing set: the defaults are MachineSettings' and ResultPolicy's, written nowhere else.
+        let m = MachineSettings(), d = try load("{\(Self.app)}")
+        #expect(figures(d) == [m.maxInFlight, m.batch, 30_000, m.maxDeliveries, m.policy.maxSends, m.outcomeFormat, m.reclaimIntervalMillis,
+                               m.drainMillis, m.policy.delayedRetryMillis, m.policy.maxDelayedRetries, 86_400].map(String.init) + ["resend"])
+    }
+
+    @Test("Each rule names its key and the values it takes")
+    func numberRules() throws {
+        func refusal(_ member: String) -> String {
+            do {
+                try load("{\(member), \(Self.app)}").check()
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(refusal(#""max_in_flight": 0"#) == "max_in_flight must be 1...1000000")
+        #expect(refusal(#""batch": 10001"#) == "batch must be 1...10000")
+        #expect(refusal(#""deadline_ms": 99"#) == "deadline_ms must be at least 100")
+        #expect(refusal(#""max_deliveries": 0"#) == "max_deliveries must be at least 1")
+        #expect(refusal(#""max_sends": 0"#) == "max_sends must be at least 1")
+        #expect(refusal(#""outcome_format": 4"#) == "outcome_format must be 1, 2 or 3")
+        #expect(refusal(#""unknown_results": "maybe""#) == #"unknown_results must be "resend" or "record""#)
+        #expect(refusal(#""drain_ms": "ten""#) == "wrong type at drain_ms")
+        #expect(refusal(#""max_in_flight": 1000000, "batch": 10000, "deadline_ms": 100, "outcome_format": 3"#) == "accepted")
+    }
+
+    @Test("docs/worker.md's example shows every default, and names every top-level key")
+    func documentedDefaults() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/worker.md"), encoding: .utf8)
+        let section = try #require(doc.range(of: "## Configuration (")).upperBound
+        let start = try #require(doc.range(of: "```json\n", range: section..<doc.endIndex)).upperBound
+        let end = try #require(doc.range(of: "```", range: start..<doc.endIndex)).lowerBound
+        let example = try load(String(doc[start..<end]))
+        let d = try load("{\(Self.app)}")
+        #expect(figures(example) == figures(d))
+        #expect(example.minIdleMillis == d.effectiveMinIdleMillis && example.group == d.group && example.shards == d.shards)
+        let text = doc[section..<doc.endIndex]
+        for key in WorkerConfiguration.knownKeys { #expect(text.contains("\"\(key)\"") || text.contains("`\(key)`"), "\(key)") }
+    }
+
     /// The message `json` is refused with.
     func error(_ json: String) -> String {
         do {

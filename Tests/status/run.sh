@@ -67,8 +67,8 @@ for i in range(300):
     print(json.dumps({"id": f"w-{i}", "app": "demo", "token": token, "payload": {"aps": {"alert": f"n {i}"}}}))
 PY
 "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard w --file "$out/w.jsonl" > /dev/null
-wait_until 60 grep -q "metrics on http://" "$out/w.err" || { cat "$out/w.err"; echo "the worker did not start"; exit 1; }
-base=$(sed -n 's|.*metrics on \(http://[0-9.:]*\)/metrics.*|\1|p' "$out/w.err")
+wait_until 60 grep -q " metrics=http://" "$out/w.err" || { cat "$out/w.err"; echo "the worker did not start"; exit 1; }
+base=$(sed -n 's|.* metrics=\(http://[0-9.:]*\)/metrics.*|\1|p' "$out/w.err")
 http_port=${base##*:}
 wait_until 120 sh -c "[ \"\$(redis-cli -p $redis_port XLEN 'outcomes:{w}')\" -eq 300 ] && [ \"\$(redis-cli -p $redis_port XPENDING 'push:{w}' senders | head -1)\" -eq 0 ]" \
   || { tail -5 "$out/w.err"; echo "the worker did not settle 300 notifications"; exit 1; }
@@ -244,5 +244,11 @@ LOAD_PID=""
 kill -TERM "$WORKER_PID"
 wait "$WORKER_PID" || true
 WORKER_PID=""
+# Every line the worker wrote, its HTTP server's included, in one format: logfmt, the time first
+# (RFC 3339, UTC, milliseconds).
+name="the worker's log, HTTP server included, is logfmt with RFC 3339 UTC times, every line"
+others=$(grep -cvE '^ts=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z level=(info|warning|error) msg=' "$out/w.err" || true)
+if [ "$others" -eq 0 ] && grep -q 'msg="serving HTTP"' "$out/w.err"; then ok "$name ($(wc -l < "$out/w.err") lines)"
+else bad "$name ($others other lines)"; grep -vE '^ts=' "$out/w.err" | head -3; fi
 echo "status: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

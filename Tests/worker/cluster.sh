@@ -108,7 +108,7 @@ done_count() {
 recorded() {
   local w url total=0 n
   for w in c1 c2; do
-    url=$(sed -n 's|.*metrics on \(http://[0-9.:]*\)/metrics.*|\1|p' "$out/$w.err" | tail -n 1)
+    url=$(sed -n 's|.* metrics=\(http://[0-9.:]*\)/metrics.*|\1|p' "$out/$w.err" | tail -n 1)
     [ -n "$url" ] || { echo 0; return; }
     n=$(curl -s "$url/metrics" | awk '/^swiftpush_worker_outcomes_total/ { s += $NF } END { printf "%d", s }')
     total=$((total + ${n:-0}))

@@ -101,7 +101,7 @@ outcome_count() { rcli XLEN "outcomes:{$1}"; }
 drained() { stream_drained "$redis_port" "$1"; }
 pending_count() { rcli XPENDING "push:{$1}" senders | head -1; }
 # metrics_url WORKER: where that worker serves /metrics (from its log).
-metrics_url() { sed -n 's|.*metrics on \(http://[0-9.:]*\)/metrics.*|\1|p' "$out/$1.err" | tail -n 1; }
+metrics_url() { sed -n 's|.* metrics=\(http://[0-9.:]*\)/metrics.*|\1|p' "$out/$1.err" | tail -n 1; }
 # pending_at_least SHARD N: the group has N entries pending (false before the group exists).
 pending_at_least() { [ "$(rcli XPENDING "push:{$1}" senders 2>/dev/null | head -1)" -ge "$2" ] 2>/dev/null; }
 # all_delivered SHARD: the group has delivered up to the stream's last entry.
@@ -421,8 +421,8 @@ JSONL
 rcli XADD "push:{$shard}" '*' id twice id twice app demo token "$good" payload '{"aps":{}}' > /dev/null
 start_worker bad-a "$out/$shard.json"; a=$WORKER_PID
 metrics_ok=no
-if wait_until 60 has_outcomes $shard 15 && wait_until 10 grep -q "metrics on http://" "$out/bad-a.err"; then
-  metrics=$(sed -n 's|.*metrics on \(http://[0-9.:]*\)/metrics.*|\1|p' "$out/bad-a.err")
+if wait_until 60 has_outcomes $shard 15 && wait_until 10 grep -q " metrics=http://" "$out/bad-a.err"; then
+  metrics=$(sed -n 's|.* metrics=\(http://[0-9.:]*\)/metrics.*|\1|p' "$out/bad-a.err")
   # Published a few times a second: wait for the last outcome to show, then check the rest.
   if wait_until 10 sh -c "curl -sf $metrics/metrics | grep -q 'outcome=\"ACCEPTED\",reason=\"\"} 2'" \
      && wait_until 10 sh -c "curl -sf $metrics/metrics | grep -q '^swiftpush_worker_read_total 15$'" \
@@ -1100,11 +1100,43 @@ print(n)' "$out/$shard.spring" 2>&1)
 else bad "$name (enqueue failed)"; fi
 }
 
+# ---------------------------------------------------------------------------------------------
+test_app_options() {
+name="an app's connection options from the options table reach its client: \"connections\": 3 opens 3 connections to the mock (the table's default is 2) and \"max_streams\": 1 keeps one stream open on each (a key the worker dropped before it built apps through the table); every line of the worker's log is logfmt with an RFC 3339 UTC time"
+shard=appopts
+mock_start opts "$cli" "$pki" --control-port-file "$out/opts.port" --lenient-initial-limit
+local opts_port=$MOCK_PORT
+wait_until 10 test -s "$out/opts.port" || { bad "$name (mock without control port)"; return; }
+cat > "$out/$shard.json" <<JSON
+{"redis": {"host": "127.0.0.1", "port": $redis_port}, "shard": "$shard",
+ "apps": {"demo": {"key_file": "$pki/AuthKey_TESTKEY001.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456",
+                   "host": "localhost", "port": $opts_port, "ca_file": "$pki/ca.pem", "topics": ["com.example.app"],
+                   "connections": 3, "max_streams": 1}}}
+JSON
+notifications $shard 300 | grep -v '"token": "0000' > "$out/$shard.jsonl"
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+total=$(wc -l < "$out/$shard.jsonl")
+start_worker opts-a "$out/$shard.json"; a=$WORKER_PID
+local connections="?" peak="?" sa=0
+if wait_until 120 has_outcomes $shard "$total"; then
+  stop_worker "$a" || sa=$?
+  curl -s "http://127.0.0.1:$(cat "$out/opts.port")/stats" > "$out/opts.stats"
+  connections=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["connections"])' "$out/opts.stats")
+  peak=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["peak_concurrent_streams"])' "$out/opts.stats")
+  # One format for every line: logfmt, the time first (RFC 3339, UTC, milliseconds).
+  local others; others=$(grep -cvE '^ts=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z level=(info|warning|error) msg=' "$out/opts-a.err" || true)
+  if [ "$sa" -eq 0 ] && [ "$connections" = 3 ] && [ "$peak" = 1 ] && [ "$others" -eq 0 ] && grep -q 'msg="worker started" consumer=opts-a' "$out/opts-a.err" \
+     && grep -q 'msg=stopped .*accepted=[1-9]' "$out/opts-a.err"
+  then ok "$name"
+  else bad "$name (exit $sa, $connections connections, at most $peak streams at once on one, $others lines not logfmt)"; fi
+else bad "$name (only $(outcome_count $shard) outcomes)"; fi
+}
+
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
-  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links"
+  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   started=$SECONDS
