@@ -113,7 +113,9 @@ struct CancellationTests {
         let (took, result) = await Self.cancelAndTime(task)
         print("cancel of waitUntilConnected: \(took)")
         #expect(Self.isCancellation(result), "\(result)")
-        #expect(took < .seconds(10), "took \(took) (its timeout is 60 s)")
+        // Half its timeout: what tells "cancelled" from "timed out". Quiet, it takes under 2 ms;
+        // on 2 cores shared with two builds and the suite's other tests it once took 18.6 s.
+        #expect(took < .seconds(30), "took \(took) (its timeout is 60 s)")
         await client.shutdown(drain: .zero)
     }
 
