@@ -24,12 +24,24 @@
 # the rounds interleave the variants, so they share the machine's state); the default is the
 # RELEASE_DIR's own, named "this". A variant's CLI may end in @F to run it with outcome_format F
 # (e.g. BENCH_AB="f2=path/swiftpush-cli@2 f1=path/swiftpush-cli@1"). The summary line is the first variant's.
+#
+# Latency rows (issue 31, item 4), after the rate rows of each round: 1 worker (default settings),
+# single entries XADDed one at a time at BENCH_LATENCY_RATES a second ("100 1000 5000"; "" for
+# none) for BENCH_LATENCY_SECONDS (3) each, by scripts/worker-latency.py: percentiles of XADD to
+# the APNs request (the producer's clock against the time a recording mock processed it) and of
+# XADD to the outcome (against the producer reading it from outcomes:{s}), and the CPU the worker
+# and Redis spent (% of one core over the run, the XADDs in Redis's). Last lines, one per variant and rate:
+#   swiftpush-worker-latency variant=V rate=R request_p50_ms= request_p99_ms= outcome_p50_ms= outcome_p99_ms= worker_cpu_pct= redis_cpu_pct= missing=0
+# (medians over the rounds; missing: entries without a request or an outcome, summed).
+# BENCH_TOKENS="" runs the latency rows alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: bench-worker.sh RELEASE_DIR PKI_DIR}" && pwd)
 pki=$(cd "${2:?}" && pwd)
 count=${BENCH_COUNT:-200000}
-token_counts=${BENCH_TOKENS:-1 100 500 b500}
+token_counts=${BENCH_TOKENS-1 100 500 b500}
+latency_rates=${BENCH_LATENCY_RATES-100 1000 5000}
+latency_seconds=${BENCH_LATENCY_SECONDS:-3}
 runs=${BENCH_RUNS:-1}
 outcome_format=${BENCH_OUTCOME_FORMAT:-1}
 cli=$build/swiftpush-cli
@@ -49,6 +61,11 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$out/redis" --appendon
   --save "" > "$out/redis.log" 2>&1 &
 REDIS_PID=$!
 for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+# The latency rows' mock records each request's arrival; started first: MOCK_PID stays the bench mock's.
+if [ -n "$latency_rates" ]; then
+  mock_start latency "$cli" "$pki" --lenient-initial-limit --record --control-port-file "$out/latency-control.port"
+  latency_port=$MOCK_PORT
+fi
 mock_start bench "$cli" "$pki" --lenient-initial-limit
 port=$MOCK_PORT
 rcli() { redis-cli -p "$redis_port" "$@"; }
@@ -186,12 +203,43 @@ PY
         && grep -q '^aof_rewrite_scheduled:0' <<< "$(rcli INFO persistence)"; do sleep 0.1; done
 }
 
+# latency VARIANT CLI ROUND RATE: one worker of CLI on a fresh shard, fed single entries one at a
+# time at RATE a second (scripts/worker-latency.py); appends "VARIANT RATE figures..." to $out/latency.
+latency() {
+  local variant=$1 wcli=${2%@*} round=$3 rate=$4 outcome_format=$outcome_format
+  [ "$2" != "$wcli" ] && outcome_format=${2##*@}
+  local shard=lat-$variant-r$round-$rate
+  cat > "$out/$shard.json" <<JSON
+{"redis": {"host": "127.0.0.1", "port": $redis_port}, "shard": "$shard", "outcome_format": $outcome_format,
+ "apps": {"bench": {"key_file": "$pki/AuthKey_TESTKEY001.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456",
+                    "host": "localhost", "port": $latency_port, "ca_file": "$pki/ca.pem", "topics": ["com.example.app"],
+                    "connections": 1}}}
+JSON
+  ${WORKER_RUNNER:-} "$wcli" worker --config "$out/$shard.json" --consumer w1 --quiet 2> "$out/w1.err" &
+  WORKERS=$!
+  local w_t0 r_t0 t0 line
+  w_t0=$(cpu_ticks "$WORKERS"); r_t0=$(cpu_ticks "$REDIS_PID"); t0=$(date +%s%N)
+  line=$(python3 scripts/worker-latency.py "$redis_port" "$shard" "$rate" "$latency_seconds" \
+           "http://127.0.0.1:$(cat "$out/latency-control.port")") || { cat "$out/w1.err"; exit 1; }
+  local pcts
+  pcts=$(python3 -c "import sys; w, r, ns, hz = map(int, sys.argv[1:]); print(f'{w * 1e11 / hz / ns:.1f} {r * 1e11 / hz / ns:.1f}')" \
+           $(( $(cpu_ticks "$WORKERS") - w_t0 )) $(( $(cpu_ticks "$REDIS_PID") - r_t0 )) $(( $(date +%s%N) - t0 )) "$hz")
+  kill -TERM "$WORKERS"; wait "$WORKERS" || true
+  WORKERS=""
+  echo "$variant, $rate/s: $line worker_cpu_pct=${pcts% *} redis_cpu_pct=${pcts#* }"
+  echo "$variant $rate $line ${pcts}" >> "$out/latency"
+  rcli FLUSHALL > /dev/null
+}
+
 for round in $(seq 1 "$runs"); do
   library
   for tokens in $token_counts; do
     for workers in ${BENCH_WORKERS:-1 2}; do
       for v in $variants; do drain "${v%%=*}" "${v#*=}" "$workers" "$round" "$tokens"; done
     done
+  done
+  for rate in $latency_rates; do
+    for v in $variants; do latency "${v%%=*}" "${v#*=}" "$round" "$rate"; done
   done
 done
 
@@ -228,3 +276,22 @@ for v, w, t in ordered:
           f"lost={sum(int(g[1]) for g in got)} duplicates={sum(int(g[2]) for g in got)} "
           f"peak_rss_mb={max(float(g[3]) for g in got):.1f} library_cpu_us={lib_cpu:.2f} worker_x_library_cpu={worker_us / lib_cpu:.2f}")
 PY
+
+# The latency rows: medians over the rounds, per variant and rate.
+if [ -s "$out/latency" ]; then python3 - "$out/latency" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    words = line.split()
+    fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+    fields["worker_cpu_pct"], fields["redis_cpu_pct"] = words[-2], words[-1]
+    runs.setdefault((words[0], float(words[1])), []).append(fields)
+for (variant, rate), got in runs.items():
+    med = lambda k: statistics.median(float(g[k]) for g in got)
+    missing = sum(int(g["missing_requests"]) + int(g["missing_outcomes"]) for g in got)
+    print(f"swiftpush-worker-latency variant={variant} rate={rate:g} request_p50_ms={med('request_p50_ms'):.2f} "
+          f"request_p99_ms={med('request_p99_ms'):.2f} outcome_p50_ms={med('outcome_p50_ms'):.2f} "
+          f"outcome_p99_ms={med('outcome_p99_ms'):.2f} worker_cpu_pct={med('worker_cpu_pct'):.1f} "
+          f"redis_cpu_pct={med('redis_cpu_pct'):.1f} missing={missing}")
+PY
+fi

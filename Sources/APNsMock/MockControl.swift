@@ -7,7 +7,7 @@ import PushCore
 /// | request | answer |
 /// |---|---|
 /// | `GET /stats` | the counters (`MockStats`), snake_case keys |
-/// | `GET /record` | the records (`MockRecord`): `[{"connection":1,"stream":1,"apns_id":"…","device_token":"…","status":200,"reason":""}, …]` |
+/// | `GET /record` | the records (`MockRecord`): `[{"connection":1,"stream":1,"apns_id":"…","device_token":"…","status":200,"reason":"","received_us":1700000000123456}, …]` (`received_us`: `MockRecord.receivedMicros`) |
 /// | `POST /record/reset` | forgets the records: `{"ok":true}` |
 /// | `GET /faults` | the faults in force (same keys as `POST /faults`) |
 /// | `POST /faults` | replaces the faults with the body's: `{"ok":true}`, or 400 `{"ok":false,"error":"…"}` |
@@ -75,6 +75,7 @@ enum MockControl {
             o.string("device_token", r.deviceToken)
             o.int("status", r.status)
             o.string("reason", r.reason)
+            o.int("received_us", Int(r.receivedMicros))
             out += o.text
         }
         out.append(UInt8(ascii: "]"))

@@ -36,6 +36,7 @@ final class MockLedger: @unchecked Sendable {
         var priority: Int32           // 0: absent
         var expiration: Int64         // -1: absent
         var authorized: Bool          // an authorization header was sent
+        var receivedMicros: Int64     // UNIX µs when processed
     }
     private var entries: [Entry] = []
     /// 36 bytes per entry.
@@ -94,6 +95,8 @@ final class MockLedger: @unchecked Sendable {
             stats.recordsDropped += 1
             return
         }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
         let collapse = s.collapseIdBytes
         // A broadcast names its app in the path: that is its topic in the record.
         let broadcast = s.path == .broadcast
@@ -105,7 +108,8 @@ final class MockLedger: @unchecked Sendable {
                              topicLength: Int32(topic.count), collapseIdLength: Int32(collapse?.count ?? -1),
                              channelIdLength: Int32(channel?.count ?? -1),
                              pushType: s.pushType?.rawValue ?? -1, priority: s.priority, expiration: s.expiration,
-                             authorized: s.authorization != .absent))
+                             authorized: s.authorization != .absent,
+                             receivedMicros: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000))
         apnsIds.append(contentsOf: UnsafeRawBufferPointer(start: s.apnsId, count: 36))
         // Variable-length fields one after another in one byte array: token, topic, collapse
         // id, channel id.
@@ -163,6 +167,7 @@ final class MockLedger: @unchecked Sendable {
                 record.collapseId = collapse
                 record.channelId = channel
                 record.hadAuthorization = e.authorized
+                record.receivedMicros = e.receivedMicros
                 out.append(record)
             }
             return out

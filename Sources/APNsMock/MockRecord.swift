@@ -35,6 +35,10 @@ public struct MockRecord: Sendable, Equatable {
     public var channelId: String? = nil
     /// Whether an `authorization` header was sent.
     public var hadAuthorization = false
+    /// When the mock processed the request (its last frame read; before any answer delay), in
+    /// UNIX microseconds (CLOCK_REALTIME): a request's arrival, as `make bench-worker`'s
+    /// latency rows measure it against the producer's clock on the same machine.
+    public var receivedMicros: Int64 = 0
 
     /// A record with the given fields.
     public init(connection: Int, stream: Int32, apnsId: String, deviceToken: String, status: Int, reason: String) {

@@ -19,12 +19,14 @@ public struct MachineSettings: Sendable {
     public var outcomeFormat = 1
     /// The decisions for each result (resend, delay, record).
     public var policy = ResultPolicy()
-    /// How long a read waits for the first entry when the shard has nothing else to do.
+    /// How long a read waits in Redis for the first entry when the stream has none
+    /// (`ShardMachine.readNext`); 0: reads never wait there, and one that came back short is
+    /// followed 10 ms later.
     public var blockMillis = 500
-    /// How long a read waits for a quarter of `maxInFlight` to be free, and a settle for a
-    /// quarter of it to be queued, before going with less (`ShardMachine.readNext`,
-    /// `settleNext`): every request costs Redis a wake-up and, for a script, a call, whatever
-    /// it carries.
+    /// How long a read waits for a quarter of `maxInFlight` to be free, and, when the worker is
+    /// behind its stream, a settle for a quarter of it to be queued, before going with less
+    /// (`ShardMachine.readNext`, `settleNext`): every request costs Redis a wake-up and, for a
+    /// script, a call, whatever it carries.
     public var coalesceMillis = 10
 
     public init() {}

@@ -48,7 +48,7 @@ extension ShardMachine {
         out.append(.log(Self.unreachable(e, "lost Redis")))
         for (_, purpose) in requests {
             switch purpose {
-            case .read(_, let reserved), .claim(_, _, let reserved): reservedNotes -= reserved
+            case .read(_, let reserved, _, _), .claim(_, _, let reserved): reservedNotes -= reserved
             case .countDelivery(let app, let serials):
                 suspects.putBack(app: app, tags: serials) { self.held[$0]?.deliveries ?? 0 }
             default: break

@@ -12,10 +12,13 @@ extension ShardMachine {
     var coalesceNanos: UInt64 { UInt64(settings.coalesceMillis) * 1_000_000 }
 
     /// Starts the next read (or step of a re-read of our own pending entries) when there is
-    /// room and none is in flight. A read that came back full is followed at once by the next
-    /// (sent behind the claim of the last: Redis fetches batch k+1 while the machine sends
-    /// batch k); one that came back short waits a little, or blocks in Redis when the shard
-    /// has nothing else to do.
+    /// room and none is in flight. The next read goes at once, sent behind the claim of the
+    /// last (Redis fetches batch k+1 while the machine sends batch k), and waits in Redis
+    /// (`XREADGROUP BLOCK`) for the first entry when the stream has none: an entry added then is
+    /// read the moment it is added, and what comes while the machine claims and sends gathers
+    /// for the next read (issue 31: a read that came back short paused 10 ms, and every lone
+    /// notification paid it). A read does not wait in Redis when its connection is wanted for
+    /// something else soon (`readMayBlock`): it then pauses a little after coming back short.
     mutating func readNext(_ t: WorkerTime, _ out: inout [WorkerAction]) {
         guard room > 0, t.nanos >= nextReadNanos else { return }
         // A stop reads nothing new, but goes on taking back our own pending entries (a SIGTERM
@@ -42,16 +45,43 @@ extension ShardMachine {
         readWaitSinceNanos = nil
         let asked = min(settings.batch, max(1, room / notesPerEntry))
         let reserved = min(room, asked * notesPerEntry)
-        let idle = held.isEmpty && unsettled.isEmpty && requests.isEmpty && waitingResend.isEmpty
+        let block = readMayBlock ? settings.blockMillis : 0
         reservedNotes += reserved
-        request(.read(max: asked, blockMillis: idle ? settings.blockMillis : 0), .read(asked: asked, reserved: reserved), &out)
+        request(.read(max: asked, blockMillis: block), .read(asked: asked, reserved: reserved, blockMillis: block, sentNanos: t.nanos), &out)
+    }
+
+    /// Whether a read may wait in Redis for its first entry: it holds the main connection until
+    /// an entry comes or `blockMillis` passes, and what is sent behind it waits as long. Claims,
+    /// maintenance (a reclaim's entries have waited `min_idle_ms` already) and the heartbeat can
+    /// wait; entries taken back at a restart, waiting for their counted delivery
+    /// (`sendSuspects`) or being taken in for it, should not.
+    var readMayBlock: Bool {
+        suspects.waitingCount == 0 && !has {
+            switch $0 {
+            case .claim(_, redelivered: true, _), .countDelivery, .takeOwn: return true
+            default: return false
+            }
+        }
+    }
+
+    /// A read answered with `got` of the `asked` entries: whether the worker is behind its
+    /// stream (`behind`), and when the next read may go. A read that came back short goes
+    /// again at once when it could wait in Redis (it waits there), unless it came back empty
+    /// well before its wait was over (a Redis that does not wait must not make the machine
+    /// spin); one that could not wait pauses `shortReadPauseNanos`.
+    mutating func readAnswered(got: Int, asked: Int, blockMillis: Int, sentNanos: UInt64, _ t: WorkerTime) {
+        behind = got >= asked
+        if got >= asked { return }
+        let waitedLess = got == 0 && t.nanos - min(t.nanos, sentNanos) < UInt64(blockMillis) * 500_000
+        if blockMillis == 0 || waitedLess { nextReadNanos = t.nanos + Self.shortReadPauseNanos }
     }
 
     /// Entries listed per XPENDING page of a re-read: all that a previous life can have left
     /// (max_in_flight entries of one notification each) in one page, one more so that a short
     /// page says it was the last; at least 1,000, at most 10,000.
     var pendingPage: Int { max(1000, min(10_000, settings.maxInFlight + 1)) }
-    /// After a read that found fewer entries than it asked for, the next waits this long.
+    /// After a read that found fewer entries than it asked for without waiting in Redis, the
+    /// next waits this long (`readAnswered`).
     static let shortReadPauseNanos: UInt64 = 10_000_000
 
     /// Entries read, re-read or reclaimed: each is read (`EntryReader`) and its ids claimed.

@@ -137,10 +137,10 @@ extension ShardMachine {
     /// A request answered.
     mutating func replied(_ purpose: Purpose, _ reply: QueueReply, _ t: WorkerTime, _ out: inout [WorkerAction]) {
         switch (purpose, reply) {
-        case (.read(let asked, let reserved), .entries(let entries)):
+        case (.read(let asked, let reserved, let blockMillis, let sentNanos), .entries(let entries)):
             reservedNotes -= reserved
             counters.read += entries.count
-            if entries.count < asked { nextReadNanos = t.nanos + Self.shortReadPauseNanos }
+            readAnswered(got: entries.count, asked: asked, blockMillis: blockMillis, sentNanos: sentNanos, t)
             take(entries, fromPending: false, redelivered: false, &out)
         case (.claim(let boxes, let redelivered, let reserved), .claimed(let answers)):
             reservedNotes -= reserved
@@ -181,7 +181,7 @@ extension ShardMachine {
         case .settle:
             settleFailed(e, t, &out)
             return
-        case .read(_, let reserved), .claim(_, _, let reserved):
+        case .read(_, let reserved, _, _), .claim(_, _, let reserved):
             reservedNotes -= reserved
             if ownPass == nil { ownPass = OwnPendingPass(suspects: false) }
         case .countDelivery(let app, let serials):

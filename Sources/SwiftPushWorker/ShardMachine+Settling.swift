@@ -188,13 +188,20 @@ extension ShardMachine {
     /// Sends the next chunk of settlements (one atomic script call) without waiting, so that
     /// Redis runs it while the machine reads, claims and sends on the other connection; one
     /// settle is in flight at a time.
+    ///
+    /// When the worker keeps up with its stream, a settle goes the moment the previous one is
+    /// answered (or at once, with none in flight): outcomes decided meanwhile gather behind the
+    /// one in flight, as writes do behind an unacknowledged one without Nagle's delay, so a lone
+    /// notification's outcome is recorded one round trip after its answer (issue 31: waiting
+    /// for company cost every lone notification up to 10 ms) and a busy worker's settles still
+    /// carry what a round trip gathers. When it is behind (`behind`: a backlog, drained at full
+    /// speed), a settle also waits for company: a quarter of max_in_flight queued, a full call,
+    /// or the oldest queued coalesceMillis ago; Redis's cost per call is mostly the same
+    /// whatever it carries, and a notification that waited in the backlog loses nothing to
+    /// 10 ms more. A 410 queued (`HeldEntry.urgent`) and a stop never wait.
     mutating func settleNext(_ t: WorkerTime, _ out: inout [WorkerAction]) {
         guard settling == 0, !unsettled.isEmpty, t.nanos >= settleRetryNanos else { return }
-        // A settle waits for company (a quarter of max_in_flight queued, a full call, or the
-        // oldest queued coalesceMillis ago; at once when stopping): Redis's cost per call is
-        // mostly the same whatever the call carries.
-        // A 410 queued goes at once (`HeldEntry.urgent`).
-        if !stopping && urgentPosition < unsettledBase && unsettledNotes < min(fillTarget, MachineSettings.settleNotifications)
+        if settleGathers && unsettledNotes < min(fillTarget, MachineSettings.settleNotifications)
             && unsettled.count < MachineSettings.settleEntries && t.nanos < unsettled[0].queuedNanos + coalesceNanos {
             return
         }
@@ -206,6 +213,10 @@ extension ShardMachine {
         settling = n
         request(.settle(unsettled[..<n].map(\.settlement)), .settle(count: n), lane: .settle, &out)
     }
+
+    /// Whether the next settle waits for company (`settleNext`): only when the worker is behind
+    /// its stream, not stopping, and no 410 is queued.
+    var settleGathers: Bool { behind && !stopping && urgentPosition < unsettledBase }
 
     /// The settle in flight was applied: its entries' outcomes are recorded; an entry settled
     /// whole is no longer held.

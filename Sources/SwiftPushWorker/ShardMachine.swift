@@ -45,7 +45,9 @@ public struct ShardMachine {
 
     /// What each request in flight is for.
     enum Purpose {
-        case read(asked: Int, reserved: Int)
+        /// A read of up to `asked` entries, sent at `sentNanos`, waiting in Redis up to
+        /// `blockMillis` for the first.
+        case read(asked: Int, reserved: Int, blockMillis: Int, sentNanos: UInt64)
         case claim([EntryBox], redelivered: Bool, reserved: Int)
         case settle(count: Int)
         case ownPending
@@ -73,8 +75,12 @@ public struct ShardMachine {
     /// The most notifications an entry of the last read carried (a read asks for as many
     /// entries as fit at that size; until the first read, the largest an entry may carry).
     var notesPerEntry = EntryKind.maxNotifications
-    /// No read before this time (after one that came back short).
+    /// No read before this time (after one that came back short without waiting in Redis).
     var nextReadNanos: UInt64 = 0
+    /// The last read came back full: the stream holds more than the worker takes in, so
+    /// latency is the queue's and settles gather (`settleNext`). A short read means the worker
+    /// keeps up: what it reads, and what it decides, goes at once.
+    var behind = false
     /// Entries with outcomes decided and not yet queued for settling (`noteDecided`).
     var decidedUnqueued = Set<UInt64>()
     /// Tags waiting to be sent again.
@@ -88,7 +94,8 @@ public struct ShardMachine {
     var unsettled: [QueuedSettlement] = []
     var settling = 0
     /// The position (as `mergeable`'s) of the last settlement queued with a 410 in it: while it
-    /// is unsettled (at or past `unsettledBase`), the next settle goes without waiting.
+    /// is unsettled (at or past `unsettledBase`), the next settle goes without waiting, even
+    /// when settles gather (`behind`).
     var urgentPosition = -1
     /// Notifications in `unsettled` (what a settle of all of it would carry).
     var unsettledNotes = 0
@@ -174,7 +181,7 @@ public struct ShardMachine {
                 consider(readWaitSinceNanos.map { $0 + coalesceNanos })
             }
             if !unsettled.isEmpty && settling == 0 {
-                consider(max(settleRetryNanos, urgentPosition >= unsettledBase ? 1 : unsettled[0].queuedNanos + coalesceNanos))
+                consider(max(settleRetryNanos, settleGathers ? unsettled[0].queuedNanos + coalesceNanos : 1))
             }
             consider(suspects.nextGroupNanos)
         }

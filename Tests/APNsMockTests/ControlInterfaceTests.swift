@@ -34,6 +34,9 @@ extension MockTests {
             #expect(record.first?["connection"] as? Int == 1)
             #expect(record.map { $0["stream"] as? Int ?? 0 } == [1, 3, 5, 7])
             #expect((record.first?["apns_id"] as? String)?.count == 36)
+            // When each arrived (UNIX µs): after 2023, in order.
+            let received = record.map { $0["received_us"] as? Int ?? 0 }
+            #expect(received.allSatisfy { $0 > 1_700_000_000_000_000 } && received == received.sorted(), "\(received)")
             #expect(try mock.control("POST", "/record/reset").body == #"{"ok":true}"#)
             #expect((try mock.controlJSON("GET", "/record") as? [Any])?.isEmpty == true)
             #expect(mock.stop() == 0)

@@ -12,11 +12,19 @@ extension MockTests {
         let pki = TestPKI.shared
         var path: String { "/3/device/\(TestPKI.token)" }
 
+        /// CLOCK_REALTIME in microseconds (what the record's `receivedMicros` reads).
+        static func wallMicros() -> Int64 {
+            var ts = timespec()
+            clock_gettime(CLOCK_REALTIME, &ts)
+            return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+        }
+
         @Test("The record lists each processed request once: connection, stream, apns-id, token, status, reason")
         func recordContents() throws {
             let server = try pki.startServer()
             defer { server.stop() }
             let auth = try pki.authorization()
+            let before = Self.wallMicros()
             var ids: [String] = []
             var uuids = UUIDGenerator()
             for _ in 0..<10 { ids.append(uuids.string()) }
@@ -29,8 +37,12 @@ extension MockTests {
                 .send(path: path, headers: H2Probe.headers(authorization: auth)), .wait(answers: 1),
             ])
             let record = server.record()
+            let after = Self.wallMicros()
             #expect(record.count == 12)
             #expect(record.prefix(10).map(\.apnsId) == ids)
+            // Each request's arrival time, in the order they were processed.
+            #expect(record.allSatisfy { $0.receivedMicros >= before && $0.receivedMicros <= after }, "\(before) \(after)")
+            #expect(zip(record, record.dropFirst()).allSatisfy { $0.receivedMicros <= $1.receivedMicros })
             #expect(record.prefix(11).allSatisfy { $0.connection == 1 })
             #expect(record.last?.connection == 2)
             #expect(record.prefix(11).map(\.stream) == Array(stride(from: 1, through: 21, by: 2)).map { Int32($0) })
@@ -41,6 +53,7 @@ extension MockTests {
             expected.topic = "com.example.app"
             expected.pushType = .alert
             expected.hadAuthorization = true
+            expected.receivedMicros = record[0].receivedMicros
             #expect(record[0] == expected)
             // Each answer's apns-id is the recorded one.
             let answered = Dictionary(uniqueKeysWithValues: r.responses.map { (Int32($0.stream!), $0.headers?["apns-id"] ?? "") })

@@ -24,6 +24,15 @@ final class MachineHarness {
     var clientsClosed = false
     /// Every queue request the machine made, in order.
     var requests: [QueueRequest] = []
+    /// How long a settle takes to be answered (0: at once, as every other request); with more,
+    /// a settle stays in flight that long, as on a real connection, while the rest goes on.
+    var settleMillis = 0
+    /// Settles in flight (`settleMillis`), with when each is answered.
+    private var settlesInFlight: [(id: Int, request: QueueRequest, dueNanos: UInt64)] = []
+    /// Main-connection requests behind a read that waits in Redis (`blockMillis` > 0 and
+    /// nothing to read), in order: the read is answered once an entry is added or its wait is
+    /// over, and what was sent behind it only then, as Redis answers a connection in order.
+    private var mainWaiting: [(id: Int, request: QueueRequest, dueNanos: UInt64)] = []
 
     init(shard: InMemoryShard = InMemoryShard(), consumer: String = "w1", settings: MachineSettings = MachineHarness.settings(),
          minIdleMillis: Int = 60_000) {
@@ -42,31 +51,72 @@ final class MachineHarness {
         return s
     }
 
-    /// Hands `event` to the machine and carries out what it asks, and what that causes, at once.
+    /// Hands `event` to the machine and carries out what it asks, and what that causes, at once
+    /// (with the replies of requests in flight that are due: a waiting read that has an entry,
+    /// a settle whose time has come).
     func handle(_ event: WorkerEvent) {
         var events = [event]
         while !events.isEmpty {
             let e = events.removeFirst()
             for action in machine.handle(e, at: now) { events += perform(action) }
+            if events.isEmpty { events = dueReplies() }
+        }
+    }
+
+    /// Whether a read waits for `mainWaiting`'s turn: one of `blockMillis` with nothing to read.
+    private var nothingToRead: Bool { shard.stream.last.map { $0.id <= shard.lastDelivered } ?? true }
+
+    /// The replies of requests in flight that are due now.
+    private func dueReplies() -> [WorkerEvent] {
+        var events: [WorkerEvent] = []
+        while let first = settlesInFlight.first, first.dueNanos <= now.nanos {
+            settlesInFlight.removeFirst()
+            events += reply(first.id, first.request)
+        }
+        while let first = mainWaiting.first {
+            if case .read = first.request, nothingToRead, now.nanos < first.dueNanos { break }
+            mainWaiting.removeFirst()
+            events += reply(first.id, first.request)
+        }
+        return events
+    }
+
+    /// `request` performed by the queue, and its reply.
+    private func reply(_ id: Int, _ request: QueueRequest) -> [WorkerEvent] {
+        do throws(QueueError) {
+            return [.replied(id: id, try queue.perform(request))]
+        } catch {
+            return [error.connectionLost ? .connectionLost(error) : .failed(id: id, error)]
         }
     }
 
     private func perform(_ action: WorkerAction) -> [WorkerEvent] {
         switch action {
         case .connect:
+            // A new connection: what was in flight on the old one is gone with it.
+            settlesInFlight.removeAll()
+            mainWaiting.removeAll()
             do throws(QueueError) {
                 try queue.open()
                 return [.connected]
             } catch {
                 return [.connectFailed(error)]
             }
-        case .request(let id, let request, _):
+        case .request(let id, let request, let lane):
             requests.append(request)
-            do throws(QueueError) {
-                return [.replied(id: id, try queue.perform(request))]
-            } catch {
-                return [error.connectionLost ? .connectionLost(error) : .failed(id: id, error)]
+            if lane == .settle && settleMillis > 0 {
+                settlesInFlight.append((id, request, now.nanos + UInt64(settleMillis) * 1_000_000))
+                return []
             }
+            if lane == .main, case .read(_, let block) = request, block > 0, nothingToRead, queue.faults.isEmpty {
+                mainWaiting.append((id, request, now.nanos + UInt64(block) * 1_000_000))
+                return []
+            }
+            if lane == .main && !mainWaiting.isEmpty {
+                mainWaiting.append((id, request, 0))
+                return []
+            }
+            return reply(id, request)
         case .send(let app, let items):
             var report = SubmitReport()
             for item in items {

@@ -556,6 +556,48 @@ else bad "$name (no progress before the kill)"; fi
 }
 
 # ---------------------------------------------------------------------------------------------
+test_redis_loading() {
+# Issue 31: a restarted Redis answers LOADING until its data set is read back; that is expected
+# and ends by itself, so the worker says so at warning, not "cannot reach Redis" at error. A
+# Redis of this test's own, whose AOF holds 4,000 writes read back at 0.5 ms each
+# (key-load-delay): its LOADING lasts ~2-4 s, long enough for the worker's reconnects to meet it.
+name="Redis restarted and loading its data set (LOADING): the worker logs a warning that says what it is, no error, and goes on once it is loaded"
+shard=loading
+local port dir pid n=200 st=0
+port=$(free_port); dir="$out/redis-loading"; mkdir -p "$dir"
+loading_redis() {
+  redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --appendonly yes --appendfsync always --save "" "$@" >> "$out/redis-loading.log" 2>&1 &
+  pid=$!
+  WORKER_PIDS+=("$pid")   # killed at exit with the workers, if the test stops half-way
+}
+loading_redis
+wait_until 30 sh -c "redis-cli -p $port ping 2>/dev/null | grep -q PONG" || { bad "$name (its Redis did not start)"; return; }
+for i in $(seq 1 4000); do echo "SET filler:$i $i"; done | redis-cli -p "$port" > /dev/null
+notifications $shard $((2 * n)) > "$out/$shard.jsonl"
+head -n $n "$out/$shard.jsonl" > "$out/$shard-1.jsonl"; tail -n $n "$out/$shard.jsonl" > "$out/$shard-2.jsonl"
+config "$out/$shard-shared.json" $shard "$mock_port"
+sed "s/\"port\": $redis_port}/\"port\": $port}/" "$out/$shard-shared.json" > "$out/$shard.json"
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$port" --shard $shard --file "$out/$shard-1.jsonl" > /dev/null
+start_worker loading "$out/$shard.json"; a=$WORKER_PID
+loaded() { [ "$(redis-cli -p "$port" XLEN "outcomes:{$shard}")" -ge "$1" ]; }
+if wait_until 60 loaded $n; then
+  kill -9 "$pid"; wait "$pid" 2>/dev/null || true
+  loading_redis --key-load-delay 500
+  if wait_until 30 grep -q 'level=warning msg="Redis is loading its data set' "$out/loading.err" \
+     && wait_until 30 sh -c "redis-cli -p $port ping 2>/dev/null | grep -q PONG" \
+     && "$cli" enqueue --batch 1 --redis "127.0.0.1:$port" --shard $shard --file "$out/$shard-2.jsonl" > /dev/null \
+     && wait_until 60 loaded $((2 * n)); then
+    stop_worker "$a" || st=$?
+    if [ "$st" -eq 0 ] && ! grep 'level=error' "$out/loading.err" | grep -q LOADING \
+       && [ "$(redis-cli -p "$port" XPENDING "push:{$shard}" senders | head -1)" -eq 0 ]
+    then ok "$name ($(grep -c 'Redis is loading its data set' "$out/loading.err") warning line(s))"
+    else bad "$name (exit $st; $(grep 'level=error' "$out/loading.err" | grep LOADING | head -n 1))"; fi
+  else bad "$name (no warning, or no progress after the load: $(grep -c LOADING "$out/loading.err") LOADING lines, outcomes $(redis-cli -p "$port" XLEN "outcomes:{$shard}"))"; fi
+else bad "$name (no outcome before the restart)"; fi
+kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+}
+
+# ---------------------------------------------------------------------------------------------
 test_redis_unreachable() {
 name="SIGTERM while Redis is unreachable: the worker stops retrying and exits within the drain time"
 nowhere=$(free_port)
@@ -1136,7 +1178,7 @@ else bad "$name (only $(outcome_count $shard) outcomes)"; fi
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
-  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options"
+  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   started=$SECONDS
