@@ -320,7 +320,7 @@ for phase in during after short; do
   : > "$out/$shard-a.err"
   start_worker $shard-a "$out/$shard.json"; a=$WORKER_PID
   # During: as soon as its stop signals are handled (its first line), before it reaches Redis.
-  if [ $phase = during ]; then wait_until 30 grep -q "consumer $shard-a on" "$out/$shard-a.err" || { bad "$name (no start)"; continue; }
+  if [ $phase = during ]; then wait_until 30 grep -q " consumer=$shard-a " "$out/$shard-a.err" || { bad "$name (no start)"; continue; }
   else wait_until 30 grep -q 're-read own pending entries' "$out/$shard-a.err" || { bad "$name (no take-back)"; continue; }
   fi
   st=0; stop_worker "$a" || st=$?
@@ -335,7 +335,7 @@ for phase in during after short; do
   # Another worker (another name) finishes whatever is left, long before min_idle_ms.
   # (Its SIGTERM only once it handles one: its first line.)
   start_worker $shard-b "$out/$shard.json"; b=$WORKER_PID
-  if [ "$verdict" = yes ] && wait_until 60 drained $shard && wait_until 30 grep -q "consumer $shard-b on" "$out/$shard-b.err" \
+  if [ "$verdict" = yes ] && wait_until 60 drained $shard && wait_until 30 grep -q " consumer=$shard-b " "$out/$shard-b.err" \
      && stop_worker "$b" && check $shard none; then
     ok "$name (exit $st, handed back ${handed:-0}, $pending pending after the stop, $ready of them reclaimable at once)"
   else
