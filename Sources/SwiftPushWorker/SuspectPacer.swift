@@ -26,7 +26,9 @@ struct SuspectPacer {
 
     private struct Waiting {
         let tag: UInt64
+        /// Deliveries that count toward `max_deliveries` (`DeliveryCharge`), then all of them.
         let deliveries: Int
+        let all: Int
         let order: Int
     }
 
@@ -59,13 +61,20 @@ struct SuspectPacer {
         apps.values.filter { !$0.waiting.isEmpty && !$0.outstanding.isEmpty }.map { $0.groupSentNanos &+ groupWaitNanos }.min()
     }
 
-    /// Adds a suspect of `app` (held under `tag`) delivered `deliveries` times so far.
+    /// Adds a suspect of `app` (held under `tag`) delivered `deliveries` times so far (all of
+    /// them counting toward `max_deliveries`).
     mutating func add(tag: UInt64, app: String, deliveries: Int) {
+        add(tag: tag, app: app, count: (deliveries, deliveries))
+    }
+
+    /// Adds a suspect of `app` (held under `tag`) whose deliveries so far are `count`: those
+    /// that count toward `max_deliveries` (`DeliveryCharge`), and all of them.
+    mutating func add(tag: UInt64, app: String, count: (charged: Int, all: Int)) {
         arrivals += 1
         var s = apps[app] ?? AppState()
         // A new wave after the last one is done (a later reclaim) starts from one again.
         if s.waiting.isEmpty && s.outstanding.isEmpty { s.groupsSent = 0 }
-        s.waiting.append(Waiting(tag: tag, deliveries: deliveries, order: arrivals))
+        s.waiting.append(Waiting(tag: tag, deliveries: count.charged, all: count.all, order: arrivals))
         s.sorted = false
         apps[app] = s
     }
@@ -77,8 +86,9 @@ struct SuspectPacer {
             var s = apps[app]!
             guard !s.waiting.isEmpty, s.outstanding.isEmpty || now &- s.groupSentNanos >= groupWaitNanos else { continue }
             if !s.sorted {
-                // Least delivered first (what an earlier life sent goes behind what it did not), then as they came.
-                s.waiting.sort { ($0.deliveries, $0.order) < ($1.deliveries, $1.order) }
+                // Least delivered first (what an earlier life sent goes behind what it did not; of
+                // those equal in counted deliveries, the least delivered in all), then as they came.
+                s.waiting.sort { ($0.deliveries, $0.all, $0.order) < ($1.deliveries, $1.all, $1.order) }
                 s.sorted = true
             }
             // 1, 1, 2, 4, ...: each as large as the ones before it together.
@@ -98,11 +108,12 @@ struct SuspectPacer {
     }
 
     /// A group could not be sent after all (the queue failed): its suspects wait again.
-    mutating func putBack(app: String, tags: [UInt64], deliveries: (UInt64) -> Int) {
+    mutating func putBack(app: String, tags: [UInt64], deliveries: (UInt64) -> (charged: Int, all: Int)) {
         guard var s = apps[app] else { return }
         for tag in tags where s.outstanding.remove(tag) != nil {
             outstandingCount -= 1
-            s.waiting.append(Waiting(tag: tag, deliveries: deliveries(tag), order: 0))
+            let count = deliveries(tag)
+            s.waiting.append(Waiting(tag: tag, deliveries: count.charged, all: count.all, order: 0))
         }
         s.sorted = false
         apps[app] = s

@@ -24,6 +24,10 @@ final class MachineHarness {
     var clientsClosed = false
     /// Every queue request the machine made, in order.
     var requests: [QueueRequest] = []
+    /// Whether the client writes what it is given at once (and says so: `WorkerEvent.written`,
+    /// one tag per entry as the client reports them); false: APNs cannot be reached, nothing
+    /// is written.
+    var writes = true
 
     init(shard: InMemoryShard = InMemoryShard(), consumer: String = "w1", settings: MachineSettings = MachineHarness.settings(),
          minIdleMillis: Int = 60_000) {
@@ -74,7 +78,10 @@ final class MachineHarness {
                 sends.append(item.note.apnsID.description)
                 report.taken.append(item.tag)
             }
-            return [.submitted(app: app, report)]
+            guard writes else { return [.submitted(app: app, report)] }
+            var started: [UInt64] = []
+            for tag in report.taken where started.last.map({ $0 >> 10 != tag >> 10 }) ?? true { started.append(tag) }
+            return [.submitted(app: app, report), .written(started)]
         case .closeClients:
             clientsClosed = true
             let cancelled = inFlight.keys.sorted().map { NoteResult(tag: $0, kind: .failed, status: 0, reason: .cancelledInFlight) }
@@ -121,6 +128,15 @@ final class MachineHarness {
             spent += stepMillis
         }
         return true
+    }
+
+    /// Runs until a written delivery of this life is recorded in the queue (`written:{s}`), with
+    /// nothing answered meanwhile unless `answer` says so: a life then killed died after its
+    /// write was recorded. Returns whether it was.
+    @discardableResult
+    func runUntilWriteRecorded(limitMillis: Int = 5000) -> Bool {
+        let before = shard.written.values.reduce(0, +)
+        return run(limitMillis: limitMillis) { self.shard.written.values.reduce(0, +) > before }
     }
 
     /// Every outcome row recorded so far (all formats).
