@@ -1117,11 +1117,11 @@ written_above() { [ "$(rcli HGET "written:{$1}" "$2")" -gt "$3" ] 2>/dev/null; }
 test_unwritten_lives() {
 name="10 lives SIGKILLed while APNs cannot be reached (nothing written; max_deliveries 2) dead-letter no entry, and a poison entry that kills its worker once written still ends DeadLetter: every id one outcome"
 shard=unwritten
-local n=3 kills=0 sum silent silent_port lport poison before summary lives=0 p
+local n=5 kills=0 sum silent silent_port lport poison before summary lives=0 p
 # Healthy entries, then the poison one (the mock never answers its token; each life is killed
 # once its written delivery is recorded).
 python3 -c 'import json
-for i in range(3): print(json.dumps({"id": f"unwritten-{i}", "app": "demo", "token": "ee%062x" % (i + 1), "payload": {"aps": {"alert": "x"}}}))
+for i in range(5): print(json.dumps({"id": f"unwritten-{i}", "app": "demo", "token": "ee%062x" % (i + 1), "payload": {"aps": {"alert": "x"}}}))
 print(json.dumps({"id": "poison", "app": "demo", "token": "dd" * 32, "payload": {"aps": {"alert": "x"}}}))' > "$out/$shard.jsonl"
 python3 -c 'import socket, sys
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
