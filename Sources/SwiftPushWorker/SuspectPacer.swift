@@ -5,8 +5,10 @@
 /// Per app, suspects go out in groups of 1, 1, 2, 4, 8, ... (up to `maxGroup`), the
 /// least-delivered first, and a group goes only when the one before it has all its answers or
 /// has been out for `groupWaitNanos`. The worker counts a delivery just before a group is sent
-/// (`WorkQueue.countDelivery`), so a delivery counts toward `max_deliveries` only when it
-/// reached a send. Least-delivered first makes a crash loop that is not the entries' fault
+/// (`WorkQueue.countDelivery`), so only a delivery that reached a send is counted; of those,
+/// the ones that count toward `max_deliveries` are the ones a request was written in
+/// (`DeliveryCharge`), and "least delivered" means least of those, then least of all.
+/// Least-delivered first makes a crash loop that is not the entries' fault
 /// progress over all of them: what a life sent before it died goes behind what it did not, so
 /// the next life sends other entries and the counts spread (issue 31: most-delivered first sent
 /// the same head entry in every life of a worker killed every 1.2 s with answers 1 s late, and
