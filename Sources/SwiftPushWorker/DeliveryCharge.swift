@@ -3,7 +3,8 @@
 ///
 /// A delivery counts when a request of the entry was written in it: its holder heard from the
 /// client that a request started on a connection, and recorded it (`QueueRequest.markWritten`,
-/// `written:{s}`). A holder killed before any request of the entry was written (APNs not
+/// `written:{s}`; re-delivered entries only: a first read's delivery is never recorded, and
+/// counts against the allowance below). A holder killed before any request of the entry was written (APNs not
 /// reachable, the connection's SETTINGS not in, all streams taken) does not bring the entry
 /// nearer to a dead letter (issue 31: workers dying while APNs was unreachable, or before their
 /// queued requests went out, dead-lettered healthy notifications that never left the machine).
@@ -12,7 +13,8 @@
 /// `2 × max_deliveries`: an entry that kills its worker before a request of it is written (it
 /// crashes the parser), or just after and before the record went out, is dead-lettered after
 /// at most `3 × max_deliveries` deliveries (15 by default), instead of looping for ever; one
-/// whose written deliveries are recorded, after `max_deliveries`, as before.
+/// whose written deliveries are recorded, after `max_deliveries + 1` (its first, a read, is
+/// not recorded).
 struct DeliveryCharge {
     let maxDeliveries: Int
 

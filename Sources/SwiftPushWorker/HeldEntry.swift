@@ -71,12 +71,16 @@ final class HeldEntry {
     var writtenHere = false
     /// This life's written delivery is recorded in the queue (or its record is on its way).
     var markSent = false
+    /// Taken in as a re-delivered entry (its holder ended without its outcome): only such an
+    /// entry's written delivery is recorded (`ShardMachine.written`).
+    var redelivered: Bool
 
     init(box: EntryBox, serial: UInt64, deliveries: Int, suspect: Bool) {
         self.box = box
         self.serial = serial
         self.deliveries = deliveries
         self.suspect = suspect
+        redelivered = suspect
         let n = max(box.entry.count, 1)
         tracks = [NoteTrack](repeating: NoteTrack(), count: n)
         open = n

@@ -160,8 +160,8 @@ extension ShardMachine {
 
     /// The dead letter's detail (docs/worker.md, "Dead letters").
     func deadLetterDetail(_ deliveries: Int, written: Int) -> String {
-        "\(deliveries) deliveries (max_deliveries \(settings.maxDeliveries)), \(written) of them with a request written "
-            + "to APNs, each ended without an outcome: the worker holding it died or stopped first. A delivery counts "
+        "\(deliveries) deliveries (max_deliveries \(settings.maxDeliveries)), \(written) of them known to have written a "
+            + "request to APNs, each ended without an outcome: the worker holding it died or stopped first. A delivery counts "
             + "when a request of it was written, or past \(charge.unwrittenAllowance) that were not: an entry that kills its "
             + "worker, or workers dying faster than APNs answers. Not sent again"
     }

@@ -1,12 +1,13 @@
-/// Which entries had a request written in this life, recorded in the queue so that the next
-/// holder counts only those deliveries toward `max_deliveries` (`DeliveryCharge`). Off the hot
-/// path: one report per entry from the client (not per token), one record per entry at most,
-/// batched into one request once the oldest waiting is `checkpoint_ms` old (as a checkpoint of
-/// what is done), and only for entries not settled whole by then: an entry answered within that
-/// time (nearly all, even under load) is never recorded, and a recorded one's field is dropped
-/// as its final settlement goes. A worker that dies within
-/// `checkpoint_ms` of a write loses its record: those deliveries count as not written (the
-/// allowance bounds them).
+/// Which re-delivered entries had a request written in this life, recorded in the queue so that
+/// the next holder counts only those deliveries toward `max_deliveries` (`DeliveryCharge`).
+/// Off the hot path: only re-delivered entries are recorded (a first read's delivery never is:
+/// it counts against the allowance of unwritten ones, so a poison entry ends one delivery
+/// later), one report per entry from the client (not per token), batched into one request
+/// `coalesce` after the first waiting, and a recorded entry's field is dropped as its final
+/// settlement goes. Entries read and settled in one life, nearly all, cost nothing here (a
+/// record for every multicast entry in flight past a checkpoint interval halved the
+/// `bench-worker` multicast rate in an A/B). A worker that dies before a record lands loses
+/// it: that delivery then counts as not written (the allowance bounds those).
 extension ShardMachine {
     /// Most entries one `markWritten` request carries (each list).
     static let markBatch = 1000
@@ -35,7 +36,7 @@ extension ShardMachine {
         for tag in tags {
             guard let h = held[tag >> 10], !h.writtenHere else { continue }
             h.writtenHere = true
-            guard !h.finalQueued else { continue }
+            guard h.redelivered, !h.finalQueued else { continue }
             if marksToAdd.isEmpty { marksSinceNanos = t.nanos }
             marksToAdd.append(h.serial)
         }
@@ -53,12 +54,12 @@ extension ShardMachine {
         has { if case .markWritten(let add, _) = $0 { return add.isEmpty != adding }; return false }
     }
 
-    /// When the records waiting go (`checkpoint_ms` after the oldest), if they wait; keys to
-    /// drop go at once.
+    /// When the records waiting go (`coalesce` after the oldest), if they wait; keys to drop go
+    /// at once.
     var marksDueNanos: UInt64? {
         if !marksToDrop.isEmpty && !marking(adding: true) && !marking(adding: false) { return 1 }
         guard !marksToAdd.isEmpty, !marking(adding: true) else { return nil }
-        return marksSinceNanos + UInt64(settings.checkpointMillis) * 1_000_000
+        return marksSinceNanos + coalesceNanos
     }
 
     /// Sends the records due (entries still held and not settled whole) on the main connection,
@@ -67,7 +68,7 @@ extension ShardMachine {
     /// then counts as not written). No drop goes while records are in flight, so that none
     /// lands before the record it drops.
     mutating func sendMarks(_ t: WorkerTime, _ out: inout [WorkerAction]) {
-        if !marksToAdd.isEmpty && !marking(adding: true) && (t.nanos >= marksSinceNanos + UInt64(settings.checkpointMillis) * 1_000_000 || stopping) {
+        if !marksToAdd.isEmpty && !marking(adding: true) && (t.nanos >= marksSinceNanos + coalesceNanos || stopping) {
             var add: [String] = []
             var addSerials: [UInt64] = []
             var k = 0

@@ -71,6 +71,6 @@ struct TruthfulOutcomeTests {
         #expect(last.run { shard.isDrained })
         let rows = try last.rows()
         #expect(rows.count == 1 && rows[0].reason == "DeadLetter")
-        #expect(rows[0].maybeDelivered && rows[0].attempts == 2, "\(rows)")
+        #expect(rows[0].maybeDelivered && rows[0].attempts == 3, "\(rows)")
     }
 }

@@ -391,7 +391,7 @@ assert len(rows) == 3, rows
 for nid, n, w in (("ghost", 15, 0), ("mine", 9, 9)):
     r = rows[nid]
     assert (r["outcome"], r["reason"]) == ("FAILED", "DeadLetter") and r["deliveries"] == n and "apns_id" not in r, r
-    assert r["detail"].startswith(f"{n} deliveries (max_deliveries 5), {w} of them with a request written to APNs, each ended without an outcome: the worker holding it died"), r["detail"]
+    assert r["detail"].startswith(f"{n} deliveries (max_deliveries 5), {w} of them known to have written a request to APNs, each ended without an outcome: the worker holding it died"), r["detail"]
 assert rows["fine"]["outcome"] == "ACCEPTED" and rows["fine"]["deliveries"] == 1, rows["fine"]
 PY
   then
