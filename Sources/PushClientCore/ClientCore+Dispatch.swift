@@ -55,6 +55,11 @@ extension ClientCore {
             if index < 0 { break }
             let slot = slots[index]
             slot.pointee.transmission.attempts += 1
+            if let shift = configuration.startedTagShift, slot.pointee.transmission.attempts == 1 {
+                // One report per run of tags equal above `shift` (a worker entry's tokens).
+                let tag = slot.pointee.request.tag
+                if outbox.started.last.map({ $0 >> shift != tag >> shift }) ?? true { outbox.started.append(tag) }
+            }
             pool.entries[e].inFlight.link(index, slot, in: slots)
             pool.entries[e].state.streamOpened()
         }

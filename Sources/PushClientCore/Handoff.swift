@@ -38,6 +38,9 @@ struct Handoff {
     var published = PublishedState()
     /// Notifications ended, by (outcome, reason) (`OutcomeCounts`), merged at each publish.
     var outcomeCounts = OutcomeCounts()
+    /// Tags of notifications whose request started (`ClientConfiguration.startedTagShift`),
+    /// taken by `PushClient.takeStarted`.
+    var started: [UInt64] = []
 }
 
 /// A client's life, one way: `open → closing → cancelling → finished`.

@@ -70,5 +70,22 @@ extension PushClient {
         h.openConnections += core.outbox.openConnectionsChange
         core.outbox.openConnectionsChange = 0
         core.outbox.stateChanged = false
+        if !core.outbox.started.isEmpty {
+            if h.started.isEmpty { swap(&h.started, &core.outbox.started) } else { h.started += core.outbox.started }
+            core.outbox.started.removeAll(keepingCapacity: true)
+        }
+    }
+}
+
+extension PushClient {
+    /// The tags whose request started since the last call (`ClientConfiguration.startedTagShift`;
+    /// empty without it), in the order they started. They wake no poller: a caller takes them
+    /// along with its results, or on its own timer.
+    package func takeStarted() -> [UInt64] {
+        handoff.withLock { h in
+            var tags: [UInt64] = []
+            if !h.started.isEmpty { swap(&tags, &h.started) }
+            return tags
+        }
     }
 }

@@ -32,6 +32,13 @@ public struct ClientConfiguration: Sendable {
     /// nghttp2's allocator for the connections' sessions instead of each connection's own pool:
     /// tests set one that fails on demand. Not an option: no host sets it.
     var sessionMemory: SessionMemory?
+    /// When set, the client reports the first start of each notification's request on a
+    /// connection (submitted to nghttp2, whose frames go to the socket in the same loop turn),
+    /// one tag per run of started tags equal above this many low bits (`takeStarted`): the
+    /// worker (tags `serial << 10 | index`, shift 10) learns which entries had a request
+    /// written in this life, one report per entry rather than per token. Not an option: only
+    /// the worker sets it; nil (everyone else) costs nothing.
+    package var startedTagShift: Int?
 
     /// The defaults: production APNs on 443, no credentials yet (`set` or the groups add them).
     public init() {}

@@ -168,6 +168,13 @@ public final class PushClientGroup: @unchecked Sendable {
         }
     }
 
+    /// As `PushClient.takeStarted`, over every I/O thread's client.
+    package func takeStarted() -> [UInt64] {
+        var tags: [UInt64] = []
+        for shard in shards { tags += shard.takeStarted() }
+        return tags
+    }
+
     // MARK: - Readiness, stats, close
 
     /// The client's figures in Prometheus text format (`ClientMetrics`), its I/O threads added

@@ -18,11 +18,14 @@ struct ResultOutbox {
     var openConnectionsChange = 0
     /// What the stats show of connections changed (or a scan passed): `publishedState` anew.
     var stateChanged = false
+    /// Tags of notifications whose request started for the first time
+    /// (`ClientConfiguration.startedTagShift`), not yet published.
+    var started: [UInt64] = []
 
     /// Nothing to publish.
     var isEmpty: Bool {
         finished.isEmpty && counters == ClientCounters() && latencies.total == 0 && connectionError == nil
-            && openConnectionsChange == 0 && !stateChanged
+            && openConnectionsChange == 0 && !stateChanged && started.isEmpty
     }
 
     /// The finished notifications, leaving none.

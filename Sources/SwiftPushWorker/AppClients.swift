@@ -28,6 +28,9 @@ final class AppClients {
             let sink = AppEventSink(app: name, events: events)
             sinks.append(sink)
             c.callbacks.log = sink.logCallback
+            // Which entries had a request written in this life (docs/worker.md, "Dead letters"):
+            // one report per entry (tags are `serial << 10 | index`).
+            c.startedTagShift = 10
             do throws(ClientError) {
                 clients[name] = try PushClientGroup(configuration: c)
             } catch {

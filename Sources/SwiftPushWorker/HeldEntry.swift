@@ -64,12 +64,23 @@ final class HeldEntry {
     /// poison entry sent next, killing the worker, took the unsettled acceptance of the one
     /// before it along, and that one, APNs-accepted, came back to be dead-lettered).
     var lastChance = false
+    /// Earlier deliveries whose holder recorded a written request (`QueueEntry.written`): with
+    /// `deliveries`, what counts toward `max_deliveries` (`DeliveryCharge`).
+    var writtenBefore = 0
+    /// A request of it was written in this life (the client said so: `WorkerEvent.written`).
+    var writtenHere = false
+    /// This life's written delivery is recorded in the queue (or its record is on its way).
+    var markSent = false
+    /// Taken in as a re-delivered entry (its holder ended without its outcome): only such an
+    /// entry's written delivery is recorded (`ShardMachine.written`).
+    var redelivered: Bool
 
     init(box: EntryBox, serial: UInt64, deliveries: Int, suspect: Bool) {
         self.box = box
         self.serial = serial
         self.deliveries = deliveries
         self.suspect = suspect
+        redelivered = suspect
         let n = max(box.entry.count, 1)
         tracks = [NoteTrack](repeating: NoteTrack(), count: n)
         open = n

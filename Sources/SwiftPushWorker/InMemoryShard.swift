@@ -25,6 +25,8 @@ public final class InMemoryShard: @unchecked Sendable {
     /// The group's last delivered id and its pending entries.
     var lastDelivered = StreamID(millis: 0, sequence: 0)
     var pending: [String: Pending] = [:]
+    /// Written deliveries by pending entry (`written:{s}`).
+    public internal(set) var written: [String: Int] = [:]
     /// Guards: id to the owner entry and the claim's time (s).
     var guards: [String: (owner: String, at: Int64)] = [:]
     /// Progress bitmaps by entry.

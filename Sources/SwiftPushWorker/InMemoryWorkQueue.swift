@@ -65,6 +65,7 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .takeOwn: return "takeOwn"
         case .handBack: return "handBack"
         case .countDelivery: return "countDelivery"
+        case .markWritten: return "markWritten"
         case .reclaim: return "reclaim"
         case .promote: return "promote"
         case .backlog: return "backlog"
@@ -114,6 +115,7 @@ public final class InMemoryWorkQueue: WorkQueue {
                 } else {
                     out.append(QueueEntry(entryID: id, fields: [], deliveries: p.deliveries))
                 }
+                out[out.count - 1].written = s.written[id] ?? 0
                 considered += 1
             }
             return .takenBack(out, considered: considered)
@@ -145,12 +147,17 @@ public final class InMemoryWorkQueue: WorkQueue {
                 if let e = s.entry(key) {
                     s.pending[key] = .init(consumer: consumer, deliveries: p.deliveries, deliveredMillis: s.nowMillis)
                     out.append(QueueEntry(entryID: key, fields: e.fields, deliveries: p.deliveries))
+                    out[out.count - 1].written = s.written[key] ?? 0
                 } else {
                     out.append(QueueEntry(entryID: key, fields: [], deliveries: p.deliveries))
                 }
             }
             let next = rows.count == max && !rows.isEmpty ? "(" + rows.last!.0.description : "-"
             return .reclaimed(cursor: next, entries: out)
+        case .markWritten(let add, let drop):
+            for id in add { s.written[id, default: 0] += 1 }
+            for id in drop { s.written[id] = nil }
+            return .done
         case .promote(let now, let max):
             let due = s.delayed.filter { $0.value.due <= now }.sorted { ($0.value.due, $0.key) < ($1.value.due, $1.key) }.prefix(max)
             for (member, d) in due {

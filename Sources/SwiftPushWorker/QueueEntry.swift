@@ -21,6 +21,9 @@ public struct QueueEntry: Sendable, Equatable {
     private let ends: [Int32]
     /// How many times the queue has delivered it (1 on a first read; higher after reclaims).
     public var deliveries: Int
+    /// Of those deliveries, how many a holder recorded as written (`QueueRequest.markWritten`:
+    /// a request of the entry reached APNs's connection in that life). 0 on a first read.
+    public var written = 0
 
     /// An entry with `fields`.
     public init(entryID: String, fields: [(name: [UInt8], value: [UInt8])], deliveries: Int = 1) {

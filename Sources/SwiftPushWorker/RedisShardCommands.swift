@@ -27,7 +27,7 @@ public struct RedisShardCommands: Sendable {
     /// request is one `EVALSHA`; a server that lost them (NOSCRIPT) is reconnected to.
     static let scripts = [RedisStreamScripts.claim, RedisStreamScripts.settle, RedisStreamScripts.promote,
                           RedisStreamScripts.takeOwn, RedisStreamScripts.reclaim, RedisStreamScripts.countDelivery,
-                          RedisStreamScripts.handBack]
+                          RedisStreamScripts.handBack, RedisStreamScripts.markWritten]
 
     /// What a new connection runs first: the group (made with the stream if need be; from 0, so
     /// that entries added before it existed are read) and the scripts. Replies: BUSYGROUP is fine.
@@ -83,7 +83,7 @@ public struct RedisShardCommands: Sendable {
         case .ownPending(let after, let max):
             return [RedisArguments(["XPENDING", keys.stream, group, after.map { "(" + $0 } ?? "-", "+", String(max), consumer])]
         case .takeOwn(let ids, let budget):
-            return [script(RedisStreamScripts.takeOwn, keys: [keys.stream], bytes: ids.count * 24) { args in
+            return [script(RedisStreamScripts.takeOwn, keys: [keys.stream, keys.written], bytes: ids.count * 24) { args in
                 args.append(group)
                 args.append(consumer)
                 args.append(integer: Int64(budget))
@@ -102,8 +102,13 @@ public struct RedisShardCommands: Sendable {
                 for id in ids { args.append(id) }
             }]
         case .reclaim(let cursor, let max):
-            return [script(RedisStreamScripts.reclaim, keys: [keys.stream]) { args in
+            return [script(RedisStreamScripts.reclaim, keys: [keys.stream, keys.written]) { args in
                 for a in [group, consumer, String(minIdleMillis), cursor, String(max)] { args.append(a) }
+            }]
+        case .markWritten(let add, let drop):
+            return [script(RedisStreamScripts.markWritten, keys: [keys.written], bytes: (add.count + drop.count) * 24) { args in
+                args.append(integer: Int64(add.count))
+                for id in add + drop { args.append(id) }
             }]
         case .promote(let now, let max):
             return [script(RedisStreamScripts.promote, keys: [keys.stream, keys.delayed]) { args in
@@ -126,7 +131,7 @@ public struct RedisShardCommands: Sendable {
     static func isConfirmedWrite(_ request: QueueRequest) -> Bool {
         switch request {
         case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack: true
-        case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat: false
+        case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten: false
         }
     }
 
@@ -203,7 +208,7 @@ public struct RedisShardCommands: Sendable {
             return .promoted(Int(first.integer ?? 0))
         case .backlog:
             return backlog(groups: first, last: replies.count > 1 ? replies[1] : .null)
-        case .heartbeat, .dropHeartbeat:
+        case .heartbeat, .dropHeartbeat, .markWritten:
             return .done
         }
     }

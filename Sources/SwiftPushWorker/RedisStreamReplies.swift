@@ -8,17 +8,19 @@ import SwiftPushRedis
 /// (each entry's fields copied once, into its packed storage), and the rows of the scripts that
 /// take entries back or over.
 enum RedisStreamReplies {
-    /// An entry from a script's `{id, fields, deliveries}` row (fields nil for a deleted entry:
-    /// no fields).
+    /// An entry from a script's `{id, fields, deliveries, written}` row (fields nil for a
+    /// deleted entry: no fields).
     static func entry(fromScriptRow row: RedisReply) -> QueueEntry? {
         let p = row.elements
-        guard p.count == 3, let id = p[0].text else { return nil }
+        guard p.count >= 3, let id = p[0].text else { return nil }
         let flat = p[1].elements
         var fields: [(name: [UInt8], value: [UInt8])] = []
         for i in stride(from: 0, to: flat.count / 2 * 2, by: 2) {
             if case .string(let n) = flat[i], case .string(let v) = flat[i + 1] { fields.append((n, v)) }
         }
-        return QueueEntry(entryID: id, fields: fields, deliveries: Int(p[2].integer ?? 1))
+        var entry = QueueEntry(entryID: id, fields: fields, deliveries: Int(p[2].integer ?? 1))
+        if p.count > 3 { entry.written = Int(p[3].integer ?? 0) }
+        return entry
     }
 
     /// Entries of an XREADGROUP reply, `[[stream, [[id, [f, v, ...]], ...]]]` or nil, read in

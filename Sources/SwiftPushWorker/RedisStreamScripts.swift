@@ -477,8 +477,9 @@ enum RedisStreamScripts {
     /// a budget of notifications: an entry counts 1, or for a format-2 entry its bytes / 33 (a
     /// packed token's size; text tokens and batch elements are larger, so this is never below
     /// what the entry holds for 32-byte tokens), at most 1,000; the first entry is always taken.
-    /// KEYS: stream. ARGV: group, consumer, budget, entry ids. Returns {how many ids were
-    /// considered (the rest: not taken, for the next call), {{id, fields, deliveries}, ...}}.
+    /// KEYS: stream, written hash. ARGV: group, consumer, budget, entry ids. Returns {how many ids
+    /// were considered (the rest: not taken, for the next call), {{id, fields, deliveries,
+    /// written deliveries}, ...}}.
     /// The ids must be in stream order (as a listing gives them).
     static let takeOwn = RedisScript("""
     local budget = tonumber(ARGV[3])
@@ -528,9 +529,9 @@ enum RedisStreamScripts {
           if #out > 0 and used + size > budget then break end
           used = used + size
           claim[#claim + 1] = id
-          out[#out+1] = {id, f, count}
+          out[#out+1] = {id, f, count, tonumber(redis.call('HGET', KEYS[2], id) or 0)}
         else
-          out[#out+1] = {id, false, count}
+          out[#out+1] = {id, false, count, 0}
         end
       end
       considered = considered + 1
@@ -575,9 +576,9 @@ enum RedisStreamScripts {
     /// life's are re-read at start), so a reclaim never raises the count of an entry this worker
     /// holds. An entry deleted from the stream is returned without fields, unclaimed (XCLAIM
     /// would drop it from the pending list without an outcome; the settle's XACK removes it).
-    /// KEYS: stream. ARGV: group, consumer, min-idle ms, cursor (an XPENDING start: "-" or
-    /// "(<id>"), count. Returns {next cursor ("-" after the last page), {{id, fields,
-    /// deliveries}, ...}}.
+    /// KEYS: stream, written hash. ARGV: group, consumer, min-idle ms, cursor (an XPENDING start:
+    /// "-" or "(<id>"), count. Returns {next cursor ("-" after the last page), {{id, fields,
+    /// deliveries, written deliveries}, ...}}.
     static let reclaim = RedisScript("""
     local rows = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', tonumber(ARGV[3]), ARGV[4], '+', tonumber(ARGV[5]))
     local out = {}
@@ -586,9 +587,9 @@ enum RedisStreamScripts {
         local e = redis.call('XRANGE', KEYS[1], p[1], p[1])[1]
         if e then
           redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), p[1], 'JUSTID')
-          out[#out+1] = {p[1], e[2], p[4]}
+          out[#out+1] = {p[1], e[2], p[4], tonumber(redis.call('HGET', KEYS[2], p[1]) or 0)}
         else
-          out[#out+1] = {p[1], false, p[4]}
+          out[#out+1] = {p[1], false, p[4], 0}
         end
       end
     end
@@ -615,5 +616,15 @@ enum RedisStreamScripts {
       end
     end
     return out
+    """)
+
+    /// Records written deliveries (`QueueRequest.markWritten`): one more for each entry of the
+    /// first list, and the entries of the second forgotten. KEYS: written hash. ARGV: how many
+    /// entries to add, those entries, then the entries to drop. Returns nothing.
+    static let markWritten = RedisScript("""
+    local n = tonumber(ARGV[1])
+    for i = 2, n + 1 do redis.call('HINCRBY', KEYS[1], ARGV[i], 1) end
+    if #ARGV > n + 1 then redis.call('HDEL', KEYS[1], unpack(ARGV, n + 2, #ARGV)) end
+    return 0
     """)
 }

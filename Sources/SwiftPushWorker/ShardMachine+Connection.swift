@@ -50,7 +50,9 @@ extension ShardMachine {
             switch purpose {
             case .read(_, let reserved, _, _), .claim(_, _, let reserved): reservedNotes -= reserved
             case .countDelivery(let app, let serials):
-                suspects.putBack(app: app, tags: serials) { self.held[$0]?.deliveries ?? 0 }
+                putBackSuspects(app: app, serials)
+            case .markWritten(let add, let drop):
+                marksNotSent(add: add, drop: drop, t)
             default: break
             }
         }

@@ -114,6 +114,7 @@ extension ShardMachine {
             // A re-delivered entry's count is of deliveries before this one; any other's
             // includes this one (the read that brought it).
             h.earlierDeliveries = redelivered ? e.raw.deliveries : max(0, e.raw.deliveries - 1)
+            h.writtenBefore = min(e.raw.written, h.earlierDeliveries)
             nextSerial += 1
             held[h.serial] = h
             heldByID[e.entryID] = h.serial
@@ -129,7 +130,7 @@ extension ShardMachine {
             }
             intakeDecisions(h, answer, redelivered: redelivered, t)
             if h.open > 0 && redelivered {
-                if stopping && t.nanos >= drainDeadlineNanos { leave(h) } else { suspects.add(tag: h.serial, app: h.app, deliveries: h.deliveries) }
+                if stopping && t.nanos >= drainDeadlineNanos { leave(h) } else { suspects.add(tag: h.serial, app: h.app, count: paceCount(h.serial)) }
             } else if h.open > 0 {
                 for i in h.tracks.indices where h.tracks[i].phase == .waiting {
                     if case .ready(let note) = e.notes[i] { toSend[e.app, default: []].append(SendItem(tag: h.tag(i), note: note, entry: box)) }
@@ -159,11 +160,10 @@ extension ShardMachine {
             decide(h, i, outcome(h, i, .duplicateId,
                                  detail: "id '\(e.claims[dup.position].id)' was already used by entry \(dup.owner)"), t)
         }
-        // A re-delivered entry's count is of the deliveries before this one (this one counts
-        // when it is sent); any other entry's includes this one.
-        if h.deliveries + (redelivered ? 1 : 0) > settings.maxDeliveries {
+        // Would one more delivery pass max_deliveries, counting the written ones (`DeliveryCharge`)?
+        if charge.exhausted(deliveries: h.earlierDeliveries, written: h.writtenBefore) {
             counters.deadLettered += h.open
-            decideAll(h, outcome(h, .deadLetter, detail: deadLetterDetail(h.deliveries)), t)
+            decideAll(h, outcome(h, .deadLetter, detail: deadLetterDetail(h.earlierDeliveries, written: h.writtenBefore)), t)
             return
         }
         if let r = e.rejection {
@@ -189,11 +189,11 @@ extension ShardMachine {
     }
 
     /// The dead letter's detail (docs/worker.md, "Dead letters").
-    func deadLetterDetail(_ deliveries: Int) -> String {
-        "\(deliveries) deliveries (max_deliveries \(settings.maxDeliveries)), each ended without an outcome: "
-            + "the worker holding it died or stopped first. A delivery after the first counts only when it is "
-            + "sent, in a small group of re-delivered entries: an entry that kills its worker, or workers dying faster "
-            + "than APNs answers. Not sent again"
+    func deadLetterDetail(_ deliveries: Int, written: Int) -> String {
+        "\(deliveries) deliveries (max_deliveries \(settings.maxDeliveries)), \(written) of them known to have written a "
+            + "request to APNs, each ended without an outcome: the worker holding it died or stopped first. A delivery counts "
+            + "when a request of it was written, or past \(charge.unwrittenAllowance) that were not: an entry that kills its "
+            + "worker, or workers dying faster than APNs answers. Not sent again"
     }
 
     /// Sends `items` through `app`'s client, past the apps whose credentials APNs refuses.

@@ -109,7 +109,8 @@ extension ShardMachine {
             }
             h.deliveries = count
             h.suspect = false
-            h.lastChance = count >= settings.maxDeliveries
+            // This delivery is the last allowed one if it is written (`DeliveryCharge`).
+            h.lastChance = charge.exhausted(deliveries: count, written: h.writtenBefore + 1)
             for i in h.tracks.indices where h.tracks[i].phase == .waiting {
                 if case .ready(let note) = h.entry.notes[i] { going.append(SendItem(tag: h.tag(i), note: note, entry: h.box)) }
             }
@@ -156,6 +157,8 @@ extension ShardMachine {
             handedBack(n, &out)
         case (.countDelivery(let app, let serials), .counted(let counts)):
             deliveriesCounted(app: app, serials, counts, t, &out)
+        case (.markWritten, .done):
+            break
         case (.reclaim, .reclaimed(let cursor, let entries)):
             reclaimCursor = cursor
             let fresh = entries.filter { heldByID[$0.entryID] == nil }
@@ -185,7 +188,9 @@ extension ShardMachine {
             reservedNotes -= reserved
             if ownPass == nil { ownPass = OwnPendingPass(suspects: false) }
         case .countDelivery(let app, let serials):
-            suspects.putBack(app: app, tags: serials) { self.held[$0]?.deliveries ?? 0 }
+            putBackSuspects(app: app, serials)
+        case .markWritten(let add, let drop):
+            marksNotSent(add: add, drop: drop, t)
         case .ownPending, .takeOwn:
             ownPass = OwnPendingPass(suspects: ownPass?.suspects ?? false)
         case .handBack:

@@ -165,7 +165,10 @@ extension ShardMachine {
         h.delayed = nil
         h.decidedSinceNanos = nil
         decidedUnqueued.remove(h.serial)
-        if final { h.finalQueued = true }
+        if final {
+            h.finalQueued = true
+            forgetWritten(h, t)
+        }
         let urgent = h.urgent
         h.urgent = false
         let queued = QueuedSettlement(settlement: s, notes: notes, tally: tally, queuedNanos: t.nanos)

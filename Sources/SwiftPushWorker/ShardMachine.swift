@@ -54,6 +54,7 @@ public struct ShardMachine {
         case takeOwn(redelivered: Bool, page: [String], taking: [String], last: Bool)
         case handBack
         case countDelivery(app: String, serials: [UInt64])
+        case markWritten(add: [UInt64], drop: [String])
         case reclaim
         case promote
         case backlog
@@ -124,6 +125,11 @@ public struct ShardMachine {
     /// The stop's hand-back of what it could not finish: not asked yet, asked, answered.
     enum HandBack { case notYet, asked, done }
     var handBack = HandBack.notYet
+    /// Entries written in this life whose record is not sent yet, keys of entries settled whole
+    /// to drop, and since when the oldest waits (`ShardMachine+Written`).
+    var marksToAdd: [UInt64] = []
+    var marksToDrop: [String] = []
+    var marksSinceNanos: UInt64 = 0
     /// How idle a handed-back entry looks: about three years, past any `min_idle_ms`.
     static let handBackIdleMillis: Int64 = 3 * 365 * 86_400_000
     /// How long past `drain_ms` a stop waits for the hand-back's reply.
@@ -160,6 +166,8 @@ public struct ShardMachine {
             submitted(app: app, report, t, &out)
         case .results(let results):
             handle(results, t, &out)
+        case .written(let tags):
+            written(tags, t)
         case .tick:
             break
         case .stop:
@@ -184,6 +192,7 @@ public struct ShardMachine {
                 consider(max(settleRetryNanos, settleGathers ? unsettled[0].queuedNanos + coalesceNanos : 1))
             }
             consider(suspects.nextGroupNanos)
+            consider(marksDueNanos)
         }
         for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }
         for serial in decidedUnqueued {
@@ -234,6 +243,7 @@ public struct ShardMachine {
         if link == .up {
             settleNext(t, &out)
             sendSuspects(t, &out)
+            sendMarks(t, &out)
             if !stopping { maintain(t, &out) }
             readNext(t, &out)
         }

@@ -21,6 +21,9 @@ public struct StreamKeys: Sendable, Equatable {
     public let stats: String
     /// The heartbeats of the workers serving the shard (`workers:{s}`).
     public let workers: String
+    /// Per pending entry, the deliveries whose holder wrote a request of it (`written:{s}`,
+    /// entry id → count; docs/worker.md, "Dead letters").
+    public let written: String
 
     /// The keys of shard `shard` ("0" by default).
     public init(shard: String = "0") {
@@ -34,5 +37,6 @@ public struct StreamKeys: Sendable, Equatable {
         progress = "progress:{\(shard)}"
         stats = "stats:{\(shard)}"
         workers = "workers:{\(shard)}"
+        written = "written:{\(shard)}"
     }
 }

@@ -5,8 +5,10 @@
 /// Per app, suspects go out in groups of 1, 1, 2, 4, 8, ... (up to `maxGroup`), the
 /// least-delivered first, and a group goes only when the one before it has all its answers or
 /// has been out for `groupWaitNanos`. The worker counts a delivery just before a group is sent
-/// (`WorkQueue.countDelivery`), so a delivery counts toward `max_deliveries` only when it
-/// reached a send. Least-delivered first makes a crash loop that is not the entries' fault
+/// (`WorkQueue.countDelivery`), so only a delivery that reached a send is counted; of those,
+/// the ones that count toward `max_deliveries` are the ones a request was written in
+/// (`DeliveryCharge`), and "least delivered" means least of those, then least of all.
+/// Least-delivered first makes a crash loop that is not the entries' fault
 /// progress over all of them: what a life sent before it died goes behind what it did not, so
 /// the next life sends other entries and the counts spread (issue 31: most-delivered first sent
 /// the same head entry in every life of a worker killed every 1.2 s with answers 1 s late, and
@@ -26,7 +28,9 @@ struct SuspectPacer {
 
     private struct Waiting {
         let tag: UInt64
+        /// Deliveries that count toward `max_deliveries` (`DeliveryCharge`), then all of them.
         let deliveries: Int
+        let all: Int
         let order: Int
     }
 
@@ -59,13 +63,20 @@ struct SuspectPacer {
         apps.values.filter { !$0.waiting.isEmpty && !$0.outstanding.isEmpty }.map { $0.groupSentNanos &+ groupWaitNanos }.min()
     }
 
-    /// Adds a suspect of `app` (held under `tag`) delivered `deliveries` times so far.
+    /// Adds a suspect of `app` (held under `tag`) delivered `deliveries` times so far (all of
+    /// them counting toward `max_deliveries`).
     mutating func add(tag: UInt64, app: String, deliveries: Int) {
+        add(tag: tag, app: app, count: (deliveries, deliveries))
+    }
+
+    /// Adds a suspect of `app` (held under `tag`) whose deliveries so far are `count`: those
+    /// that count toward `max_deliveries` (`DeliveryCharge`), and all of them.
+    mutating func add(tag: UInt64, app: String, count: (charged: Int, all: Int)) {
         arrivals += 1
         var s = apps[app] ?? AppState()
         // A new wave after the last one is done (a later reclaim) starts from one again.
         if s.waiting.isEmpty && s.outstanding.isEmpty { s.groupsSent = 0 }
-        s.waiting.append(Waiting(tag: tag, deliveries: deliveries, order: arrivals))
+        s.waiting.append(Waiting(tag: tag, deliveries: count.charged, all: count.all, order: arrivals))
         s.sorted = false
         apps[app] = s
     }
@@ -77,8 +88,9 @@ struct SuspectPacer {
             var s = apps[app]!
             guard !s.waiting.isEmpty, s.outstanding.isEmpty || now &- s.groupSentNanos >= groupWaitNanos else { continue }
             if !s.sorted {
-                // Least delivered first (what an earlier life sent goes behind what it did not), then as they came.
-                s.waiting.sort { ($0.deliveries, $0.order) < ($1.deliveries, $1.order) }
+                // Least delivered first (what an earlier life sent goes behind what it did not; of
+                // those equal in counted deliveries, the least delivered in all), then as they came.
+                s.waiting.sort { ($0.deliveries, $0.all, $0.order) < ($1.deliveries, $1.all, $1.order) }
                 s.sorted = true
             }
             // 1, 1, 2, 4, ...: each as large as the ones before it together.
@@ -98,11 +110,12 @@ struct SuspectPacer {
     }
 
     /// A group could not be sent after all (the queue failed): its suspects wait again.
-    mutating func putBack(app: String, tags: [UInt64], deliveries: (UInt64) -> Int) {
+    mutating func putBack(app: String, tags: [UInt64], deliveries: (UInt64) -> (charged: Int, all: Int)) {
         guard var s = apps[app] else { return }
         for tag in tags where s.outstanding.remove(tag) != nil {
             outstandingCount -= 1
-            s.waiting.append(Waiting(tag: tag, deliveries: deliveries(tag), order: 0))
+            let count = deliveries(tag)
+            s.waiting.append(Waiting(tag: tag, deliveries: count.charged, all: count.all, order: 0))
         }
         s.sorted = false
         apps[app] = s

@@ -42,6 +42,11 @@ public enum QueueRequest: Sendable {
     /// Counts one more delivery of each entry (before a re-delivered one is sent again): the
     /// new counts, nil for one no longer this consumer's: `counted`.
     case countDelivery([String])
+    /// Records that a request of each entry of `add` was written in this delivery (one more
+    /// written delivery each), and forgets the entries of `drop` (settled whole): `done`. Not
+    /// idempotent for `add` (a retry after a lost reply may count one twice: the count is
+    /// capped by the delivery counter where it is read).
+    case markWritten(add: [String], drop: [String])
     /// Entries of other consumers idle past min-idle, from `cursor` ("-" first): `reclaimed`.
     case reclaim(cursor: String, max: Int)
     /// Moves delayed entries due by `nowMillis` back into the stream: `promoted`.

@@ -205,6 +205,7 @@ public final class WorkerDriver {
 
     /// Every result the clients have, each to the machine whose shard sent it.
     private func takeResults() {
+        takeStarted()
         var reader = NoteResultReader()
         for (_, client) in clients.clients {
             while client.poll(max: 4096, timeoutMillis: 0, into: &reader).count > 0 {}
@@ -222,6 +223,20 @@ public final class WorkerDriver {
             byRunner[k].append(result)
         }
         for (k, results) in byRunner.enumerated() where !results.isEmpty { runners[k].pending.append(.results(results)) }
+    }
+
+    /// Which notifications' requests the clients started since the last look (one tag per
+    /// entry, `AppClients`), each to the machine whose shard sent it: `written`. Taken before
+    /// the results, so that a machine hears an entry was written before its answers end it.
+    private func takeStarted() {
+        var byRunner = [[UInt64]](repeating: [], count: runners.count)
+        for (_, client) in clients.clients {
+            for tag in client.takeStarted() {
+                let (k, local) = ShardRunner.split(tag)
+                if k < runners.count { byRunner[k].append(local) }
+            }
+        }
+        for (k, tags) in byRunner.enumerated() where !tags.isEmpty { runners[k].pending.append(.written(tags)) }
     }
 
     // MARK: - Actions

@@ -17,6 +17,9 @@ public enum WorkerEvent: Sendable {
     case submitted(app: String, SubmitReport)
     /// Results from the clients.
     case results([NoteResult])
+    /// The clients started a request of these notifications (the first of each entry's, per
+    /// send: `ClientConfiguration.startedTagShift`): their entries were written in this life.
+    case written([UInt64])
     /// Time passed (the driver's wait ended).
     case tick
     /// SIGTERM or SIGINT: stop reading, drain, settle, stop.

@@ -33,6 +33,10 @@ final class MachineHarness {
     /// nothing to read), in order: the read is answered once an entry is added or its wait is
     /// over, and what was sent behind it only then, as Redis answers a connection in order.
     private var mainWaiting: [(id: Int, request: QueueRequest, dueNanos: UInt64)] = []
+    /// Whether the client writes what it is given at once (and says so: `WorkerEvent.written`,
+    /// one tag per entry as the client reports them); false: APNs cannot be reached, nothing
+    /// is written.
+    var writes = true
 
     init(shard: InMemoryShard = InMemoryShard(), consumer: String = "w1", settings: MachineSettings = MachineHarness.settings(),
          minIdleMillis: Int = 60_000) {
@@ -124,7 +128,10 @@ final class MachineHarness {
                 sends.append(item.note.apnsID.description)
                 report.taken.append(item.tag)
             }
-            return [.submitted(app: app, report)]
+            guard writes else { return [.submitted(app: app, report)] }
+            var started: [UInt64] = []
+            for tag in report.taken where started.last.map({ $0 >> 10 != tag >> 10 }) ?? true { started.append(tag) }
+            return [.submitted(app: app, report), .written(started)]
         case .closeClients:
             clientsClosed = true
             let cancelled = inFlight.keys.sorted().map { NoteResult(tag: $0, kind: .failed, status: 0, reason: .cancelledInFlight) }
@@ -171,6 +178,15 @@ final class MachineHarness {
             spent += stepMillis
         }
         return true
+    }
+
+    /// Runs until a written delivery of this life is recorded in the queue (`written:{s}`), with
+    /// nothing answered meanwhile unless `answer` says so: a life then killed died after its
+    /// write was recorded. Returns whether it was.
+    @discardableResult
+    func runUntilWriteRecorded(limitMillis: Int = 5000) -> Bool {
+        let before = shard.written.values.reduce(0, +)
+        return run(limitMillis: limitMillis) { self.shard.written.values.reduce(0, +) > before }
     }
 
     /// Every outcome row recorded so far (all formats).

@@ -105,17 +105,18 @@ struct ShardMachineTests {
         #expect((second.queue.performed["takeOwn"] ?? 0) <= 12)
     }
 
-    @Test("An entry delivered max_deliveries times is dead-lettered, each notification FAILED DeadLetter, not sent")
+    @Test("An entry delivered max_deliveries times, a request written each time, is dead-lettered, each notification FAILED DeadLetter, not sent")
     func deadLetters() throws {
         let shard = InMemoryShard()
         shard.add(Entries.multicast("m", tokens: [Entries.token(1), Entries.token(2)]))
         var settings = MachineHarness.settings()
         settings.maxDeliveries = 2
-        // Three lives, each killed (dropped) once the entry is in flight.
+        // Three lives, each killed (dropped) once the entry's written delivery is recorded (the
+        // third dead-letters it at intake).
         for _ in 0..<3 {
             let life = MachineHarness(shard: shard, settings: settings)
             life.answer = { _ in nil }
-            life.run(limitMillis: 5000) { !life.inFlight.isEmpty }
+            life.runUntilWriteRecorded()
         }
         let last = MachineHarness(shard: shard, settings: settings)
         #expect(last.run { shard.isDrained })

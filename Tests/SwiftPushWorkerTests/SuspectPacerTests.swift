@@ -94,7 +94,7 @@ struct SuspectPacerTests {
     func putBackAndStop() {
         var p = pacer(adding: [1, 1, 1])
         let g = p.nextGroups(now: 0)[0]
-        p.putBack(app: "a", tags: g.tags) { _ in 1 }
+        p.putBack(app: "a", tags: g.tags) { _ in (1, 1) }
         #expect(p.outstandingCount == 0 && p.waitingCount == 3)
         #expect(Set(p.takeAllWaiting()) == [1, 2, 3])
         #expect(p.waitingCount == 0)

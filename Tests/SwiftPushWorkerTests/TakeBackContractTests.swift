@@ -3,7 +3,8 @@ import SwiftPushRedis
 @testable import SwiftPushWorker
 import Testing
 
-/// Issue 31's take-back and hand-back on a real redis-server against the in-memory queue: the
+/// Issue 31's take-back and hand-back on a real redis-server against the in-memory queue (and the
+/// records of written deliveries a reclaim reads back, `RedisStreamScripts.markWritten`): the
 /// budgeted bulk take-back (`RedisStreamScripts.takeOwn`) and the stop's hand-back
 /// (`RedisStreamScripts.handBack`: idle time set to years, delivery count unchanged, so that
 /// another consumer's reclaim takes the entries at once). Skipped without redis-server.
@@ -76,13 +77,16 @@ struct TakeBackContractTests {
         // One is counted as sent again (2), then all are handed back.
         guard case .counted(let counts) = try side.mine.perform(.countDelivery([ids[0]])) else { throw ContractError.reply }
         seen.append("counted \(counts)")
+        // Written deliveries recorded (E1's twice, E2's once and then dropped, as a final settle does).
+        guard case .done = try side.mine.perform(.markWritten(add: [ids[0], ids[1], ids[0]], drop: [])),
+              case .done = try side.mine.perform(.markWritten(add: [], drop: [ids[1]])) else { throw ContractError.reply }
         guard case .handedBack(let n) = try side.mine.perform(.handBack(idleMillis: ShardMachine.handBackIdleMillis)) else { throw ContractError.reply }
         seen.append("handed back \(n)")
         guard case .handedBack(let again) = try side.mine.perform(.handBack(idleMillis: ShardMachine.handBackIdleMillis)) else { throw ContractError.reply }
         seen.append("handed back again \(again)")
         // At once, another consumer's reclaim takes every one, their counts as they were.
         guard case .reclaimed(_, let all) = try side.other.perform(.reclaim(cursor: "-", max: 100)) else { throw ContractError.reply }
-        seen.append("reclaimed \(all.map { "\(names[$0.entryID] ?? "?"):\($0.deliveries)" })")
+        seen.append("reclaimed \(all.map { "\(names[$0.entryID] ?? "?"):\($0.deliveries):\($0.written)" })")
         guard case .pending(let mineAfter) = try side.mine.perform(.ownPending(after: nil, max: 1000)) else { throw ContractError.reply }
         seen.append("mine after \(mineAfter.count)")
         return seen
@@ -108,7 +112,7 @@ struct TakeBackContractTests {
             "counted [Optional(2)]",
             "handed back 7",
             "handed back again 7",
-            "reclaimed [\"E1:2\", \"E2:1\", \"E3:1\", \"E4:1\", \"E5:1\", \"E6:1\", \"E7:1\"]",
+            "reclaimed [\"E1:2:2\", \"E2:1:0\", \"E3:1:0\", \"E4:1:0\", \"E5:1:0\", \"E6:1:0\", \"E7:1:0\"]",
             "mine after 0",
         ], "\(expected)")
     }

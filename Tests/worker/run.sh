@@ -368,16 +368,19 @@ else bad "$name (no outcome)"; fi
 
 # ---------------------------------------------------------------------------------------------
 test_dead_letter() {
-name="an entry delivered max_deliveries times already is dead-lettered, whether reclaimed or re-read as our own, its detail saying what happened; neither counts a delivery of its own"
+name="an entry delivered max_deliveries times already with a request written each time, or 3 x max_deliveries times without, is dead-lettered, whether reclaimed or re-read as our own, its detail saying what happened; neither counts a delivery of its own, and the records of written deliveries are dropped"
 shard=dead
 config "$out/$shard.json" $shard "$mock_port" ', "deadline_ms": 1000, "max_sends": 1, "min_idle_ms": 2000, "max_deliveries": 5'
 rcli XGROUP CREATE "push:{$shard}" senders 0 MKSTREAM > /dev/null
 ghost=$(rcli XADD "push:{$shard}" '*' id ghost app demo token "$good" payload '{"aps":{}}')
 mine=$(rcli XADD "push:{$shard}" '*' id mine app demo token "$good" payload '{"aps":{}}')
 fine=$(rcli XADD "push:{$shard}" '*' id fine app demo token "$good" payload '{"aps":{}}')
-# Pending with a dead consumer for long, and with this worker's own name, each delivered 9 times.
-rcli XCLAIM "push:{$shard}" senders ghost 0 "$ghost" IDLE 600000 RETRYCOUNT 9 FORCE > /dev/null
+# Pending with a dead consumer for long, delivered 15 times with no request written (the
+# allowance of deliveries without one, 2 x max_deliveries, and max_deliveries more), and with
+# this worker's own name, delivered 9 times, each with a request written.
+rcli XCLAIM "push:{$shard}" senders ghost 0 "$ghost" IDLE 600000 RETRYCOUNT 15 FORCE > /dev/null
 rcli XCLAIM "push:{$shard}" senders dead-a 0 "$mine" IDLE 0 RETRYCOUNT 9 FORCE > /dev/null
+rcli HSET "written:{$shard}" "$mine" 9 > /dev/null
 start_worker dead-a "$out/$shard.json"; a=$WORKER_PID
 if wait_until 60 has_outcomes $shard 3 && stop_worker "$a" && [ "$(pending_count $shard)" -eq 0 ]; then
   "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
@@ -385,13 +388,15 @@ if wait_until 60 has_outcomes $shard 3 && stop_worker "$a" && [ "$(pending_count
 import json, sys
 rows = {r["id"]: r for r in map(json.loads, open(sys.argv[1]))}
 assert len(rows) == 3, rows
-for nid in ("ghost", "mine"):
+for nid, n, w in (("ghost", 15, 0), ("mine", 9, 9)):
     r = rows[nid]
-    assert (r["outcome"], r["reason"]) == ("FAILED", "DeadLetter") and r["deliveries"] == 9 and "apns_id" not in r, r
-    assert r["detail"].startswith("9 deliveries (max_deliveries 5), each ended without an outcome: the worker holding it died"), r["detail"]
+    assert (r["outcome"], r["reason"]) == ("FAILED", "DeadLetter") and r["deliveries"] == n and "apns_id" not in r, r
+    assert r["detail"].startswith(f"{n} deliveries (max_deliveries 5), {w} of them known to have written a request to APNs, each ended without an outcome: the worker holding it died"), r["detail"]
 assert rows["fine"]["outcome"] == "ACCEPTED" and rows["fine"]["deliveries"] == 1, rows["fine"]
 PY
-  then ok "$name"; else bad "$name"; fi
+  then
+    if [ "$(rcli HLEN "written:{$shard}")" -eq 0 ]; then ok "$name"; else bad "$name (written:{$shard} kept $(rcli HLEN "written:{$shard}") records)"; fi
+  else bad "$name"; fi
 else bad "$name (outcomes $(outcome_count $shard), pending $(pending_count $shard))"; fi
 }
 
@@ -1174,11 +1179,87 @@ if wait_until 120 has_outcomes $shard "$total"; then
 else bad "$name (only $(outcome_count $shard) outcomes)"; fi
 }
 
+# ---------------------------------------------------------------------------------------------
+# Issue 31: a delivery counts toward max_deliveries only when a request of the entry was written
+# (docs/worker.md, "Dead letters"). Lives killed while APNs cannot be reached (a listener that
+# takes the TCP connection and never answers the TLS handshake) wrote nothing: before, each of
+# their counted deliveries brought healthy entries nearer a dead letter.
+# delivery_sum SHARD: the sum of the delivery counts of the shard's pending entries.
+delivery_sum() { rcli XPENDING "push:{$1}" senders - + 10000 | awk 'NR % 4 == 0 { s += $1 } END { print s + 0 }'; }
+delivery_sum_above() { [ "$(delivery_sum "$1")" -gt "$2" ]; }
+written_above() { [ "$(rcli HGET "written:{$1}" "$2")" -gt "$3" ] 2>/dev/null; }
+test_unwritten_lives() {
+name="10 lives SIGKILLed while APNs cannot be reached (nothing written; max_deliveries 2) dead-letter no entry, and a poison entry that kills its worker once written still ends DeadLetter: every id one outcome"
+shard=unwritten
+local n=5 kills=0 sum silent silent_port lport poison before summary lives=0 p
+# Healthy entries, then the poison one (the mock never answers its token; each life is killed
+# once its written delivery is recorded).
+python3 -c 'import json
+for i in range(5): print(json.dumps({"id": f"unwritten-{i}", "app": "demo", "token": "ee%062x" % (i + 1), "payload": {"aps": {"alert": "x"}}}))
+print(json.dumps({"id": "poison", "app": "demo", "token": "dd" * 32, "payload": {"aps": {"alert": "x"}}}))' > "$out/$shard.jsonl"
+python3 -c 'import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1])); __import__("os").rename(sys.argv[1] + ".tmp", sys.argv[1])
+held = []
+while True: held.append(s.accept()[0])' "$out/silent.port" &
+silent=$!; WORKER_PIDS+=("$silent")
+wait_until 10 test -s "$out/silent.port" || { bad "$name (no silent listener)"; return; }
+silent_port=$(cat "$out/silent.port")
+local opts=', "deadline_ms": 20000, "max_sends": 1, "min_idle_ms": 120000, "max_deliveries": 2'
+config "$out/$shard.silent.json" $shard "$silent_port" "$opts"
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
+poison=$(rcli XREVRANGE "push:{$shard}" + - COUNT 1 | head -1)
+sum=0
+while [ "$kills" -lt 10 ]; do
+  start_worker unwritten-a "$out/$shard.silent.json"; a=$WORKER_PID
+  # Killed once this life counted a delivery (the first: its read; later: a paced group).
+  if [ "$kills" -eq 0 ]; then wait_until 30 pending_at_least $shard $((n + 1)) || { bad "$name (life 1 read nothing)"; kill -9 "$a"; return; }
+  else wait_until 30 delivery_sum_above $shard "$sum" || { bad "$name (life $((kills + 1)) counted no delivery)"; kill -9 "$a"; return; }; fi
+  kill -9 "$a"; wait "$a" 2>/dev/null || true
+  kills=$((kills + 1)); sum=$(delivery_sum $shard)
+done
+kill "$silent"; wait "$silent" 2>/dev/null || true
+local highest; highest=$(rcli XPENDING "push:{$shard}" senders - + 100 | awk 'NR % 4 == 0 && $1 > m { m = $1 } END { print m + 0 }')
+local recorded; recorded=$(rcli HLEN "written:{$shard}")
+mock_start unwritten "$cli" "$pki" --lenient-initial-limit --stall-token "$(printf 'dd%.0s' $(seq 32))"; lport=$MOCK_PORT
+config "$out/$shard.json" $shard "$lport" "$opts"
+# The poison's lives: each ends (SIGKILL) once its written delivery is recorded; then one more.
+while [ "$lives" -lt 6 ] && [ "$(outcome_count $shard)" -lt $((n + 1)) ]; do
+  before=$(rcli HGET "written:{$shard}" "$poison"); before=${before:-0}
+  start_worker unwritten-a "$out/$shard.json"; a=$WORKER_PID
+  wait_until 30 sh -c "[ \"\$(redis-cli -p $redis_port HGET 'written:{$shard}' '$poison')\" -gt $before ] 2>/dev/null || [ \"\$(redis-cli -p $redis_port XLEN 'outcomes:{$shard}')\" -ge $((n + 1)) ]" || true
+  if [ "$(outcome_count $shard)" -ge $((n + 1)) ]; then break; fi
+  kill -9 "$a"; wait "$a" 2>/dev/null || true
+  lives=$((lives + 1))
+done
+if ! kill -0 "$a" 2>/dev/null; then start_worker unwritten-a "$out/$shard.json"; a=$WORKER_PID; fi
+if wait_until 40 drained $shard; then
+  sa=0; stop_worker "$a" || sa=$?
+  "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
+  summary=$(python3 - "$out/$shard.jsonl" "$out/$shard.outcomes" <<'PY' 2>&1
+import collections, json, sys
+ids = [json.loads(l)["id"] for l in open(sys.argv[1])]
+rows = [json.loads(l) for l in open(sys.argv[2])]
+by = collections.Counter(r["id"] for r in rows)
+assert sorted(by) == sorted(ids) and set(by.values()) == {1}, by
+kinds = {r["id"]: (r["outcome"], r["reason"]) for r in rows}
+assert kinds["poison"] == ("FAILED", "DeadLetter"), kinds["poison"]
+assert all(kinds[i] == ("ACCEPTED", "") for i in ids if i != "poison"), kinds
+poison = next(r for r in rows if r["id"] == "poison")
+print(f"healthy highest deliveries {max(r['deliveries'] for r in rows if r['id'] != 'poison')}; poison: {poison['detail'][:60]}...")
+PY
+  ) && ok_check=1 || ok_check=0
+  if [ "$sa" -eq 0 ] && [ "$ok_check" -eq 1 ] && [ "$highest" -gt 2 ] && [ "$recorded" -eq 0 ] && [ "$(rcli HLEN "written:{$shard}")" -eq 0 ]; then
+    ok "$name ($kills kills unreachable, highest count then $highest; $lives poison lives; $summary)"
+  else bad "$name (exit $sa; highest count after the unreachable lives $highest, written records then $recorded, now $(rcli HLEN "written:{$shard}"); $summary)"; fi
+else bad "$name (not drained: pending $(pending_count $shard), outcomes $(outcome_count $shard))"; fi
+}
+
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
-  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading"
+  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading unwritten_lives"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   started=$SECONDS
