@@ -14,7 +14,8 @@
 #                   (a few minutes; LAT_DELAYS, LAT_CONNECTIONS, LAT_RUNS, LAT_COUNT for a quick run),
 #                   after the mock's own capacity with and without delay (LAT_MOCK_CAPACITY=0 skips it)
 #   make demo-worker    Redis + mock + two workers: 100,000 notifications through the queue
-#   make bench-worker   the Redis Streams worker against the raw library rate (docs/worker.md)
+#   make bench-worker   the Redis Streams worker against the raw library rate, and a lone
+#                   notification's latency, XADD to request and to outcome (docs/worker.md)
 #   make bench-worker-cluster  what WAIT costs the worker on a Redis Cluster
 #   make chaos / make soak / make test-tsan   long reliability runs (not part of make test)
 #   make wheel      dist/swiftpush-<version>-py3-none-manylinux_2_35_x86_64.whl (the library inside,
