@@ -59,21 +59,6 @@ public struct Heartbeat: Codable, Equatable, Sendable {
         counters = (try? c.decodeIfPresent([String: Loose].self, forKey: .counters))?.compactMapValues(\.int) ?? [:]
     }
 
-    /// Writes every field (an absent one as nothing).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(consumer, forKey: .consumer)
-        try c.encodeIfPresent(host, forKey: .host)
-        try c.encodeIfPresent(pid, forKey: .pid)
-        try c.encodeIfPresent(version, forKey: .version)
-        try c.encodeIfPresent(startedMillis, forKey: .startedMillis)
-        try c.encodeIfPresent(heartbeatMillis, forKey: .heartbeatMillis)
-        try c.encode(shards, forKey: .shards)
-        try c.encodeIfPresent(inFlight, forKey: .inFlight)
-        try c.encodeIfPresent(heldEntries, forKey: .heldEntries)
-        try c.encode(counters, forKey: .counters)
-    }
-
     /// The JSON text the worker writes.
     public var json: String {
         (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
