@@ -64,7 +64,7 @@ for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q 
 # The latency rows' mock records each request's arrival; started first: MOCK_PID stays the bench mock's.
 if [ -n "$latency_rates" ]; then
   mock_start latency "$cli" "$pki" --lenient-initial-limit --record --control-port-file "$out/latency-control.port"
-  latency_port=$MOCK_PORT
+  latency_port=$MOCK_PORT latency_mock_pid=$MOCK_PID
 fi
 mock_start bench "$cli" "$pki" --lenient-initial-limit
 port=$MOCK_PORT
@@ -217,16 +217,18 @@ latency() {
 JSON
   ${WORKER_RUNNER:-} "$wcli" worker --config "$out/$shard.json" --consumer w1 --quiet 2> "$out/w1.err" &
   WORKERS=$!
-  local w_t0 r_t0 t0 line
-  w_t0=$(cpu_ticks "$WORKERS"); r_t0=$(cpu_ticks "$REDIS_PID"); t0=$(date +%s%N)
+  local w_t0 r_t0 m_t0 t0 line
+  w_t0=$(cpu_ticks "$WORKERS"); r_t0=$(cpu_ticks "$REDIS_PID"); m_t0=$(cpu_ticks "$latency_mock_pid"); t0=$(date +%s%N)
   line=$(python3 scripts/worker-latency.py "$redis_port" "$shard" "$rate" "$latency_seconds" \
            "http://127.0.0.1:$(cat "$out/latency-control.port")") || { cat "$out/w1.err"; exit 1; }
   local pcts
-  pcts=$(python3 -c "import sys; w, r, ns, hz = map(int, sys.argv[1:]); print(f'{w * 1e11 / hz / ns:.1f} {r * 1e11 / hz / ns:.1f}')" \
-           $(( $(cpu_ticks "$WORKERS") - w_t0 )) $(( $(cpu_ticks "$REDIS_PID") - r_t0 )) $(( $(date +%s%N) - t0 )) "$hz")
+  pcts=$(python3 -c "import sys; w, r, m, ns, hz = map(int, sys.argv[1:]); print(f'{w * 1e11 / hz / ns:.1f} {r * 1e11 / hz / ns:.1f} {m * 1e11 / hz / ns:.1f}')" \
+           $(( $(cpu_ticks "$WORKERS") - w_t0 )) $(( $(cpu_ticks "$REDIS_PID") - r_t0 )) $(( $(cpu_ticks "$latency_mock_pid") - m_t0 )) \
+           $(( $(date +%s%N) - t0 )) "$hz")
+  local mock_pct=${pcts##* }; pcts=${pcts% *}
   kill -TERM "$WORKERS"; wait "$WORKERS" || true
   WORKERS=""
-  echo "$variant, $rate/s: $line worker_cpu_pct=${pcts% *} redis_cpu_pct=${pcts#* }"
+  echo "$variant, $rate/s: $line worker_cpu_pct=${pcts% *} redis_cpu_pct=${pcts#* } mock_cpu_pct=$mock_pct"
   echo "$variant $rate $line ${pcts}" >> "$out/latency"
   rcli FLUSHALL > /dev/null
 }
