@@ -88,28 +88,8 @@ public final class ChannelManagementClient: @unchecked Sendable {
         guard !host.isEmpty, port > 0, port <= 65535 else {
             throw ClientError(.badOption, "the channel management host must be named, with a port in 1...65535")
         }
-        if c.credentials.tokenKey != nil && c.credentials.clientCertificate != nil {
-            throw ClientError(.key, "both a token key and a client certificate are set: choose one authentication")
-        }
-        if let pem = c.credentials.tokenKey {
-            guard !c.credentials.keyID.isEmpty, !c.credentials.teamID.isEmpty else {
-                throw ClientError(.key, "token auth needs the key id and the team id (PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID)")
-            }
-            do {
-                let key = try SigningKey(pem: pem)
-                token = try ProviderToken(key: key, keyID: c.credentials.keyID, teamID: c.credentials.teamID, clock: c.timing.clock)
-            } catch let e as SigningKey.LoadError {
-                throw ClientError(.key, "token key: \(e.description)")
-            } catch let e as ProviderToken.SignError {
-                throw ClientError(.key, e.description)
-            } catch {
-                throw ClientError(.key, "token key: \(error)")
-            }
-        } else if c.credentials.clientCertificate == nil {
-            throw ClientError(.key, "no credentials: set a token key or a client certificate")
-        } else {
-            token = nil
-        }
+        // The same check and the same words as the notification client's.
+        token = try c.credentials.providerToken(clock: c.timing.clock)
         do throws(TransportError) {
             tls = try TLSContext.client(caFile: c.endpoint.caFile, certificate: c.credentials.clientCertificate)
             loop = try EventLoop()

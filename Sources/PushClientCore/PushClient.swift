@@ -265,28 +265,10 @@ public final class PushClient: @unchecked Sendable {
         guard !c.endpoint.host.isEmpty else { throw ClientError(.invalidArgument, "host is empty") }
         guard (1...65535).contains(c.endpoint.port) else { throw ClientError(.badOption, "port \(c.endpoint.port) is out of range") }
 
-        if c.credentials.tokenKey != nil && c.credentials.clientCertificate != nil {
-            throw ClientError(.key, "both a token key and a client certificate are set: choose one authentication")
-        }
         if let sharedToken, c.credentials.clientCertificate == nil {
             token = sharedToken
-        } else if let pem = c.credentials.tokenKey {
-            guard !c.credentials.keyID.isEmpty else { throw ClientError(.key, "token auth needs the key id (PUSH_OPT_KEY_ID)") }
-            guard !c.credentials.teamID.isEmpty else { throw ClientError(.key, "token auth needs the team id (PUSH_OPT_TEAM_ID)") }
-            do {
-                let key = try SigningKey(pem: pem)
-                token = try ProviderToken(key: key, keyID: c.credentials.keyID, teamID: c.credentials.teamID, clock: c.timing.clock)
-            } catch let e as SigningKey.LoadError {
-                throw ClientError(.key, "token key: \(e.description)")
-            } catch let e as ProviderToken.SignError {
-                throw ClientError(.key, e.description)
-            } catch {
-                throw ClientError(.key, "token key: \(error)")
-            }
-        } else if c.credentials.clientCertificate != nil {
-            token = nil
         } else {
-            throw ClientError(.key, "no credentials: set a token key (PUSH_OPT_TOKEN_KEY_FILE, PUSH_OPT_KEY_ID, PUSH_OPT_TEAM_ID) or a client certificate (PUSH_OPT_CERT_FILE or PUSH_OPT_P12_FILE)")
+            token = try c.credentials.providerToken(clock: c.timing.clock)
         }
 
         do {

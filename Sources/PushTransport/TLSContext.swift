@@ -7,6 +7,8 @@ import PushCore
 
 /// An OpenSSL context configured the way APNs needs: TLS 1.2 or newer, ALPN `h2`, and (for
 /// clients) certificate and host-name verification against the system trust store or a CA file.
+/// Every TLS client of the project is made here (issue 34: the APNs client, the channel
+/// management client and the worker's Redis connections), so that they verify the same way.
 public final class TLSContext: @unchecked Sendable {
     /// The `SSL_CTX`, owned.
     public let ctx: OpaquePointer
@@ -25,8 +27,9 @@ public final class TLSContext: @unchecked Sendable {
     deinit { SSL_CTX_free(ctx) }
 
     /// A client context. Verification is always on: with `caFile` the chain must lead to one of
-    /// its certificates, otherwise to the system trust store.
-    public static func client(caFile: String?, certificate: ClientCertificate? = nil) throws(TransportError) -> TLSContext {
+    /// its certificates, otherwise to the system trust store. `offerH2` false: no ALPN (Redis
+    /// speaks RESP over TLS and selects no protocol).
+    public static func client(caFile: String?, certificate: ClientCertificate? = nil, offerH2: Bool = true) throws(TransportError) -> TLSContext {
         OpenSSLError.clear()
         guard let raw = SSL_CTX_new(TLS_client_method()) else {
             throw TransportError(.tls, "SSL_CTX_new: " + OpenSSLError.drain())
@@ -40,7 +43,7 @@ public final class TLSContext: @unchecked Sendable {
         } else if SSL_CTX_set_default_verify_paths(raw) != 1 {
             throw TransportError(.tls, "cannot load the system trust store: " + OpenSSLError.drain())
         }
-        guard alpnH2.withUnsafeBufferPointer({ SSL_CTX_set_alpn_protos(raw, $0.baseAddress, UInt32($0.count)) }) == 0 else {
+        guard !offerH2 || alpnH2.withUnsafeBufferPointer({ SSL_CTX_set_alpn_protos(raw, $0.baseAddress, UInt32($0.count)) }) == 0 else {
             throw TransportError(.tls, "cannot set ALPN: " + OpenSSLError.drain())
         }
         // Read-ahead: one read() takes whatever the kernel holds (many TLS records) instead of
@@ -78,13 +81,22 @@ public final class TLSContext: @unchecked Sendable {
     /// or for an IP literal its address (no SNI for IP literals, RFC 6066 §3). On failure `fd`
     /// is closed.
     package func clientSSL(fd: Int32, host: String) throws(TransportError) -> OpaquePointer {
-        guard let ssl = SSL_new(ctx) else {
+        do {
+            return try clientSSL(onOwnedSocket: fd, verifying: host)
+        } catch {
             Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// As `clientSSL(fd:host:)`, for a caller that keeps owning `fd` whatever happens (it closes
+    /// the socket itself, as the Redis connection does).
+    package func clientSSL(onOwnedSocket fd: Int32, verifying host: String) throws(TransportError) -> OpaquePointer {
+        guard let ssl = SSL_new(ctx) else {
             throw TransportError(.tls, "SSL_new: " + OpenSSLError.drain())
         }
         guard NoSignalSocketBIO.attach(ssl, fd: fd) else {
             SSL_free(ssl)
-            Glibc.close(fd)
             throw TransportError(.tls, "BIO_new: " + OpenSSLError.drain())
         }
         SSL_set_connect_state(ssl)
