@@ -887,67 +887,68 @@ curl -sf -d '{}' "$fctl/faults" > /dev/null || true
 # alone and beside the refused app can be compared on a busy machine. Before issue 23 the refused
 # app's entries, 50/s, filled the in-flight budget every app shares: the healthy app ran at their pace.
 test_tenant_isolation() {
-name="tenant isolation: beside an app whose key APNs refuses, the healthy app's rate stays within 10% of its rate alone (answers 20 ms late), with and without a worker killed and restarted mid-run"
-mock_start late "$cli" "$pki" --delay-ms 20 --max-streams 5 --lenient-initial-limit
-local late_port=$MOCK_PORT n=2000 rates="" verdict=ok k=0
-local rate_alone=0 rate_beside=0 rate_alone_restart=0 rate_beside_restart=0
-# Each variant twice, in the order ABBA, and the better of its two rates compared: a moment of
-# load from elsewhere on the machine then has to hit both runs of a variant to tell.
-for run in alone beside beside alone alone-restart beside-restart beside-restart alone-restart; do
+name="tenant isolation: beside an app whose key APNs refuses (answers 20 ms late), the refused app sends at most half as many requests as the healthy app (one probe at a time, the rest rejected unsent), every healthy notification is accepted and every refused one rejected once, with and without a worker killed and restarted mid-run"
+# What keeps the healthy app's rate is structural (CredentialRefusal): once APNs has refused an
+# app's key, one of its notifications at a time (the probe) goes to APNs and the others are
+# rejected unsent, so the refused app cannot fill the in-flight budget both apps share. That
+# is what is checked here, as a ratio that load cannot move: both apps wait on the same 20 ms
+# answers, the healthy app with 5 streams, the refused one's probe alone, so the refused app
+# sends about a fifth as many requests as the healthy one sends (0.15-0.18 measured); with its
+# notifications sent rather than rejected (the rule turned off) it sent all 2,000 (and the
+# healthy app fell from ~210/s to ~58/s). The rates themselves are printed, not compared: a
+# timed comparison failed on a loaded machine (issue 34: speed is proven in benchmarks).
+mock_start isolation "$cli" "$pki" --delay-ms 20 --max-streams 5 --lenient-initial-limit
+local late_port=$MOCK_PORT n=2000 verdict=ok k=0 report=""
+for run in beside beside-restart; do
   k=$((k + 1))
   shard=iso-$k-$run
-  python3 - $shard $n "${run%%-*}" > "$out/$shard.jsonl" <<'PY'
+  python3 - $shard $n > "$out/$shard.jsonl" <<'PY'
 import json, sys
-shard, n, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+shard, n = sys.argv[1], int(sys.argv[2])
 for i in range(n):
     token = "ff%062x" % (i % 997 + 1)
     print(json.dumps({"id": f"{shard}-h{i}", "app": "demo", "token": token, "payload": {"aps": {"alert": "hi"}}}))
-    if mode == "beside":
-        print(json.dumps({"id": f"{shard}-r{i}", "app": "wrongkey", "token": token, "payload": {"aps": {"alert": "hi"}}}))
+    print(json.dumps({"id": f"{shard}-r{i}", "app": "wrongkey", "token": token, "payload": {"aps": {"alert": "hi"}}}))
 PY
   config "$out/$shard.json" $shard "$late_port" ', "max_in_flight": 500'
   sed -i 's/"topics": \["com.example.app"\]}/"topics": ["com.example.app"], "connections": 1}/g' "$out/$shard.json"
   "$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.jsonl" > /dev/null
   start_worker $shard "$out/$shard.json"; a=$WORKER_PID
-  since=0
-  if [ "${run#*-}" = restart ]; then
-    # Killed once a third of the healthy app's notifications have outcomes; the restarted worker
-    # re-reads what it held, and its rate is the one compared.
+  if [ "$run" = beside-restart ]; then
+    # Killed once a third of the healthy app's notifications have outcomes: the restarted
+    # worker, which knows nothing of the refusal, must learn it again and hold to it.
     wait_until 120 has_outcomes $shard $((n / 3)) || verdict="$run: no progress before the kill"
     kill -9 "$a"; wait "$a" 2>/dev/null || true
-    since=$(rcli TIME | head -1)000
     start_worker $shard "$out/$shard.json"; a=$WORKER_PID
   fi
   if wait_until 300 drained $shard && stop_worker "$a"; then
     "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
-    # The healthy app's rate (since the restart, if any), and one outcome per id: ACCEPTED for
-    # the healthy app, REJECTED 403 InvalidProviderToken (sent or not) for the refused one.
-    rate=$(python3 - "$out/$shard.outcomes" "$since" "$out/$shard.jsonl" <<'PY'
+    # One outcome per id: ACCEPTED for the healthy app, REJECTED 403 InvalidProviderToken (sent
+    # or not) for the refused one; and the refused app's requests (attempts > 0) at most half
+    # of the healthy app's.
+    line=$(python3 - "$out/$shard.outcomes" "$out/$shard.jsonl" <<'PY'
 import collections, json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-since = int(sys.argv[2])
-ids = [json.loads(l)["id"] for l in open(sys.argv[3])]
+ids = [json.loads(l)["id"] for l in open(sys.argv[2])]
 by = collections.Counter(r["id"] for r in rows)
 wrong = [r for r in rows if (r["outcome"], r.get("status"), r["reason"]) != {"demo": ("ACCEPTED", 200, ""), "wrongkey": ("REJECTED", 403, "InvalidProviderToken")}[r["app"]]]
 if sorted(by) != sorted(ids) or max(by.values()) != 1 or wrong:
     print(f"bad: {len(by)} ids of {len(ids)}, {max(by.values())} outcomes at most per id, {len(wrong)} unexpected, e.g. {wrong[:1]}")
     sys.exit(0)
-t = sorted(int(r["stream_id"].split("-")[0]) for r in rows if r["app"] == "demo" and int(r["stream_id"].split("-")[0]) >= since)
+healthy = sorted(int(r["stream_id"].split("-")[0]) for r in rows if r["app"] == "demo")
 sent = sum(1 for r in rows if r["app"] == "wrongkey" and r["attempts"] > 0)
-print(f"{len(t) / max(t[-1] - t[0], 1) * 1000:.0f} {sent}")
+rate = len(healthy) / max(healthy[-1] - healthy[0], 1) * 1000
+healthy_sent = len(healthy)
+if sent > healthy_sent // 2:
+    print(f"bad: the refused app sent {sent} requests, the healthy app {healthy_sent}: its notifications were sent, not held back by the refusal")
+else:
+    print(f"ok healthy {rate:.0f}/s, the refused app sent {sent} of {len(ids) // 2}")
 PY
 )
-    case "$rate" in bad:*) verdict="$run: $rate"; rate="0 0" ;; esac
-    read -r rate sent <<< "$rate"
-    rates="$rates $run=$rate/s"
-    [ "${run%%-*}" = beside ] && rates="$rates (the refused app's sent: $sent)"
-    eval "if [ $rate -gt \$rate_${run//-/_} ]; then rate_${run//-/_}=$rate; fi"
+    case "$line" in bad:*) verdict="$run: $line" ;; *) report="$report $run: ${line#ok };" ;; esac
   else verdict="$run: not drained (pending $(pending_count $shard))"; fi
 done
-if [ "$verdict" = ok ] && python3 -c "import sys; a, b, c, d = map(float, sys.argv[1:]); sys.exit(0 if b >= 0.9 * a and d >= 0.9 * c else 1)" \
-     "$rate_alone" "$rate_beside" "$rate_alone_restart" "$rate_beside_restart"
-then ok "$name (better of two: alone $rate_alone/s, beside $rate_beside/s; after a restart alone $rate_alone_restart/s, beside $rate_beside_restart/s; runs:$rates)"
-else bad "$name ($verdict; better of two: alone $rate_alone/s, beside $rate_beside/s; after a restart alone $rate_alone_restart/s, beside $rate_beside_restart/s; runs:$rates)"; fi
+if [ "$verdict" = ok ]; then ok "$name ($report)"; else bad "$name ($verdict)"; fi
 }
 
 # ---------------------------------------------------------------------------------------------
