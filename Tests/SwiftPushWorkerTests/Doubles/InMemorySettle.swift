@@ -1,4 +1,5 @@
 import PushCore
+@testable import SwiftPushWorker
 
 /// The settle step of `RedisStreamScripts.settle` in Swift, on an `InMemoryShard`: the same
 /// filtering by progress, the same records (byte for byte the same JSON), the same rule for a

@@ -1,3 +1,5 @@
+@testable import SwiftPushWorker
+
 /// `WorkQueue` in memory: one consumer's view of an `InMemoryShard`, with the semantics of the
 /// Redis protocol (`RedisStreamScripts`), and faults a test can inject into its next requests
 /// (a lost connection before or after a request runs, an error reply). For the machine's unit

@@ -1,3 +1,5 @@
+@testable import SwiftPushWorker
+
 /// One shard's keys held in memory with the semantics the Redis protocol gives them (the
 /// stream, its consumer group with pending entries and delivery counts, the guards, progress,
 /// outcomes, the unregistered stream, the delayed set, the counters and heartbeats), on a clock
