@@ -68,16 +68,15 @@ extension ShardMachine {
     /// A failure that retrying cannot fix: the machine ends now, its entries left pending.
     mutating func fail(_ message: String, _ out: inout [WorkerAction]) {
         counters.leftPending += held.count
-        finished = true
+        end()
         out.append(.fatal(message))
     }
 
     /// SIGTERM/SIGINT: no more reads; what is held (read, or taken back and not sent yet: those
     /// go at once, `sendSuspects`) gets `drain_ms` to finish, and a take-back under way goes on.
     mutating func beginStop(_ t: WorkerTime, _ out: inout [WorkerAction]) {
-        guard !stopping else { return }
-        stopping = true
-        drainDeadlineNanos = t.nanos + UInt64(settings.drainMillis) * 1_000_000
+        guard lifecycle == .running else { return }
+        lifecycle = .stopping(.init(drainDeadlineNanos: t.nanos + UInt64(settings.drainMillis) * 1_000_000))
         out.append(.log(.init(.info, "stopping: no more reads, draining", ["in_flight": String(inFlightCount)])))
     }
 
@@ -112,7 +111,7 @@ extension ShardMachine {
         let settled = unsettled.isEmpty && settling == 0
         if t.nanos >= drainDeadlineNanos {
             if !clientsClosed {
-                clientsClosed = true
+                updateStop { $0.clientsClosed = true }
                 out.append(.closeClients)
                 return
             }
@@ -141,14 +140,14 @@ extension ShardMachine {
             if link != .up || t.nanos >= drainDeadlineNanos + Self.handBackWaitNanos { finish(&out) }
         case .notYet:
             guard link == .up else { return finish(&out) }
-            handBack = .asked
+            updateStop { $0.handBack = .asked }
             request(.handBack(idleMillis: Self.handBackIdleMillis), .handBack, &out)
         }
     }
 
     /// The hand-back answered (`n` entries), or failed (nil).
     mutating func handedBack(_ n: Int?, _ out: inout [WorkerAction]) {
-        handBack = .done
+        updateStop { $0.handBack = .done }
         guard let n, n > 0 else { return }
         counters.handedBack += n
         out.append(.log(.init(.warning, "handed back entries this stop could not finish: any worker's next reclaim takes them at once",
@@ -158,7 +157,7 @@ extension ShardMachine {
     /// The end: what is still held stays pending.
     mutating func finish(_ out: inout [WorkerAction]) {
         guard !finished else { return }
-        finished = true
+        end()
         counters.leftPending += held.count
         out.append(.stopped(leftPending: counters.leftPending))
     }

@@ -119,12 +119,10 @@ public struct ShardMachine {
     var refusals: [String: [[UInt8]: CredentialRefusal]] = [:]
     var reclaimCursor = "-"
     var nextMaintenanceNanos: UInt64 = 0
-    var stopping = false
-    var drainDeadlineNanos: UInt64 = 0
-    var clientsClosed = false
-    /// The stop's hand-back of what it could not finish: not asked yet, asked, answered.
-    enum HandBack { case notYet, asked, done }
-    var handBack = HandBack.notYet
+    /// Where the machine is in its life (`Lifecycle`): one value, where four variables
+    /// (`stopping`, `clientsClosed`, `finished` and the hand-back's step) could once be set in
+    /// combinations no life has (issue 34).
+    var lifecycle = Lifecycle.running
     /// Entries written in this life whose record is not sent yet, keys of entries settled whole
     /// to drop, and since when the oldest waits (`ShardMachine+Written`).
     var marksToAdd: [UInt64] = []
@@ -134,7 +132,6 @@ public struct ShardMachine {
     static let handBackIdleMillis: Int64 = 3 * 365 * 86_400_000
     /// How long past `drain_ms` a stop waits for the hand-back's reply.
     static let handBackWaitNanos: UInt64 = 2_000_000_000
-    var finished = false
 
     /// A machine for one shard, with `apps`' policies, not connected yet: give it `tick` to
     /// start. `seed` drives the back-off's jitter.
