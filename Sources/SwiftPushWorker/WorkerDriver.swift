@@ -38,14 +38,18 @@ public final class WorkerDriver {
     private var goawaysSeen: [String: UInt64] = [:]
     private var nextPublishNanos: UInt64 = 0
     private let startedMillis: Int64
+    /// Every time the driver reads (`WorkerClock`).
+    private let clock: WorkerClock
     private var clientsClosed = false
     private var fatalMessage: String?
 
     /// A driver for `configuration`'s shards on `connector`, as consumer `consumer`: the apps'
     /// clients are opened here (a credential set that cannot be used fails now).
+    /// `clock`: where every time the driver uses comes from (`WorkerClock`).
     public init(configuration: WorkerConfiguration, connector: RedisConnector, consumer: String,
-                log: WorkerLog = WorkerLog()) throws(ConfigurationError) {
+                log: WorkerLog = WorkerLog(), clock: @escaping WorkerClock = WorkerTime.system) throws(ConfigurationError) {
         self.configuration = configuration
+        self.clock = clock
         self.connector = connector
         self.consumer = consumer
         self.log = log
@@ -54,7 +58,7 @@ public final class WorkerDriver {
         let clients = try AppClients(configuration: configuration, events: events)
         self.clients = clients
         let wait = RedisWait(connector.configuration)
-        var seed = UInt64(truncatingIfNeeded: MonotonicTime.nanos())
+        var seed = UInt64(truncatingIfNeeded: clock().nanos)
         var runners: [ShardRunner] = []
         for (k, shard) in configuration.shards.enumerated() {
             seed &+= 0x9E37_79B9_7F4A_7C15
@@ -70,7 +74,7 @@ public final class WorkerDriver {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
         stopPipe = (ends[0], ends[1])
-        startedMillis = Self.wallMillis()
+        startedMillis = clock().wallMillis
         metrics.showClients(clients.clients)
         metrics.showEvents(events)
         for (app, client) in clients.clients.sorted(by: { $0.key < $1.key }) {
@@ -136,7 +140,7 @@ public final class WorkerDriver {
         while !r.pending.isEmpty && fatalMessage == nil {
             let event = r.pending.removeFirst()
             if r.finished { continue }
-            let actions = r.machine.handle(event, at: Self.now())
+            let actions = r.machine.handle(event, at: clock())
             let caused = perform(actions, r)
             r.pending.insert(contentsOf: caused, at: 0)
         }
@@ -148,7 +152,7 @@ public final class WorkerDriver {
     /// for a stop, replies from Redis or results; hands them to the machines (a tick to those
     /// with none).
     private func waitForEvents() {
-        let now = MonotonicTime.nanos()
+        let now = clock().nanos
         var timeoutMillis = 200
         for r in runners where !r.finished {
             if let wake = r.machine.nextWakeNanos() {
@@ -347,7 +351,7 @@ public final class WorkerDriver {
     /// event log and writes each shard's heartbeat (at most five times a second; the heartbeat
     /// every 2 s).
     private func publishIfDue() {
-        let now = MonotonicTime.nanos()
+        let now = clock().nanos
         guard now >= nextPublishNanos else { return }
         nextPublishNanos = now + 200_000_000
         let c = counters
@@ -393,7 +397,7 @@ public final class WorkerDriver {
         h.pid = Int(getpid())
         h.version = PUSH_VERSION_STRING
         h.startedMillis = Int(startedMillis)
-        h.heartbeatMillis = Int(Self.wallMillis())
+        h.heartbeatMillis = Int(clock().wallMillis)
         h.shards = configuration.shards
         h.inFlight = r.machine.inFlightCount
         h.heldEntries = r.machine.heldEntryCount
@@ -422,14 +426,4 @@ public final class WorkerDriver {
 
     /// The counters, for the last log line.
     func counterFields() -> [String: String] { counters.logFields }
-
-    // MARK: - Clocks
-
-    static func now() -> WorkerTime { WorkerTime(nanos: MonotonicTime.nanos(), wallMillis: wallMillis()) }
-
-    static func wallMillis() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
 }

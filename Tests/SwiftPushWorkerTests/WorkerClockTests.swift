@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import SwiftPushRedis
+import TestProcessSupport
+@testable import SwiftPushWorker
+
+/// The driver reads every time it uses from the clock it is given (`WorkerClock`, issue 34):
+/// a worker on a clock whose wall time is fixed far from now writes that time, not the real one,
+/// into its heartbeat, against a real redis-server. Skipped without redis-server.
+@Suite("WorkerDriver's clock", .timeLimit(.minutes(2)))
+struct WorkerClockTests {
+    /// 2030-01-01T00:00:00Z, in UNIX milliseconds: far from any real now of these tests.
+    static let fixedWallMillis: Int64 = 1_893_456_000_000
+
+    @Test("The heartbeat's started_ms and heartbeat_ms come from the injected clock")
+    func heartbeatFromInjectedClock() async throws {
+        // Blocking work (the driver's loop, polling Redis) on threads of its own, not the
+        // cooperative pool's few.
+        try await onOwnThread { try Self.heartbeatFromInjectedClockBlocking() }
+    }
+
+    static func heartbeatFromInjectedClockBlocking() throws {
+        guard let server = WorkQueueContractTests.Server() else { return }
+        let redis = try server.connect()
+        let key = WorkerConfigurationTests.pki + "/AuthKey_TESTKEY001.p8"
+        let config = try WorkerConfiguration.parse(json: Array(#"""
+            {"redis": {"host": "127.0.0.1", "port": \#(server.port)}, "shard": "clock",
+             "apps": {"demo": {"key_file": "\#(key)", "key_id": "TESTKEY001", "team_id": "TEAM123456",
+                               "host": "localhost", "port": 1}}}
+            """#.utf8))
+        let connector = try RedisConnector(config.redis)
+        let fixed = Self.fixedWallMillis
+        // Monotonic time stays real (the driver's waits are real); the wall clock is fixed.
+        let driver = try WorkerDriver(configuration: config, connector: connector, consumer: "w-clock", log: WorkerLog(verbose: false),
+                                      clock: { WorkerTime(nanos: WorkerTime.system().nanos, wallMillis: fixed) })
+        let ended = DispatchSemaphore(value: 0)
+        // The driver is not Sendable: it runs on one thread, this one only asks it to stop
+        // (`requestStop`, which writes to its pipe and is safe from any thread).
+        nonisolated(unsafe) let running = driver
+        Thread.detachNewThread {
+            _ = running.run()
+            ended.signal()
+        }
+        defer {
+            driver.requestStop()
+            _ = ended.wait(timeout: .now() + 30)
+        }
+        let keys = StreamKeys(shard: "clock")
+        var heartbeat: Heartbeat?
+        for _ in 0..<400 where heartbeat == nil {
+            if let json = try redis.command("HGET", keys.workers, "w-clock").text {
+                heartbeat = Heartbeat(field: "w-clock", json: json)
+            } else {
+                usleep(25_000)  // the heartbeat is written every 2 s: polled, the worker gives no other sign
+            }
+        }
+        let h = try #require(heartbeat, "no heartbeat from the worker in 10 s")
+        #expect(h.heartbeatMillis == Int(fixed) && h.startedMillis == Int(fixed), "\(h)")
+    }
+}
