@@ -115,10 +115,13 @@ let package = Package(
         .target(name: "SwiftPushRedis", dependencies: ["PushCore", "PushTransport", "CHiredis", "COpenSSL"]),
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
-        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
+        // The fleet's Redis key names and the heartbeat's record: what the worker writes and the
+        // status reads, so that the status does not depend on the whole worker (issue 34).
+        .target(name: "SwiftPushKeys"),
+        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushKeys", "SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
         // What the fleet's Redis keys say (issue 26): per shard, app and campaign progress, rates,
         // time left, heartbeats; read by `swiftpush status` and the worker's status page.
-        .target(name: "SwiftPushStatus", dependencies: ["SwiftPushWorker", "SwiftPushRedis"]),
+        .target(name: "SwiftPushStatus", dependencies: ["SwiftPushKeys", "SwiftPushRedis"]),
         // The worker's HTTP server on Hummingbird: /metrics, /healthz, the status page and its
         // live feed. Not part of libswiftpush.so.
         .target(name: "SwiftPushWorkerHTTP", dependencies: ["SwiftPushWorker", "SwiftPushStatus", "PushCore",
@@ -126,7 +129,7 @@ let package = Package(
                                                              .product(name: "Logging", package: "swift-log")]),
         // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes, channels, status.
         // send, bench and channels use the Swift API (SwiftPushKit), as any Swift host would.
-        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushRedis",
+        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushKeys", "SwiftPushRedis",
                                                               "SwiftPushKit", "CSwiftPushABI", "SwiftPushStatus", "SwiftPushWorkerHTTP",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                                                               .product(name: "Logging", package: "swift-log")]),
@@ -144,7 +147,7 @@ let package = Package(
         .testTarget(name: "PushTransportTests", dependencies: ["TestProcessSupport", "PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore",
                                                      "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
         .testTarget(name: "APNsMockTests", dependencies: ["TestProcessSupport", "APNsMock", "PushCore", "PushTransport"]),
-        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["TestProcessSupport", "SwiftPushWorker", "SwiftPushRedis", "PushCore", "CHiredis",
+        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["TestProcessSupport", "SwiftPushWorker", "SwiftPushKeys", "SwiftPushRedis", "PushCore", "CHiredis",
                                                                  "SwiftPushKit", "PushClientCore", "CSwiftPushABI"]),
         // SwiftPushRedis: unit tests, and real redis-servers (TLS, ACL users, a 6-node cluster).
         .testTarget(name: "SwiftPushRedisTests", dependencies: ["TestProcessSupport", "SwiftPushRedis", "PushCore", "CHiredis"]),
@@ -158,7 +161,7 @@ let package = Package(
                     ]),
         // The status reader (pure parts in memory, the reader against a real redis-server) and
         // the worker's HTTP server (real sockets).
-        .testTarget(name: "SwiftPushStatusTests", dependencies: ["TestProcessSupport", "SwiftPushStatus", "SwiftPushWorkerHTTP", "SwiftPushWorker", "SwiftPushRedis", "PushCore"]),
+        .testTarget(name: "SwiftPushStatusTests", dependencies: ["TestProcessSupport", "SwiftPushStatus", "SwiftPushWorkerHTTP", "SwiftPushWorker", "SwiftPushKeys", "SwiftPushRedis", "PushCore"]),
         // The libFuzzer harnesses live in their own package, FuzzTesting/ (Tests/fuzz/run.sh),
         // so that a build of this one does not build them.
     ]

@@ -1,5 +1,6 @@
 import SwiftPushRedis
 import SwiftPushWorker
+import SwiftPushKeys
 
 /// The XADDs of `swiftpush enqueue`, one batch per stream (a pipeline goes to the one master
 /// that serves its shard's slot), and the `enqueued` counters of `stats:{s}` that `swiftpush

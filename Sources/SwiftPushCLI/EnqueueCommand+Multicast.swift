@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SwiftPushRedis
 import SwiftPushWorker
+import SwiftPushKeys
 
 /// `swiftpush enqueue --tokens`: one payload to many devices, as multicast entries (format 2:
 /// `v 2`, `tokens_bin` packed, or `tokens` comma-separated when a token is not lowercase hex).

@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import SwiftPushRedis
 import SwiftPushWorker
+import SwiftPushKeys
 
 /// `swiftpush enqueue`: JSON lines (one notification per line) to stream entries, XADDs
 /// pipelined by the thousand.

@@ -4,6 +4,7 @@ import PushCore
 import PushTransport
 import SwiftPushRedis
 import SwiftPushWorker
+import SwiftPushKeys
 
 /// The Redis option group shared by enqueue and outcomes (`@OptionGroup`): the same model as the
 /// worker's `"redis"` object (`RedisConfiguration`) — a server or a cluster's seeds, an ACL user

@@ -7,6 +7,7 @@ import SwiftPushRedis
 import SwiftPushStatus
 import SwiftPushWorker
 import SwiftPushWorkerHTTP
+import SwiftPushKeys
 
 /// `swiftpush worker`: runs a queue-fed sender until SIGTERM or SIGINT, then drains and exits.
 struct WorkerCommand: StatusCommand {

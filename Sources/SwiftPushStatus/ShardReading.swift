@@ -1,5 +1,5 @@
-import SwiftPushWorker
 import SwiftPushRedis
+import SwiftPushKeys
 
 /// What one shard's keys held at one moment: read in one round trip (`commands`), so the
 /// figures are consistent with each other and stamped with Redis's own clock.

@@ -1,4 +1,4 @@
-import SwiftPushWorker
+import SwiftPushKeys
 
 /// The keys of one shard that the status reads (docs/worker.md, "Keys" and "Status"): the
 /// worker's own (`StreamKeys`) and the two it writes for the status, `stats:{s}` and `workers:{s}`.

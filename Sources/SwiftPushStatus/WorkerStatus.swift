@@ -1,4 +1,3 @@
-import SwiftPushWorker
 
 /// One worker of the group: its heartbeat (`workers:{s}`) if it writes one, and what Redis saw
 /// of its consumer (`XINFO CONSUMERS`), merged by consumer name over the shards shown.

@@ -1,5 +1,6 @@
 import CHiredis
 import SwiftPushRedis
+import SwiftPushKeys
 
 /// The Redis commands of each queue request and how their replies become a `QueueReply`: one
 /// place for the protocol's wire form, used by the synchronous `RedisStreamQueue` and by the

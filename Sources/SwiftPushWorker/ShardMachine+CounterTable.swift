@@ -1,3 +1,5 @@
+import SwiftPushKeys
+
 extension ShardMachine.Counters {
     /// Where a counter is shown, besides the worker's last log line (which has every one).
     public struct Places: OptionSet, Sendable {

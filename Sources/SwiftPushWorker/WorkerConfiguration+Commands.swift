@@ -1,3 +1,5 @@
+import SwiftPushKeys
+
 extension WorkerConfiguration {
     /// The protocol's commands for `shard`, as `consumer`.
     public func shardCommands(shard: String, consumer: String) -> RedisShardCommands {

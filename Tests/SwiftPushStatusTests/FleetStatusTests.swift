@@ -2,6 +2,7 @@ import Foundation
 @testable import SwiftPushStatus
 import SwiftPushWorker
 import Testing
+import SwiftPushKeys
 
 @Suite("FleetStatus", .timeLimit(.minutes(1)))
 struct FleetStatusTests {

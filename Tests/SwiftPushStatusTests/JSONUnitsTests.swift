@@ -2,6 +2,7 @@ import Foundation
 @testable import SwiftPushStatus
 import SwiftPushWorker
 import Testing
+import SwiftPushKeys
 
 /// Every count in the status JSON says its unit in its name (issue 35): `waiting 181 · in
 /// flight 11` counted entries beside totals counting notifications.

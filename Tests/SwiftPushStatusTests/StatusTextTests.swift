@@ -1,6 +1,7 @@
 @testable import SwiftPushStatus
 import SwiftPushWorker
 import Testing
+import SwiftPushKeys
 
 @Suite("StatusText", .timeLimit(.minutes(1)))
 struct StatusTextTests {

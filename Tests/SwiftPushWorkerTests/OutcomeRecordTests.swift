@@ -1,5 +1,6 @@
 import SwiftPushWorker
 import Testing
+import SwiftPushKeys
 
 @Suite("OutcomeRecord and StreamKeys", .timeLimit(.minutes(1)))
 struct OutcomeRecordTests {

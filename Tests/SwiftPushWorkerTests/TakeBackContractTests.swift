@@ -2,6 +2,7 @@ import Foundation
 import SwiftPushRedis
 @testable import SwiftPushWorker
 import Testing
+import SwiftPushKeys
 
 /// Issue 31's take-back and hand-back on a real redis-server against the in-memory queue (and the
 /// records of written deliveries a reclaim reads back, `RedisStreamScripts.markWritten`): the

@@ -3,6 +3,7 @@ import SwiftPushRedis
 import TestProcessSupport
 @testable import SwiftPushWorker
 import Testing
+import SwiftPushKeys
 
 /// The in-memory queue the machine's unit tests run on (`InMemoryWorkQueue`) against the real
 /// thing: the same requests, in the same order, on `InMemoryShard` and on a real `redis-server`

@@ -3,6 +3,7 @@ import Testing
 import SwiftPushRedis
 import TestProcessSupport
 @testable import SwiftPushWorker
+import SwiftPushKeys
 
 /// The driver reads every time it uses from the clock it is given (`WorkerClock`, issue 34):
 /// a worker on a clock whose wall time is fixed far from now writes that time, not the real one,

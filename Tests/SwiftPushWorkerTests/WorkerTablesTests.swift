@@ -1,6 +1,7 @@
 import Foundation
 @testable import SwiftPushWorker
 import Testing
+import SwiftPushKeys
 
 /// The worker's lists that have one definition each (issue 34 item 3): its counters, its own
 /// outcome reasons, its heartbeat, its log format; each held to its definition and to
