@@ -1,4 +1,3 @@
-import CNGHTTP2
 import PushCore
 import PushTransport
 
@@ -42,7 +41,7 @@ extension ClientCore {
     /// resent when it closes (`connectionClosed`).
     mutating func goawayReceived(on e: Int, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
         outbox.counters.goaways += 1
-        lastGoawayReason = reason ?? String(cString: nghttp2_http2_strerror(errorCode))
+        lastGoawayReason = reason ?? HTTP2ErrorCode.name(errorCode)
         perform(pool.entries[e].state.goawayReceived(lastStreamID: lastStreamID, reason: reason), on: e)
     }
 
@@ -77,7 +76,7 @@ extension ClientCore {
             action = finishRejected(index, slot, status: status, on: e, now: now)
         } else {
             action = pool.entries[e].state.streamEnded(.unanswered)
-            if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
+            if errorCode == HTTP2ErrorCode.refusedStream {
                 // Refused streams were not processed (RFC 9113 §8.7): safe to send again.
                 let goaway = pool.entries[e].state.goawayReason
                 settle(index, slot, after: .unprocessed, status: 0, reason: .protocolError,
@@ -85,7 +84,7 @@ extension ClientCore {
                        now: now)
             } else {
                 settle(index, slot, after: .unanswered, status: 0, reason: .protocolError,
-                       text: "stream reset by the server: " + String(cString: nghttp2_http2_strerror(errorCode)), now: now)
+                       text: "stream reset by the server: " + HTTP2ErrorCode.name(errorCode), now: now)
             }
         }
         perform(action, on: e)

@@ -202,7 +202,7 @@ extension ClientCore {
     /// record the error for waiters and `last_connection_error`, and fail the queue at once on
     /// TLS failures.
     mutating func connectionAttemptFailed(startedNanos: UInt64, error: TransportError, now: UInt64) {
-        let delay = reconnect.failed(now: now, startedNanos: startedNanos)
+        let delay = reconnect.failed(now: now, startedNanos: startedNanos, unit: unitRandom())
         pool.mayBeBackingOff = true
         logAttemptFailed(error, delayNanos: delay)
         reportConnectionError(error)
@@ -219,7 +219,7 @@ extension ClientCore {
     /// connection error.
     mutating func connectionRefused(_ e: Int, text: String, now: UInt64) {
         guard pool.entries[e].state.countRefusal() else { return }
-        let delay = reconnect.failed(now: now, startedNanos: pool.entries[e].state.startedNanos)
+        let delay = reconnect.failed(now: now, startedNanos: pool.entries[e].state.startedNanos, unit: unitRandom())
         pool.mayBeBackingOff = true
         logAttemptFailed(TransportError(.closed, text), delayNanos: delay)
         reportConnectionError(TransportError(.closed, text))

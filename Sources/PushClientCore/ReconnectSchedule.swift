@@ -38,10 +38,11 @@ final class ReconnectSchedule: @unchecked Sendable {
 
     /// A connection started at `startedNanos` failed (a refusal, see `ReconnectBackoff`).
     /// Returns the delay before the next attempt, or nil when the failure was already counted.
+    /// `unit`: the jitter's draw in 0..<1, from the caller's random source (the core's
+    /// injectable `unitRandom`: one source for every random choice the client makes).
     @discardableResult
-    func failed(now: UInt64, startedNanos: UInt64) -> UInt64? {
-        let unit = Double.random(in: 0..<1)
-        return lock.withLock { backoff.failed(now: now, attemptStartedNanos: startedNanos, unit: unit) }
+    func failed(now: UInt64, startedNanos: UInt64, unit: Double) -> UInt64? {
+        lock.withLock { backoff.failed(now: now, attemptStartedNanos: startedNanos, unit: unit) }
     }
 
     /// The probe ended, or became ready with nothing to send, without failing and without an
