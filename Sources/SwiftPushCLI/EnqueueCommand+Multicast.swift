@@ -32,7 +32,7 @@ extension EnqueueCommand {
         var batches = EnqueueBatches()
         for (k, chunk) in chunks.enumerated() {
             let entryID = chunks.count == 1 ? id : "\(id)#\(k)"
-            let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: entryID, count: $0)).stream } ?? keys.stream
+            let stream = lane.stream(of: shards.map { StreamKeys(shard: ShardSpread.shard(of: entryID, count: $0)) } ?? keys)
             // The packed form (`tokens_bin`, half the bytes for Redis to move) when every token
             // is lowercase hex, the text form otherwise (the worker then reads them as written).
             var args = RedisArguments(["XADD", stream, "*", "v", "2", "id", entryID])

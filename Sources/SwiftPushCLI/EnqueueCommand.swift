@@ -71,6 +71,8 @@ struct EnqueueCommand: StatusCommand {
     var waitReplicas: Int?
     @Option(help: ArgumentHelp("WAIT's timeout (default 1000)", valueName: "MS"))
     var waitTimeoutMs: Int?
+    @Option(help: ArgumentHelp("the lane: fast (push:{S}:fast, read first by every worker, for transactional notifications) or bulk (push:{S}, default)", valueName: "LANE"))
+    var lane: EnqueueLane = .bulk
 
     func validate() throws(ValidationError) {
         try checkRange(pipeline, "pipeline", 1...100_000)
@@ -122,7 +124,7 @@ struct EnqueueCommand: StatusCommand {
                 bad += 1
                 continue
             }
-            let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: Self.idText(object["id"]), count: $0)).stream } ?? keys.stream
+            let stream = lane.stream(of: shards.map { StreamKeys(shard: ShardSpread.shard(of: Self.idText(object["id"]), count: $0)) } ?? keys)
             if perEntry > 1 && Self.isSingleNotification(object) {
                 let lineApp = object["app"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? defaultApp ?? ""
                 let lineCampaign = object["campaign"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? campaign

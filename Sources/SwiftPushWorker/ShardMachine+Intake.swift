@@ -24,7 +24,7 @@ extension ShardMachine {
         // A stop reads nothing new, but goes on taking back our own pending entries (a SIGTERM
         // right after a restart finishes them too, issue 31) until the drain time is over.
         if stopping && (ownPass == nil || t.nanos >= drainDeadlineNanos) { return }
-        if has({ switch $0 { case .read, .ownPending, .takeOwn: return true; default: return false } }) { return }
+        if has({ switch $0 { case .read, .readFast, .ownPending, .takeOwn: return true; default: return false } }) { return }
         if let pass = ownPass {
             // Listing our own pending entries goes on when there is room for a good share of
             // them (a quarter of max_in_flight, or everything when nothing is held): taking
@@ -43,8 +43,16 @@ extension ShardMachine {
             guard t.nanos >= since + coalesceNanos else { return }
         }
         readWaitSinceNanos = nil
-        let asked = min(settings.batch, max(1, room / notesPerEntry))
-        let reserved = min(room, asked * notesPerEntry)
+        // The bulk lane's share used up: the fast lane alone (ShardMachine+Lanes.swift). Else
+        // one read of both lanes, the fast one first, as many entries of each as the bulk
+        // lane has room for (XREADGROUP's COUNT is per stream).
+        let bulk = bulkRoom
+        if bulk <= 0 {
+            readFastOnly(t, &out)
+            return
+        }
+        let asked = min(settings.batch, max(1, bulk / notesPerEntry))
+        let reserved = min(bulk, asked * notesPerEntry)
         let block = readMayBlock ? settings.blockMillis : 0
         reservedNotes += reserved
         request(.read(max: asked, blockMillis: block), .read(asked: asked, reserved: reserved, blockMillis: block, sentNanos: t.nanos), &out)
@@ -92,7 +100,7 @@ extension ShardMachine {
         let fresh = entries.filter { heldByID[$0.entryID] == nil }
         if fresh.isEmpty { return }
         let boxes = fresh.map { EntryBox(reader.read($0)) }
-        notesPerEntry = max(1, boxes.map(\.entry.count).max() ?? 1)
+        noteEntrySizes(boxes)
         let notes = boxes.reduce(0) { $0 + max(1, $1.entry.count) }
         reservedNotes += notes
         let claims = boxes.map { b in
@@ -119,6 +127,7 @@ extension ShardMachine {
             held[h.serial] = h
             heldByID[e.entryID] = h.serial
             heldNotes += h.unsettled
+            heldChanged(h, by: h.unsettled)
             // Done before: an earlier holder's settle recorded them.
             if answer.progress != nil {
                 for i in h.tracks.indices where answer.isDone(i) {
@@ -126,6 +135,7 @@ extension ShardMachine {
                     h.open -= 1
                     h.unsettled -= 1
                     heldNotes -= 1
+                    heldChanged(h, by: -1)
                 }
             }
             intakeDecisions(h, answer, redelivered: redelivered, t)
