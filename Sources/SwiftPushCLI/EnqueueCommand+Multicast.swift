@@ -30,6 +30,7 @@ extension EnqueueCommand {
         let size = perEntry ?? 500
         let chunks = stride(from: 0, to: list.count, by: size).map { list[$0..<min($0 + size, list.count)] }
         var batches = EnqueueBatches()
+        batches.sendAt = try sendAtMillis()
         for (k, chunk) in chunks.enumerated() {
             let entryID = chunks.count == 1 ? id : "\(id)#\(k)"
             let stream = lane.stream(of: shards.map { StreamKeys(shard: ShardSpread.shard(of: entryID, count: $0)) } ?? keys)

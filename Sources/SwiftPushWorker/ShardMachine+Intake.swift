@@ -33,6 +33,12 @@ extension ShardMachine {
             request(.ownPending(after: pass.cursor, max: pendingPage), .ownPending, &out)
             return
         }
+        // The bulk lane's share used up: the fast lane alone, at once (ShardMachine+Lanes.swift).
+        if bulkRoom <= 0 {
+            readWaitSinceNanos = nil
+            readFastOnly(t, &out)
+            return
+        }
         // A read waits until a quarter of max_in_flight is free (at most coalesceMillis): reading
         // the moment one entry's worth was free made every read, claim and settle carry one or
         // two 500-token entries, and Redis's cost per request (a wake-up, a script call) is the
@@ -43,17 +49,12 @@ extension ShardMachine {
             guard t.nanos >= since + coalesceNanos else { return }
         }
         readWaitSinceNanos = nil
-        // The bulk lane's share used up: the fast lane alone (ShardMachine+Lanes.swift). Else
-        // one read of both lanes, the fast one first, as many entries of each as the bulk
-        // lane has room for (XREADGROUP's COUNT is per stream).
+        // One read of both lanes, the fast one first, as many entries of each as the bulk lane
+        // has room for (XREADGROUP's COUNT is per stream).
         let bulk = bulkRoom
-        if bulk <= 0 {
-            readFastOnly(t, &out)
-            return
-        }
         let asked = min(settings.batch, max(1, bulk / notesPerEntry))
         let reserved = min(bulk, asked * notesPerEntry)
-        let block = readMayBlock ? settings.blockMillis : 0
+        let block = readMayBlock ? min(settings.blockMillis, scheduledBlockCap(t)) : 0
         reservedNotes += reserved
         request(.read(max: asked, blockMillis: block), .read(asked: asked, reserved: reserved, blockMillis: block, sentNanos: t.nanos), &out)
     }
@@ -139,6 +140,10 @@ extension ShardMachine {
                 }
             }
             intakeDecisions(h, answer, redelivered: redelivered, t)
+            if h.open > 0 && holdUntilSendAt(h, t) {
+                settleIfComplete(h, t)
+                continue
+            }
             if h.open > 0 && redelivered {
                 if stopping && t.nanos >= drainDeadlineNanos { leave(h) } else { suspects.add(tag: h.serial, app: h.app, count: paceCount(h.serial)) }
             } else if h.open > 0 {

@@ -16,6 +16,7 @@ extension ShardMachine {
     /// after one that came back short, again `shortReadPauseNanos` later.
     mutating func readFastOnly(_ t: WorkerTime, _ out: inout [WorkerAction]) {
         guard t.nanos >= nextFastReadNanos else { return }
+        nextFastReadNanos = 0
         let asked = min(settings.batch, max(1, room / max(1, fastNotesPerEntry)))
         let reserved = min(room, asked * fastNotesPerEntry)
         reservedNotes += reserved
@@ -25,6 +26,15 @@ extension ShardMachine {
     /// A fast-lane-only read answered with `got` entries of `asked`.
     mutating func fastReadAnswered(got: Int, asked: Int, _ t: WorkerTime) {
         if got < asked { nextFastReadNanos = t.nanos + Self.shortReadPauseNanos }
+    }
+
+    /// When the next fast-lane-only read may go, if one waits for that time alone (for
+    /// `nextWakeNanos`: nil whenever `readNext` would not read then, so that a time past never
+    /// makes the driver spin).
+    var fastReadWakeNanos: UInt64? {
+        guard nextFastReadNanos > 0, ownPass == nil, room > 0, bulkRoom <= 0,
+              !has({ switch $0 { case .read, .readFast, .ownPending, .takeOwn: return true; default: return false } }) else { return nil }
+        return max(nextFastReadNanos, nextReadNanos)
     }
 
     /// Keeps `fastHeldNotes` with `heldNotes`: `delta` notifications of `h` held (negative: let go).

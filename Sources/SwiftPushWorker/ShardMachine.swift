@@ -82,6 +82,9 @@ public struct ShardMachine {
     var fastNotesPerEntry = 1
     /// No fast-lane-only read before this time (after one that came back short).
     var nextFastReadNanos: UInt64 = 0
+    /// When entries this machine scheduled (`send_at`) fall due: a promotion then
+    /// (ShardMachine+Schedule.swift), in order.
+    var scheduledWakes: [UInt64] = []
     /// The most notifications an entry of the last read carried (a read asks for as many
     /// entries as fit at that size; until the first read, the largest an entry may carry).
     var notesPerEntry = EntryKind.maxNotifications
@@ -196,6 +199,8 @@ public struct ShardMachine {
                 consider(nextMaintenanceNanos)
                 consider(nextReadNanos)
                 consider(readWaitSinceNanos.map { $0 + coalesceNanos })
+                consider(fastReadWakeNanos)
+                consider(scheduledWakes.first)
             }
             if !unsettled.isEmpty && settling == 0 {
                 consider(max(settleRetryNanos, settleGathers ? unsettled[0].queuedNanos + coalesceNanos : 1))
@@ -254,6 +259,7 @@ public struct ShardMachine {
             sendSuspects(t, &out)
             sendMarks(t, &out)
             if !stopping { maintain(t, &out) }
+            if !stopping { promoteScheduled(t, &out) }
             readNext(t, &out)
         }
         resendDue(t, &out)

@@ -19,6 +19,8 @@ final class MachineHarness {
     var sends: [String] = []
     /// The entry of every send, in order (`sends`' entries).
     var sentEntries: [String] = []
+    /// The wall clock at the last send.
+    var lastSendWallMillis: Int64 = 0
     var logs: [WorkerLogLine] = []
     var stopped: Int?
     var fatal: String?
@@ -132,6 +134,7 @@ final class MachineHarness {
                 inFlight[item.tag] = item
                 sends.append(item.note.apnsID.description)
                 sentEntries.append(item.entry.entry.entryID)
+                lastSendWallMillis = now.wallMillis
                 report.taken.append(item.tag)
             }
             guard writes else { return [.submitted(app: app, report)] }

@@ -1336,12 +1336,62 @@ if wait_until 60 pending_at_least $shard 300 && wait_until 60 fast_pending; then
 else kill -9 "$a" 2>/dev/null || true; bad "$name (never held both lanes)"; fi
 }
 
+# ---------------------------------------------------------------------------------------------
+# Scheduled sending (issue 32, item 5): send_at (enqueue --at) holds entries in the delayed set.
+test_schedule() {
+name="schedule: entries enqueued with --at 2 s ahead (a single, a batch of 3, a fast-lane single) wait in the delayed set, no request reaches APNs before send_at, each outcome within 1 s after it; --at in the past is refused and enqueues nothing"
+shard=sch
+config "$out/$shard.json" $shard "$mock_port"
+python3 - "$out/$shard" <<'PY'
+import json, sys
+for name, ids in (("single", ["sch-0"]), ("batch", ["sch-1", "sch-2", "sch-3"]), ("fast", ["sch-4"])):
+    with open(f"{sys.argv[1]}.{name}.jsonl", "w") as f:
+        for i in ids:
+            f.write(json.dumps({"id": i, "app": "demo", "token": "5c%062x" % int(i[4:]), "payload": {"aps": {"alert": i}}}) + "\n")
+PY
+cat "$out/$shard.single.jsonl" "$out/$shard.batch.jsonl" "$out/$shard.fast.jsonl" > "$out/$shard.jsonl"
+start_worker sch-a "$out/$shard.json"; a=$WORKER_PID
+past_err=$("$cli" enqueue --at 2020-01-01T00:00:00Z --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.single.jsonl" 2>&1 > /dev/null) && past_status=0 || past_status=$?
+at=$(python3 -c 'import datetime, time; print(datetime.datetime.fromtimestamp(time.time() + 2, datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"))')
+send_at=$(python3 -c 'import datetime, sys; print(int(datetime.datetime.fromisoformat(sys.argv[1].replace("Z", "+00:00")).timestamp() * 1000))' "$at")
+"$cli" enqueue --at "$at" --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.single.jsonl" > /dev/null
+"$cli" enqueue --at "$at" --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.batch.jsonl" > /dev/null
+"$cli" enqueue --at "$at" --batch 1 --lane fast --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.fast.jsonl" > /dev/null
+delayed_count() { [ "$(rcli ZCARD "delayed:{$shard}")" -ge 3 ]; }
+held=no; wait_until 10 delayed_count && [ "$(python3 -c 'import time; print(int(time.time() * 1000))')" -lt "$send_at" ] && held=yes
+if wait_until 30 drained $shard && [ "$(outcome_count $shard)" -ge 3 ]; then
+  sa=0; stop_worker "$a" || sa=$?
+  "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
+  curl -s "$control/record" > "$out/$shard.record.json"
+  verdict=$(python3 - "$out/$shard.outcomes" "$out/$shard.record.json" "$send_at" <<'PY'
+import json, sys
+send_at = int(sys.argv[3])
+outcomes = [json.loads(l) for l in open(sys.argv[1])]
+record = json.load(open(sys.argv[2]))
+first = {}
+for r in record:
+    t = r.get("device_token", "")
+    if t.startswith("5c"):
+        first[int(t[2:], 16)] = min(first.get(int(t[2:], 16), 1 << 62), r["received_us"])
+late = {o["id"]: int(o["stream_id"].split("-")[0]) - send_at for o in outcomes}
+early = [k for k, us in first.items() if us // 1000 < send_at]
+ok = sorted(first) == [0, 1, 2, 3, 4] and not early and sorted(late) == [f"sch-{i}" for i in range(5)] \
+     and all(0 <= v <= 1000 for v in late.values()) and all(o["outcome"] == "ACCEPTED" for o in outcomes)
+print(("yes" if ok else "no") + f" requests {len(first)} (before send_at: {len(early)}), outcome ms after send_at {sorted(late.values())}")
+PY
+)
+  if [ "$sa" -eq 0 ] && [ "$held" = yes ] && [ "${verdict%% *}" = yes ] && [ "$past_status" -ne 0 ] && grep -q "in the past" <<< "$past_err" \
+     && check $shard none > /dev/null; then ok "$name (${verdict#* }; the past: $past_err)"
+  else bad "$name (exit $sa; held in the delayed set before send_at: $held; ${verdict#* }; --at in the past: status $past_status, $past_err)"; fi
+else kill -9 "$a" 2>/dev/null || true; bad "$name (not drained: delayed $(rcli ZCARD "delayed:{$shard}"), outcomes $(outcome_count $shard))"; fi
+}
+
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
   redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading unwritten_lives
-  fast_lane fast_takeback"
+  fast_lane fast_takeback schedule"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   started=$SECONDS
