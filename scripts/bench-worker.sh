@@ -34,6 +34,16 @@
 #   swiftpush-worker-latency variant=V rate=R request_p50_ms= request_p99_ms= outcome_p50_ms= outcome_p99_ms= worker_cpu_pct= redis_cpu_pct= missing=0
 # (medians over the rounds; missing: entries without a request or an outcome, summed).
 # BENCH_TOKENS="" runs the latency rows alone.
+#
+# Fast-lane row (issue 32, item 1), with BENCH_FAST=1: BENCH_FAST_BACKLOG (200,000; 1,000,000 by
+# the knob) notifications in multicast entries of 500 tokens drained by 1 worker (max_in_flight
+# 10,000, fast_reserve 500, one connection) against the recording mock, once alone and once while
+# scripts/worker-latency.py --lane fast XADDs single entries to push:{s}:fast at 100 a second for
+# BENCH_LATENCY_SECONDS: the singles' XADD-to-request and XADD-to-outcome percentiles, and the
+# bulk rate of both drains (first request of the worker to the last outcome). Last line, per variant:
+#   swiftpush-worker-fastlane variant=V backlog=N rate_alone= rate_beside= rate_drop_pct= request_p50_ms= request_p99_ms= outcome_p50_ms= outcome_p99_ms= left_at_end= missing=0
+# (left_at_end: backlog entries still unsettled when the singles ended: above 0, they were sent
+# while the backlog drained). BENCH_TOKENS="" BENCH_LATENCY_RATES="" BENCH_FAST=1 runs it alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: bench-worker.sh RELEASE_DIR PKI_DIR}" && pwd)
@@ -42,6 +52,8 @@ count=${BENCH_COUNT:-200000}
 token_counts=${BENCH_TOKENS-1 100 500 b500}
 latency_rates=${BENCH_LATENCY_RATES-100 1000 5000}
 latency_seconds=${BENCH_LATENCY_SECONDS:-3}
+fast_row=${BENCH_FAST:-}
+fast_backlog=${BENCH_FAST_BACKLOG:-200000}
 runs=${BENCH_RUNS:-1}
 outcome_format=${BENCH_OUTCOME_FORMAT:-1}
 cli=$build/swiftpush-cli
@@ -62,7 +74,7 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$out/redis" --appendon
 REDIS_PID=$!
 for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
 # The latency rows' mock records each request's arrival; started first: MOCK_PID stays the bench mock's.
-if [ -n "$latency_rates" ]; then
+if [ -n "$latency_rates" ] || [ -n "$fast_row" ]; then
   mock_start latency "$cli" "$pki" --lenient-initial-limit --record --control-port-file "$out/latency-control.port"
   latency_port=$MOCK_PORT latency_mock_pid=$MOCK_PID
 fi
@@ -233,6 +245,65 @@ JSON
   rcli FLUSHALL > /dev/null
 }
 
+# fast_drain VARIANT CLI ROUND WITH_SINGLES: the fast-lane row's backlog on a fresh shard, drained
+# by one worker of CLI on the recording mock, with (1) or without (0) singles on the fast lane
+# meanwhile; prints "rate left_at_end latency-line".
+fast_drain() {
+  local variant=$1 wcli=${2%@*} round=$3 singles=$4
+  local shard=fast-$variant-r$round-s$singles
+  cat > "$out/$shard.json" <<JSON
+{"redis": {"host": "127.0.0.1", "port": $redis_port}, "shard": "$shard", "max_in_flight": 10000, "batch": 1000,
+ "fast_reserve": 500,
+ "apps": {"bench": {"key_file": "$pki/AuthKey_TESTKEY001.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456",
+                    "host": "localhost", "port": $latency_port, "ca_file": "$pki/ca.pem", "topics": ["com.example.app"],
+                    "connections": 1}}}
+JSON
+  curl -s -X POST "http://127.0.0.1:$(cat "$out/latency-control.port")/record/reset" > /dev/null
+  "$wcli" enqueue --redis "127.0.0.1:$redis_port" --shard "$shard" --tokens "$out/fast-tokens.txt" --payload "@$out/payload.json" \
+    --id fb --app bench --per-entry 500 > /dev/null
+  ${WORKER_RUNNER:-} "$wcli" worker --config "$out/$shard.json" --consumer w1 --quiet 2> "$out/w1.err" &
+  WORKERS=$!
+  local line="-" left=0
+  if [ "$singles" = 1 ]; then
+    line=$(python3 scripts/worker-latency.py "$redis_port" "$shard" 100 "$latency_seconds" \
+             "http://127.0.0.1:$(cat "$out/latency-control.port")" --lane fast) || { cat "$out/w1.err"; exit 1; }
+    left=$(rcli XLEN "push:{$shard}")
+  fi
+  until stream_drained "$redis_port" "$shard"; do
+    kill -0 "$WORKERS" 2>/dev/null || { cat "$out/w1.err"; echo "the worker died"; exit 1; }
+    sleep 0.05
+  done
+  kill -TERM "$WORKERS"; wait "$WORKERS" || true
+  WORKERS=""
+  # The bulk rate: the backlog's notifications over its first to last outcome record (Redis's
+  # clock: the outcome stream's ids), the singles' own outcomes aside.
+  local rate
+  rate=$("$cli" outcomes --redis "127.0.0.1:$redis_port" --shard "$shard" --json | python3 -c '
+import json, sys
+times, n = [], 0
+for line in sys.stdin:
+    o = json.loads(line)
+    if o["id"].startswith("fb#"):
+        n += o.get("count", 1)
+        times.append(int(o["stream_id"].split("-")[0]) if "stream_id" in o else 0)
+print(f"{n / max((max(times) - min(times)) / 1000, 1e-3):.0f}" if times and min(times) > 0 else "0")')
+  echo "$rate $left $line"
+  rcli FLUSHALL > /dev/null
+}
+
+# fast VARIANT CLI ROUND: the fast-lane row (both drains); appends to $out/fast.
+fast() {
+  local alone beside
+  alone=$(fast_drain "$1" "$2" "$3" 0)
+  beside=$(fast_drain "$1" "$2" "$3" 1)
+  echo "$1, fast lane: backlog $fast_backlog alone ${alone%% *}/s; beside singles at 100/s: ${beside}"
+  echo "$1 ${alone%% *} $beside" >> "$out/fast"
+}
+if [ -n "$fast_row" ]; then
+  python3 -c "import sys; open(sys.argv[1], 'w').write(''.join('ff%062x\n' % (i % 10007 + 1) for i in range(int(sys.argv[2]))))" \
+    "$out/fast-tokens.txt" "$fast_backlog"
+fi
+
 for round in $(seq 1 "$runs"); do
   library
   for tokens in $token_counts; do
@@ -243,6 +314,9 @@ for round in $(seq 1 "$runs"); do
   for rate in $latency_rates; do
     for v in $variants; do latency "${v%%=*}" "${v#*=}" "$round" "$rate"; done
   done
+  if [ -n "$fast_row" ]; then
+    for v in $variants; do fast "${v%%=*}" "${v#*=}" "$round"; done
+  fi
 done
 
 # Medians per variant and worker count (one round: its figures); lost and duplicates summed,
@@ -295,5 +369,25 @@ for (variant, rate), got in runs.items():
           f"request_p99_ms={med('request_p99_ms'):.2f} outcome_p50_ms={med('outcome_p50_ms'):.2f} "
           f"outcome_p99_ms={med('outcome_p99_ms'):.2f} worker_cpu_pct={med('worker_cpu_pct'):.1f} "
           f"redis_cpu_pct={med('redis_cpu_pct'):.1f} missing={missing}")
+PY
+fi
+
+# The fast-lane row: medians over the rounds, per variant.
+if [ -s "$out/fast" ]; then python3 - "$out/fast" "$fast_backlog" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    words = line.split()
+    fields = dict(w.split("=", 1) for w in words[4:] if "=" in w)
+    fields["alone"], fields["beside"], fields["left"] = words[1], words[2], words[3]
+    runs.setdefault(words[0], []).append(fields)
+for variant, got in runs.items():
+    med = lambda k: statistics.median(float(g[k]) for g in got)
+    missing = sum(int(g["missing_requests"]) + int(g["missing_outcomes"]) for g in got)
+    print(f"swiftpush-worker-fastlane variant={variant} backlog={sys.argv[2]} rate_alone={med('alone'):.0f} "
+          f"rate_beside={med('beside'):.0f} rate_drop_pct={100 * (1 - med('beside') / max(med('alone'), 1)):.1f} "
+          f"request_p50_ms={med('request_p50_ms'):.2f} request_p99_ms={med('request_p99_ms'):.2f} "
+          f"outcome_p50_ms={med('outcome_p50_ms'):.2f} outcome_p99_ms={med('outcome_p99_ms'):.2f} "
+          f"left_at_end={min(int(g['left']) for g in got)} missing={missing}")
 PY
 fi

@@ -75,7 +75,8 @@ PY
   jwt=$("$build/swiftpush-cli" jwt --key "$pki/AuthKey_TESTKEY001.p8" --key-id TESTKEY001 --team-id TEAM123456)
 }
 
-# stream_drained REDIS_PORT SHARD: every entry of push:{SHARD} read and acknowledged by group
+# stream_drained REDIS_PORT SHARD: every entry of push:{SHARD} (and of its fast lane,
+# push:{SHARD}:fast, when it exists) read and acknowledged by group
 # senders, nothing waiting in delayed:{SHARD} (docs/worker.md, "Completion"): the group's pending
 # count is 0, its last-delivered-id is at or past the stream's last entry, and the delayed set
 # is empty, read in one script so that nothing moves between the three. XINFO GROUPS's `lag`
@@ -84,26 +85,32 @@ PY
 # either outcome format (format 2's outcomes stream has one entry per batch: its length says
 # nothing).
 stream_drained() {
-  [ "$(redis-cli -p "$1" EVAL "$STREAM_DRAINED_LUA" 2 "push:{$2}" "delayed:{$2}" "${3:-senders}" 2>/dev/null)" = 1 ]
+  [ "$(redis-cli -p "$1" EVAL "$STREAM_DRAINED_LUA" 3 "push:{$2}" "delayed:{$2}" "push:{$2}:fast" "${3:-senders}" 2>/dev/null)" = 1 ]
 }
 STREAM_DRAINED_LUA='
-local ok, groups = pcall(redis.call, "XINFO", "GROUPS", KEYS[1])
-if not ok then return 0 end
 local function id(s)
   local ms, seq = string.match(s, "^(%d+)-(%d+)$")
   return tonumber(ms), tonumber(seq)
 end
-for _, g in ipairs(groups) do
-  local f = {}
-  for i = 1, #g, 2 do f[g[i]] = g[i + 1] end
-  if f["name"] == ARGV[1] then
-    if f["pending"] ~= 0 or redis.call("ZCARD", KEYS[2]) ~= 0 then return 0 end
-    local last = redis.call("XREVRANGE", KEYS[1], "+", "-", "COUNT", 1)[1]
-    if not last then return 1 end
-    local lm, ls = id(last[1])
-    local dm, ds = id(f["last-delivered-id"])
-    if dm > lm or (dm == lm and ds >= ls) then return 1 end
-    return 0
+-- One lane: its group has nothing pending and has delivered up to the last entry. A lane whose
+-- stream does not exist (the fast lane where no worker or producer ever made it) holds nothing.
+local function drained(key, must)
+  local ok, groups = pcall(redis.call, "XINFO", "GROUPS", key)
+  if not ok then return not must end
+  for _, g in ipairs(groups) do
+    local f = {}
+    for i = 1, #g, 2 do f[g[i]] = g[i + 1] end
+    if f["name"] == ARGV[1] then
+      if f["pending"] ~= 0 then return false end
+      local last = redis.call("XREVRANGE", key, "+", "-", "COUNT", 1)[1]
+      if not last then return true end
+      local lm, ls = id(last[1])
+      local dm, ds = id(f["last-delivered-id"])
+      return dm > lm or (dm == lm and ds >= ls)
+    end
   end
+  return false
 end
+if redis.call("ZCARD", KEYS[2]) ~= 0 then return 0 end
+if drained(KEYS[1], true) and drained(KEYS[3], false) then return 1 end
 return 0'

@@ -3,10 +3,12 @@
 time at a steady rate, as an app server enqueues one per chat message, and how long each took
 to reach APNs and to have its outcome recorded.
 
-    worker-latency.py REDIS_PORT SHARD RATE SECONDS CONTROL_URL
+    worker-latency.py REDIS_PORT SHARD RATE SECONDS CONTROL_URL [--lane fast|bulk]
 
 A worker must be serving push:{SHARD} (app "bench", outcome_format 1) against a mock started
-with --record, whose control interface is CONTROL_URL. Twenty entries go first (the worker's
+with --record, whose control interface is CONTROL_URL. `--lane fast` XADDs to the shard's
+fast lane, push:{SHARD}:fast (docs/worker.md, "The fast lane"; the fast-lane row of
+`make bench-worker` measures it while a bulk backlog drains). Twenty entries go first (the worker's
 APNs connection opened, its loop warm) and the mock's record is reset; then RATE entries a
 second for SECONDS, each XADD sent at its time on the schedule (open loop: a late one does not
 delay the next). Two clocks, both this machine's CLOCK_REALTIME, neither the worker's:
@@ -115,7 +117,10 @@ def percentile(values, p):
 
 def main():
     port, shard, rate, seconds, control = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-    stream, outcomes = f"push:{{{shard}}}", f"outcomes:{{{shard}}}"
+    lane = sys.argv[7] if len(sys.argv) > 7 and sys.argv[6] == "--lane" else "bulk"
+    if lane not in ("fast", "bulk"):
+        sys.exit("worker-latency: --lane fast or --lane bulk")
+    stream, outcomes = f"push:{{{shard}}}" + (":fast" if lane == "fast" else ""), f"outcomes:{{{shard}}}"
     producer, watcher = Connection(port), Connection(port)
     sel = selectors.DefaultSelector()
     sel.register(producer.sock, selectors.EVENT_READ, producer)
@@ -138,7 +143,8 @@ def main():
                     for entry_id, fields in entries:
                         last_id = entry_id
                         f = dict(zip(fields[::2], fields[1::2]))
-                        seen.setdefault(f.get(b"id", b"").decode(), (t, f.get(b"outcome", b"").decode()))
+                        if b"id" in f:  # a single entry's outcome (a backlog's records have none)
+                            seen.setdefault(f[b"id"].decode(), (t, f.get(b"outcome", b"").decode()))
                 watcher.sock.sendall(command("XREAD", "COUNT", 1000, "BLOCK", 0, "STREAMS", outcomes, last_id))
 
     def xadd(name, token):

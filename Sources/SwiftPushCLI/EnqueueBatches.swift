@@ -13,6 +13,8 @@ struct EnqueueBatches {
         let campaign: String?
     }
     private var batches: [String: [Entry]] = [:]
+    /// `swiftpush enqueue --at`: the `send_at` (UNIX ms) added to every entry, if any.
+    var sendAt: Int64?
     /// Entries written, refused by Redis (an error reply), and written but not confirmed by WAIT.
     private(set) var enqueued = 0, refused = 0, unconfirmed = 0
     /// Notifications in the entries written (a batch or multicast entry holds many).
@@ -21,6 +23,12 @@ struct EnqueueBatches {
     /// Adds an XADD to `stream` of an entry of `notifications` notifications of `campaign`;
     /// returns the batch's size.
     mutating func add(_ command: RedisArguments, stream: String, notifications: Int, campaign: String?) -> Int {
+        var command = command
+        // After the entry's own fields: a single line's own send_at, read first, wins.
+        if let sendAt {
+            command.append("send_at")
+            command.append(String(sendAt))
+        }
         batches[stream, default: []].append(Entry(command: command, notifications: notifications, campaign: campaign))
         return batches[stream]!.count
     }

@@ -31,9 +31,10 @@ extension EnqueueCommand {
         let size = perEntry ?? 500
         let chunks = stride(from: 0, to: list.count, by: size).map { list[$0..<min($0 + size, list.count)] }
         var batches = EnqueueBatches()
+        batches.sendAt = try sendAtMillis()
         for (k, chunk) in chunks.enumerated() {
             let entryID = chunks.count == 1 ? id : "\(id)#\(k)"
-            let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: entryID, count: $0)).stream } ?? keys.stream
+            let stream = lane.stream(of: shards.map { StreamKeys(shard: ShardSpread.shard(of: entryID, count: $0)) } ?? keys)
             // The packed form (`tokens_bin`, half the bytes for Redis to move) when every token
             // is lowercase hex, the text form otherwise (the worker then reads them as written).
             var args = RedisArguments(["XADD", stream, "*", "v", "2", "id", entryID])

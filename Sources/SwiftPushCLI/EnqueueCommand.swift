@@ -72,6 +72,10 @@ struct EnqueueCommand: StatusCommand {
     var waitReplicas: Int?
     @Option(help: ArgumentHelp("WAIT's timeout (default 1000)", valueName: "MS"))
     var waitTimeoutMs: Int?
+    @Option(help: ArgumentHelp("the lane: fast (push:{S}:fast, read first by every worker, for transactional notifications) or bulk (push:{S}, default)", valueName: "LANE"))
+    var lane: EnqueueLane = .bulk
+    @Option(help: ArgumentHelp("hold the notifications until TIME (RFC 3339, e.g. 2026-12-01T09:00:00Z, or UNIX ms): the worker parks them in the delayed set and sends them within about a second of it; a time past is an error", valueName: "TIME"))
+    var at: String?
 
     func validate() throws(ValidationError) {
         try checkRange(pipeline, "pipeline", 1...100_000)
@@ -84,6 +88,7 @@ struct EnqueueCommand: StatusCommand {
         if tokens != nil && (payload == nil || id == nil) { throw ValidationError("--tokens needs --payload and --id") }
         if tokens == nil && (payload != nil || id != nil || perEntry != nil) { throw ValidationError("--payload, --id and --per-entry go with --tokens") }
         if tokens != nil && file != nil { throw ValidationError("give --file or --tokens, not both") }
+        _ = try sendAtMillis()
     }
 
     func execute() throws(ValidationError) -> Int32 {
@@ -104,6 +109,7 @@ struct EnqueueCommand: StatusCommand {
         // than the enqueue); from a pipe the line shows the count and rate only.
         var progress = ProgressLine(total: Self.lineCount(path) ?? 0, quiet: quiet || self.file == nil)
         var batches = EnqueueBatches()
+        batches.sendAt = try sendAtMillis()
         var grouper = BatchEntryGrouper()
         // Lines go into batch entries unless --batch 1 (or they are entries of another kind).
         let perEntry = batch ?? Self.defaultBatch
@@ -123,7 +129,7 @@ struct EnqueueCommand: StatusCommand {
                 bad += 1
                 continue
             }
-            let stream = shards.map { StreamKeys(shard: ShardSpread.shard(of: Self.idText(object["id"]), count: $0)).stream } ?? keys.stream
+            let stream = lane.stream(of: shards.map { StreamKeys(shard: ShardSpread.shard(of: Self.idText(object["id"]), count: $0)) } ?? keys)
             if perEntry > 1 && Self.isSingleNotification(object) {
                 let lineApp = object["app"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? defaultApp ?? ""
                 let lineCampaign = object["campaign"].map { String(decoding: Self.fieldValue($0), as: UTF8.self) } ?? campaign

@@ -3,8 +3,11 @@
 public struct StreamKeys: Sendable, Equatable {
     /// The shard.
     public let shard: String
-    /// The notification stream (`push:{s}`).
+    /// The notification stream (`push:{s}`): the bulk lane.
     public let stream: String
+    /// The fast lane's stream (`push:{s}:fast`): read first on every read, with a share of the
+    /// in-flight budget bulk cannot take (RedisFastLane.swift, docs/worker.md "The fast lane").
+    public let fastStream: String
     /// The outcomes stream (`outcomes:{s}`).
     public let outcomes: String
     /// Tokens APNs reported gone (410) (`unregistered:{s}`).
@@ -29,6 +32,7 @@ public struct StreamKeys: Sendable, Equatable {
     public init(shard: String = "0") {
         self.shard = shard
         stream = "push:{\(shard)}"
+        fastStream = "push:{\(shard)}:fast"
         outcomes = "outcomes:{\(shard)}"
         unregistered = "unregistered:{\(shard)}"
         delayed = "delayed:{\(shard)}"

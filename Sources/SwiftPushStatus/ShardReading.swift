@@ -30,6 +30,9 @@ public struct ShardReading: Equatable, Sendable {
     public var heartbeats: [Heartbeat] = []
     /// The latest 410s, newest first.
     public var recentUnregistered: [UnregisteredToken] = []
+    /// `XLEN push:{s}:fast`: of `streamLength`, the fast lane's entries (its group's figures are
+    /// added into `group`: waiting, pending and lag count both lanes).
+    public var fastLength = 0
     /// Why the shard could not be read; the figures are then zero and not added up.
     public var error: String?
 
@@ -54,13 +57,16 @@ public struct ShardReading: Equatable, Sendable {
          ["XLEN", keys.stream.outcomes],
          ["HGETALL", keys.stats],
          ["HGETALL", keys.workers],
-         ["XREVRANGE", keys.stream.unregistered, "+", "-", "COUNT", String(recentUnregisteredCount)]]
+         ["XREVRANGE", keys.stream.unregistered, "+", "-", "COUNT", String(recentUnregisteredCount)],
+         ["XLEN", keys.stream.fastStream],
+         ["XINFO", "GROUPS", keys.stream.fastStream]]
     }
 
     /// The reading that `commands`' replies describe. A missing key is an empty figure (an
     /// unknown shard is an empty view); a reply of the wrong type (a key of another type) throws.
     init(keys: StatusKeys, group groupName: String, replies: [RedisReply]) throws(StatusReadError) {
-        guard replies.count == 10 else { throw StatusReadError("shard \(keys.shard): \(replies.count) replies to 10 commands") }
+        // 12 with the fast lane's two (10: a reading made before it, in tests).
+        guard replies.count == 10 || replies.count == 12 else { throw StatusReadError("shard \(keys.shard): \(replies.count) replies to 12 commands") }
         let time = replies[0].elements.compactMap { $0.integer }
         guard time.count == 2 else { throw StatusReadError("TIME: an unexpected reply") }
         self.init(shard: keys.shard, timeMillis: Int(time[0]) * 1000 + Int(time[1]) / 1000)
@@ -82,6 +88,25 @@ public struct ShardReading: Equatable, Sendable {
         if let e = replies[8].errorText { throw StatusReadError("HGETALL \(keys.workers): \(e)") }
         heartbeats = FieldList(replies[8]).texts.compactMap { Heartbeat(field: $0.0, json: $0.1) }
         recentUnregistered = UnregisteredToken.list(replies[9], shard: keys.shard)
+        if replies.count == 12 { try addFastLane(length: integer(10, "XLEN \(keys.stream.fastStream)"), groups: replies[11], group: groupName) }
+    }
+
+    /// Adds the fast lane's figures (`push:{s}:fast`, docs/worker.md "The fast lane") to the
+    /// shard's: its entries to the stream's length, its group's pending, lag and entries read
+    /// to the group's (a lag unknown in either lane is unknown).
+    mutating func addFastLane(length: Int, groups: RedisReply, group groupName: String) {
+        fastLength = length
+        streamLength += length
+        guard let fast = GroupInfo(reply: groups, group: groupName) else { return }
+        streamExists = true
+        guard var g = group else {
+            group = fast
+            return
+        }
+        g.pending += fast.pending
+        g.lag = g.lag.flatMap { a in fast.lag.map { a + $0 } }
+        g.entriesRead = g.entriesRead.flatMap { a in fast.entriesRead.map { a + $0 } }
+        group = g
     }
 }
 

@@ -5,6 +5,9 @@ public struct MachineSettings: Sendable {
     /// Notifications held at most (sent or waiting to be sent, with no outcome yet): the
     /// back-pressure bound (a read may pass it by one read's worth, docs/worker.md).
     public var maxInFlight = 5000
+    /// Notifications of `maxInFlight` the bulk lane cannot take: kept for the fast lane
+    /// (`push:{s}:fast`), at most half of `maxInFlight` (ShardMachine+Lanes.swift).
+    public var fastReserve = 500
     /// Entries read per XREADGROUP at most.
     public var batch = 500
     /// Deliveries after which an entry is dead-lettered instead of sent again.

@@ -33,7 +33,8 @@ public struct RedisShardCommands: Sendable {
     /// What a new connection runs first: the group (made with the stream if need be; from 0, so
     /// that entries added before it existed are read) and the scripts. Replies: BUSYGROUP is fine.
     public func setupCommands() -> [RedisArguments] {
-        [RedisArguments(["XGROUP", "CREATE", keys.stream, group, "0", "MKSTREAM"])]
+        [RedisArguments(["XGROUP", "CREATE", keys.stream, group, "0", "MKSTREAM"]),
+         RedisArguments(["XGROUP", "CREATE", keys.fastStream, group, "0", "MKSTREAM"])]
             + Self.scripts.map { RedisArguments(["SCRIPT", "LOAD", $0.body]) }
     }
 
@@ -48,9 +49,13 @@ public struct RedisShardCommands: Sendable {
     public func commands(for request: QueueRequest) -> [RedisArguments] {
         switch request {
         case .read(let max, let block):
+            // Both lanes in one call, the fast one first (its entries come first in the reply);
+            // COUNT applies to each.
             var a = ["XREADGROUP", "GROUP", group, consumer, "COUNT", String(max)]
             if block > 0 { a += ["BLOCK", String(block)] }
-            return [RedisArguments(a + ["STREAMS", keys.stream, ">"])]
+            return [RedisArguments(a + ["STREAMS", keys.fastStream, keys.stream, ">", ">"])]
+        case .readFast(let max):
+            return [RedisArguments(["XREADGROUP", "GROUP", group, consumer, "COUNT", String(max), "STREAMS", keys.fastStream, ">"])]
         case .claim(let entries):
             return [script(RedisStreamScripts.claim, keys: [keys.progress], bytes: entries.count * 64) { args in
                 args.append(keys.guardPrefix)
@@ -74,7 +79,7 @@ public struct RedisShardCommands: Sendable {
             }]
         case .settle(let settlements):
             let size = settlements.reduce(0) { $0 + 200 + $1.size * 24 }
-            return [script(RedisStreamScripts.settle, keys: [keys.stream, keys.outcomes, keys.unregistered, keys.delayed, keys.progress, keys.stats],
+            return [script(RedisStreamScripts.settle, keys: [keys.stream, keys.outcomes, keys.unregistered, keys.delayed, keys.progress, keys.stats, keys.fastStream],
                            bytes: size) { args in
                 args.append(group)
                 args.append(consumer)
@@ -82,28 +87,29 @@ public struct RedisShardCommands: Sendable {
                 for s in settlements { RedisSettleArguments.append(s, to: &args, worker: consumer) }
             }]
         case .ownPending(let after, let max):
-            return [RedisArguments(["XPENDING", keys.stream, group, after.map { "(" + $0 } ?? "-", "+", String(max), consumer])]
+            // The fast lane's listing, then the bulk lane's (`reply` joins them, fast first).
+            return FastLane.ownPendingCommands(keys, group: group, consumer: consumer, after: after, max: max)
         case .takeOwn(let ids, let budget):
-            return [script(RedisStreamScripts.takeOwn, keys: [keys.stream, keys.written], bytes: ids.count * 24) { args in
+            return [script(RedisStreamScripts.takeOwn, keys: [keys.stream, keys.written, keys.fastStream], bytes: ids.count * 24) { args in
                 args.append(group)
                 args.append(consumer)
                 args.append(integer: Int64(budget))
                 for id in ids { args.append(id) }
             }]
         case .handBack(let idle):
-            return [script(RedisStreamScripts.handBack, keys: [keys.stream]) { args in
+            return [script(RedisStreamScripts.handBack, keys: [keys.stream, keys.fastStream]) { args in
                 args.append(group)
                 args.append(consumer)
                 args.append(integer: idle)
             }]
         case .countDelivery(let ids):
-            return [script(RedisStreamScripts.countDelivery, keys: [keys.stream]) { args in
+            return [script(RedisStreamScripts.countDelivery, keys: [keys.stream, keys.fastStream]) { args in
                 args.append(group)
                 args.append(consumer)
                 for id in ids { args.append(id) }
             }]
         case .reclaim(let cursor, let max):
-            return [script(RedisStreamScripts.reclaim, keys: [keys.stream, keys.written]) { args in
+            return [script(RedisStreamScripts.reclaim, keys: [keys.stream, keys.written, keys.fastStream]) { args in
                 for a in [group, consumer, String(minIdleMillis), cursor, String(max)] { args.append(a) }
             }]
         case .markWritten(let add, let drop):
@@ -112,11 +118,12 @@ public struct RedisShardCommands: Sendable {
                 for id in add + drop { args.append(id) }
             }]
         case .promote(let now, let max):
-            return [script(RedisStreamScripts.promote, keys: [keys.stream, keys.delayed]) { args in
+            return [script(RedisStreamScripts.promote, keys: [keys.stream, keys.delayed, keys.fastStream]) { args in
                 for a in [String(now), String(max), keys.delayedEntryPrefix] { args.append(a) }
             }]
         case .backlog:
-            return [RedisArguments(["XINFO", "GROUPS", keys.stream]), RedisArguments(["XREVRANGE", keys.stream, "+", "-", "COUNT", "1"])]
+            return [RedisArguments(["XINFO", "GROUPS", keys.stream]), RedisArguments(["XREVRANGE", keys.stream, "+", "-", "COUNT", "1"]),
+                    RedisArguments(["XINFO", "GROUPS", keys.fastStream]), RedisArguments(["XREVRANGE", keys.fastStream, "+", "-", "COUNT", "1"])]
         case .heartbeat(let json):
             return [RedisArguments(["HSET", keys.workers, consumer, json])]
         case .dropHeartbeat:
@@ -132,7 +139,7 @@ public struct RedisShardCommands: Sendable {
     static func isConfirmedWrite(_ request: QueueRequest) -> Bool {
         switch request {
         case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack: true
-        case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten: false
+        case .read, .readFast, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten: false
         }
     }
 
@@ -145,7 +152,11 @@ public struct RedisShardCommands: Sendable {
 
     /// Reads reply `r` to a command of `request`.
     public static func parse(_ r: UnsafePointer<redisReply>, for request: QueueRequest) -> Parsed {
-        if case .read = request, r.pointee.type != REDIS_REPLY_ERROR { return .entries(RedisStreamReplies.entries(fromRead: r).0) }
+        switch request {
+        case .read, .readFast:
+            if r.pointee.type != REDIS_REPLY_ERROR { return .entries(RedisStreamReplies.entries(fromRead: r).0) }
+        default: break
+        }
         return .reply(RedisReply(copying: r))
     }
 
@@ -161,7 +172,7 @@ public struct RedisShardCommands: Sendable {
         }
         guard let first = replies.first else { throw QueueError("no reply", connectionLost: true) }
         switch request {
-        case .read:
+        case .read, .readFast:
             return .entries([])
         case .claim(let entries):
             var answers = [ClaimAnswer](repeating: ClaimAnswer(), count: entries.count)
@@ -183,12 +194,8 @@ public struct RedisShardCommands: Sendable {
             let n = parts.prefix(2).map { Int($0.integer ?? 0) }
             return .settled(marked: n.first ?? 0, skipped: n.count > 1 ? n[1] : 0,
                             short: parts.count > 2 ? parts[2].elements.compactMap(\.text) : [])
-        case .ownPending:
-            return .pending(first.elements.compactMap { row in
-                let f = row.elements
-                guard f.count == 4, let id = f[0].text, let n = f[3].integer else { return nil }
-                return PendingEntry(entryID: id, deliveries: Int(n))
-            })
+        case .ownPending(let after, let max):
+            return .pending(FastLane.ownPending(replies, after: after, max: max))
         case .takeOwn:
             let parts = first.elements
             guard parts.count == 2 else { throw QueueError("takeOwn: unexpected reply", connectionLost: false) }
@@ -208,7 +215,11 @@ public struct RedisShardCommands: Sendable {
         case .promote:
             return .promoted(Int(first.integer ?? 0))
         case .backlog:
-            return backlog(groups: first, last: replies.count > 1 ? replies[1] : .null)
+            // Both lanes' figures, added.
+            let bulk = backlog(groups: first, last: replies.count > 1 ? replies[1] : .null)
+            guard replies.count > 3, case .backlog(let p, let l) = bulk,
+                  case .backlog(let fp, let fl) = backlog(groups: replies[2], last: replies[3]) else { return bulk }
+            return .backlog(pending: p + fp, lag: l.flatMap { a in fl.map { a + $0 } })
         case .heartbeat, .dropHeartbeat, .markWritten:
             return .done
         }

@@ -28,14 +28,19 @@ enum RedisStreamReplies {
     /// An error reply comes back as the second element (and no entries).
     static func entries(fromRead r: UnsafePointer<redisReply>) -> ([QueueEntry], RedisReply?) {
         if r.pointee.type == REDIS_REPLY_ERROR { return ([], RedisConnection.convert(r)) }
-        guard let stream = element(r, 0), stream.pointee.type == REDIS_REPLY_ARRAY, stream.pointee.elements == 2,
-              let list = element(stream, 1) else { return ([], nil) }
         var entries: [QueueEntry] = []
-        entries.reserveCapacity(list.pointee.type == REDIS_REPLY_ARRAY ? Int(list.pointee.elements) : 0)
-        for i in 0..<(list.pointee.type == REDIS_REPLY_ARRAY ? Int(list.pointee.elements) : 0) {
-            guard let e = element(list, i), e.pointee.type == REDIS_REPLY_ARRAY, e.pointee.elements == 2,
-                  let id = element(e, 0).flatMap(text) else { continue }
-            entries.append(entry(id: id, fields: element(e, 1)))
+        // One element per stream with entries, in the order the read named them (the fast lane
+        // first); a fast-lane entry is named `f<id>` from here on (FastLane).
+        for s in 0..<(r.pointee.type == REDIS_REPLY_ARRAY ? Int(r.pointee.elements) : 0) {
+            guard let stream = element(r, s), stream.pointee.type == REDIS_REPLY_ARRAY, stream.pointee.elements == 2,
+                  let list = element(stream, 1) else { continue }
+            let fast = element(stream, 0).flatMap(text).map(FastLane.isFastStream) ?? false
+            entries.reserveCapacity(entries.count + (list.pointee.type == REDIS_REPLY_ARRAY ? Int(list.pointee.elements) : 0))
+            for i in 0..<(list.pointee.type == REDIS_REPLY_ARRAY ? Int(list.pointee.elements) : 0) {
+                guard let e = element(list, i), e.pointee.type == REDIS_REPLY_ARRAY, e.pointee.elements == 2,
+                      let id = element(e, 0).flatMap(text) else { continue }
+                entries.append(entry(id: fast ? FastLane.prefix + id : id, fields: element(e, 1)))
+            }
         }
         return (entries, nil)
     }

@@ -145,7 +145,7 @@ enum RedisStreamScripts {
     /// (with 500 tokens per entry that bookkeeping, tables and strings per entry, was most of
     /// the script's time).
     ///
-    /// KEYS: stream, outcomes, unregistered, delayed set, progress hash, stats hash. ARGV:
+    /// KEYS: stream, outcomes, unregistered, delayed set, progress hash, stats hash, fast stream. ARGV:
     /// group, worker, delayed-hash prefix, then per entry (`RedisSettleArguments`) either the
     /// short single form (entry, 's', id, kind letter, status, reason, app, campaign, detail,
     /// apns_id, token, attempts, deliveries, latency_us, timestamp_ms, maybe_delivered) or the
@@ -157,6 +157,8 @@ enum RedisStreamScripts {
     /// each). Returns {entries marked, entries skipped, {short entries}}.
     static let settle = RedisScript("""
     local group, worker, hprefix = ARGV[1], ARGV[2], ARGV[3]
+    -- An entry of the fast lane is named `f<id>` (RedisFastLane.swift): its stream is KEYS[7].
+    local function lane(e) if string.byte(e, 1) == 102 then return KEYS[7], string.sub(e, 2) end return KEYS[1], e end
     local band, bor, bnot, rshift = bit.band, bit.bor, bit.bnot, bit.rshift
     local function popcount(x) local c = 0 while x ~= 0 do c = c + band(x, 1) x = rshift(x, 1) end return c end
     local function getbit(m, idx) return band(m[rshift(idx, 3) + 1] or 0, rshift(128, band(idx, 7))) ~= 0 end
@@ -228,7 +230,8 @@ enum RedisStreamScripts {
         else
           o = o + 1
         end
-        if not redis.call('XPENDING', KEYS[1], group, E, E, 1)[1] then
+        local S, B = lane(E)
+        if not redis.call('XPENDING', S, group, B, B, 1)[1] then
           skipped = skipped + 1
           return o
         end
@@ -371,7 +374,8 @@ enum RedisStreamScripts {
           if ts ~= '0' then f[#f+1] = 'timestamp_ms' f[#f+1] = ts end
           if maybe == '1' then f[#f+1] = 'maybe_delivered' f[#f+1] = '1' end
           local w = redis.call('XADD', KEYS[2], '*', unpack(f))
-          if redis.call('XACK', KEYS[1], group, E) == 1 then
+          local S, B = lane(E)
+          if redis.call('XACK', S, group, B) == 1 then
             acked[#acked+1] = E
             count(k, reason, 1, app, campaign)
           else
@@ -384,7 +388,8 @@ enum RedisStreamScripts {
           -- A record of an entry all accepted, settled whole: written as it comes unless
           -- its progress says an earlier settle covered some of it (then the general way).
           local n = ARGV[i+2]
-          if not redis.call('XPENDING', KEYS[1], group, E, E, 1)[1] then
+          local S, B = lane(E)
+          if not redis.call('XPENDING', S, group, B, B, 1)[1] then
             skipped = skipped + 1
             i = i + 15
           elseif n ~= '1' and redis.call('HGET', KEYS[5], E) then
@@ -435,9 +440,22 @@ enum RedisStreamScripts {
         for _, c in ipairs(m.counts) do count(c[1], c[2], c[3], m.app, m.campaign) end
       end
     end
-    if #acks > 0 then redis.call('XACK', KEYS[1], group, unpack(acks)) end
+    -- Acknowledged and deleted in their own streams: the bulk lane's ids as they are, the fast
+    -- lane's without their `f`.
+    local function each(list, cmd, withGroup)
+      local b, f = {}, {}
+      for _, e in ipairs(list) do
+        if string.byte(e, 1) == 102 then f[#f+1] = string.sub(e, 2) else b[#b+1] = e end
+      end
+      for _, p in ipairs({{KEYS[1], b}, {KEYS[7], f}}) do
+        if #p[2] > 0 then
+          if withGroup then redis.call(cmd, p[1], group, unpack(p[2])) else redis.call(cmd, p[1], unpack(p[2])) end
+        end
+      end
+    end
+    each(acks, 'XACK', true)
     for _, e in ipairs(acked) do acks[#acks+1] = e end
-    if #acks > 0 then redis.call('XDEL', KEYS[1], unpack(acks)) end
+    each(acks, 'XDEL', false)
     if #drops > 0 then redis.call('HDEL', KEYS[5], unpack(drops)) end
     if #sets > 0 then redis.call('HSET', KEYS[5], unpack(sets)) end
     for field, n in pairs(inc) do redis.call('HINCRBY', KEYS[6], field, n) end
@@ -451,15 +469,18 @@ enum RedisStreamScripts {
     """)
 
     /// Moves due delayed entries back into the stream as new entries (their fields carry
-    /// `origin`, so their ids' guards still name the entry they came from). KEYS: stream,
-    /// delayed set. ARGV: now (ms), limit, delayed-hash prefix. Returns how many moved.
+    /// `origin`, so their ids' guards still name the entry they came from), each into its lane's
+    /// stream. KEYS: stream, delayed set, fast stream. ARGV: now (ms), limit, delayed-hash prefix. Returns how many moved.
     static let promote = RedisScript("""
     local due = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
     for _, m in ipairs(due) do
       local h = ARGV[3] .. m
       local f = redis.call('HGETALL', h)
       if #f > 0 then
-        redis.call('XADD', KEYS[1], '*', unpack(f))
+        -- A member of a fast-lane entry (`f<id>:<index>`) goes back to the fast lane.
+        local s = KEYS[1]
+        if string.byte(m, 1) == 102 then s = KEYS[3] end
+        redis.call('XADD', s, '*', unpack(f))
         redis.call('DEL', h)
       end
       redis.call('ZREM', KEYS[2], m)
@@ -477,44 +498,56 @@ enum RedisStreamScripts {
     /// a budget of notifications: an entry counts 1, or for a format-2 entry its bytes / 33 (a
     /// packed token's size; text tokens and batch elements are larger, so this is never below
     /// what the entry holds for 32-byte tokens), at most 1,000; the first entry is always taken.
-    /// KEYS: stream, written hash. ARGV: group, consumer, budget, entry ids. Returns {how many ids
+    /// KEYS: stream, written hash, fast stream. ARGV: group, consumer, budget, entry ids (a
+    /// fast-lane entry's `f<id>`). Returns {how many ids
     /// were considered (the rest: not taken, for the next call), {{id, fields, deliveries,
     /// written deliveries}, ...}}.
-    /// The ids must be in stream order (as a listing gives them).
+    /// The ids of each lane must be in its stream's order (as a listing gives them).
     static let takeOwn = RedisScript("""
     local budget = tonumber(ARGV[3])
-    local n = #ARGV - 3
-    -- Which of the ids are pending with this consumer, and their counts: one listing over their
-    -- range (ids come in stream order) instead of an XPENDING per id; an id past a listing cut
-    -- short by the count is looked up alone.
-    local mine = {}
-    local limit = 2 * n + 100
-    local rows = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[4], ARGV[#ARGV], limit, ARGV[2])
-    for _, r in ipairs(rows) do mine[r[1]] = r[4] end
-    local cut = #rows >= limit
-    -- Their fields likewise: one XRANGE over the range (settled entries are deleted, so it
-    -- holds little else; at most n + 100 entries, so that other consumers' entries between
-    -- ours cannot make it large), an id past a cut range read alone.
-    local fields = {}
-    local span = n + 100
-    local entries = redis.call('XRANGE', KEYS[1], ARGV[4], ARGV[#ARGV], 'COUNT', span)
-    for _, e in ipairs(entries) do fields[e[1]] = e[2] end
-    local rangeCut = #entries >= span
+    -- A fast-lane entry is `f<id>` (RedisFastLane.swift), in KEYS[3]; the ids of each lane come
+    -- in that stream's order.
+    local function lane(e) if string.byte(e, 1) == 102 then return KEYS[3], string.sub(e, 2), 'f' end return KEYS[1], e, '' end
+    local lanes, firsts, lasts, counts, pres = {}, {}, {}, {}, {}
+    for i = 4, #ARGV do
+      local S, B, pre = lane(ARGV[i])
+      if not firsts[S] then firsts[S] = B lanes[#lanes+1] = S pres[S] = pre counts[S] = 0 end
+      lasts[S] = B
+      counts[S] = counts[S] + 1
+    end
+    -- Per lane, which of the ids are pending with this consumer, and their counts: one listing
+    -- over their range instead of an XPENDING per id; an id past a listing cut short by the
+    -- count is looked up alone. Their fields likewise: one XRANGE over the range (settled
+    -- entries are deleted, so it holds little else; at most n + 100 entries, so that other
+    -- consumers' entries between ours cannot make it large), an id past a cut range read alone.
+    local mine, fields, cut, rangeCut = {}, {}, {}, {}
+    for _, S in ipairs(lanes) do
+      local pre = pres[S]
+      local limit = 2 * counts[S] + 100
+      local rows = redis.call('XPENDING', S, ARGV[1], firsts[S], lasts[S], limit, ARGV[2])
+      for _, r in ipairs(rows) do mine[pre .. r[1]] = r[4] end
+      cut[S] = #rows >= limit
+      local span = counts[S] + 100
+      local entries = redis.call('XRANGE', S, firsts[S], lasts[S], 'COUNT', span)
+      for _, e in ipairs(entries) do fields[pre .. e[1]] = e[2] end
+      rangeCut[S] = #entries >= span
+    end
     local out = {}
     local claim = {}
     local used = 0
     local considered = 0
     for i = 4, #ARGV do
       local id = ARGV[i]
+      local S, B = lane(id)
       local count = mine[id]
-      if count == nil and cut then
-        local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1, ARGV[2])[1]
+      if count == nil and cut[S] then
+        local p = redis.call('XPENDING', S, ARGV[1], B, B, 1, ARGV[2])[1]
         if p then count = p[4] end
       end
       if count then
         local f = fields[id]
-        if f == nil and rangeCut then
-          local e = redis.call('XRANGE', KEYS[1], id, id)[1]
+        if f == nil and rangeCut[S] then
+          local e = redis.call('XRANGE', S, B, B)[1]
           if e then f = e[2] end
         end
         if f then
@@ -528,7 +561,8 @@ enum RedisStreamScripts {
           if multi then size = math.min(1000, math.max(1, math.ceil(bytes / 33))) end
           if #out > 0 and used + size > budget then break end
           used = used + size
-          claim[#claim + 1] = id
+          if not claim[S] then claim[S] = {} end
+          claim[S][#claim[S] + 1] = B
           out[#out+1] = {id, f, count, tonumber(redis.call('HGET', KEYS[2], id) or 0)}
         else
           out[#out+1] = {id, false, count, 0}
@@ -536,12 +570,15 @@ enum RedisStreamScripts {
       end
       considered = considered + 1
     end
-    -- One XCLAIM per 500 ids (JUSTID: the counter stays, the idle time restarts).
-    for k = 1, #claim, 500 do
-      local args = {KEYS[1], ARGV[1], ARGV[2], 0}
-      for j = k, math.min(k + 499, #claim) do args[#args + 1] = claim[j] end
-      args[#args + 1] = 'JUSTID'
-      redis.call('XCLAIM', unpack(args))
+    -- One XCLAIM per 500 ids of a lane (JUSTID: the counter stays, the idle time restarts).
+    for _, S in ipairs(lanes) do
+      local ids = claim[S] or {}
+      for k = 1, #ids, 500 do
+        local args = {S, ARGV[1], ARGV[2], 0}
+        for j = k, math.min(k + 499, #ids) do args[#args + 1] = ids[j] end
+        args[#args + 1] = 'JUSTID'
+        redis.call('XCLAIM', unpack(args))
+      end
     end
     return {considered, out}
     """)
@@ -550,22 +587,24 @@ enum RedisStreamScripts {
     /// issue 31): `XCLAIM ... 0 <ids> IDLE <ms> JUSTID` to the same consumer sets each one's idle
     /// time to years without raising its delivery count, so that another worker's next reclaim
     /// takes it at once (a consumer that never comes back, in a scale-down, no longer strands
-    /// it for `min_idle_ms`) and this consumer's next life re-reads it as before. KEYS: stream.
-    /// ARGV: group, consumer, idle ms. Returns how many were handed back.
+    /// it for `min_idle_ms`) and this consumer's next life re-reads it as before; both lanes.
+    /// KEYS: stream, fast stream. ARGV: group, consumer, idle ms. Returns how many were handed back.
     static let handBack = RedisScript("""
     local n = 0
-    local start = '-'
-    while true do
-      local rows = redis.call('XPENDING', KEYS[1], ARGV[1], start, '+', 1000, ARGV[2])
-      if #rows == 0 then break end
-      local args = {KEYS[1], ARGV[1], ARGV[2], 0}
-      for _, r in ipairs(rows) do args[#args+1] = r[1] end
-      args[#args+1] = 'IDLE'
-      args[#args+1] = ARGV[3]
-      args[#args+1] = 'JUSTID'
-      redis.call('XCLAIM', unpack(args))
-      n = n + #rows
-      start = '(' .. rows[#rows][1]
+    for _, S in ipairs({KEYS[2], KEYS[1]}) do
+      local start = '-'
+      while true do
+        local rows = redis.call('XPENDING', S, ARGV[1], start, '+', 1000, ARGV[2])
+        if #rows == 0 then break end
+        local args = {S, ARGV[1], ARGV[2], 0}
+        for _, r in ipairs(rows) do args[#args+1] = r[1] end
+        args[#args+1] = 'IDLE'
+        args[#args+1] = ARGV[3]
+        args[#args+1] = 'JUSTID'
+        redis.call('XCLAIM', unpack(args))
+        n = n + #rows
+        start = '(' .. rows[#rows][1]
+      end
     end
     return n
     """)
@@ -576,40 +615,62 @@ enum RedisStreamScripts {
     /// life's are re-read at start), so a reclaim never raises the count of an entry this worker
     /// holds. An entry deleted from the stream is returned without fields, unclaimed (XCLAIM
     /// would drop it from the pending list without an outcome; the settle's XACK removes it).
-    /// KEYS: stream, written hash. ARGV: group, consumer, min-idle ms, cursor (an XPENDING start:
-    /// "-" or "(<id>"), count. Returns {next cursor ("-" after the last page), {{id, fields,
+    /// The fast lane's entries (`f<id>`) first, then the bulk lane's. KEYS: stream, written hash,
+    /// fast stream. ARGV: group, consumer, min-idle ms, cursor (an XPENDING start: "-", "(<id>",
+    /// or "(f<id>" in the fast lane), count. Returns {next cursor ("-" after the last page), {{id, fields,
     /// deliveries, written deliveries}, ...}}.
     static let reclaim = RedisScript("""
-    local rows = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', tonumber(ARGV[3]), ARGV[4], '+', tonumber(ARGV[5]))
+    local max = tonumber(ARGV[5])
     local out = {}
-    for _, p in ipairs(rows) do
-      if p[2] ~= ARGV[2] then
-        local e = redis.call('XRANGE', KEYS[1], p[1], p[1])[1]
-        if e then
-          redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), p[1], 'JUSTID')
-          out[#out+1] = {p[1], e[2], p[4], tonumber(redis.call('HGET', KEYS[2], p[1]) or 0)}
-        else
-          out[#out+1] = {p[1], false, p[4], 0}
+    -- One lane's page from `start`: each row not ours taken over (fast-lane ids as `f<id>`).
+    local function page(S, pre, start, count)
+      local rows = redis.call('XPENDING', S, ARGV[1], 'IDLE', tonumber(ARGV[3]), start, '+', count)
+      for _, p in ipairs(rows) do
+        if p[2] ~= ARGV[2] then
+          local id = pre .. p[1]
+          local e = redis.call('XRANGE', S, p[1], p[1])[1]
+          if e then
+            redis.call('XCLAIM', S, ARGV[1], ARGV[2], tonumber(ARGV[3]), p[1], 'JUSTID')
+            out[#out+1] = {id, e[2], p[4], tonumber(redis.call('HGET', KEYS[2], id) or 0)}
+          else
+            out[#out+1] = {id, false, p[4], 0}
+          end
         end
       end
+      return rows
     end
+    -- The fast lane first (a cursor `(f<id>` is in it), then the bulk lane from its start.
+    local cursor = ARGV[4]
+    local left = max
+    if cursor == '-' or string.sub(cursor, 1, 2) == '(f' then
+      local start = '-'
+      if cursor ~= '-' then start = '(' .. string.sub(cursor, 3) end
+      local rows = page(KEYS[3], 'f', start, max)
+      if #rows == max and #rows > 0 then return {'(f' .. rows[#rows][1], out} end
+      left = max - #rows
+      cursor = '-'
+    end
+    local rows = page(KEYS[1], '', cursor, left)
     local nextCursor = '-'
-    if #rows == tonumber(ARGV[5]) and #rows > 0 then nextCursor = '(' .. rows[#rows][1] end
+    if #rows == left and #rows > 0 then nextCursor = '(' .. rows[#rows][1] end
     return {nextCursor, out}
     """)
 
     /// Counts a delivery of entries about to be sent again (re-delivered: their previous
     /// holder ended without an outcome): each one still pending with this consumer gets its
     /// delivery counter raised by one (`XCLAIM ... RETRYCOUNT n+1 JUSTID`, which also resets its
-    /// idle time). KEYS: stream. ARGV: group, consumer, entry ids. Returns the new counts, in
+    /// idle time). KEYS: stream, fast stream. ARGV: group, consumer, entry ids. Returns the new counts, in
     /// order; 0 for an entry no longer this consumer's.
     static let countDelivery = RedisScript("""
     local out = {}
     for i = 3, #ARGV do
-      local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1, ARGV[2])[1]
+      -- A fast-lane entry (`f<id>`) is in KEYS[2].
+      local S, B = KEYS[1], ARGV[i]
+      if string.byte(B, 1) == 102 then S, B = KEYS[2], string.sub(B, 2) end
+      local p = redis.call('XPENDING', S, ARGV[1], B, B, 1, ARGV[2])[1]
       if p then
         local n = p[4] + 1
-        redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'RETRYCOUNT', n, 'JUSTID')
+        redis.call('XCLAIM', S, ARGV[1], ARGV[2], 0, B, 'RETRYCOUNT', n, 'JUSTID')
         out[#out+1] = n
       else
         out[#out+1] = 0

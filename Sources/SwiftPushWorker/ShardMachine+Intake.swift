@@ -24,13 +24,19 @@ extension ShardMachine {
         // A stop reads nothing new, but goes on taking back our own pending entries (a SIGTERM
         // right after a restart finishes them too, issue 31) until the drain time is over.
         if stopping && (ownPass == nil || t.nanos >= drainDeadlineNanos) { return }
-        if has({ switch $0 { case .read, .ownPending, .takeOwn: return true; default: return false } }) { return }
+        if has({ switch $0 { case .read, .readFast, .ownPending, .takeOwn: return true; default: return false } }) { return }
         if let pass = ownPass {
             // Listing our own pending entries goes on when there is room for a good share of
             // them (a quarter of max_in_flight, or everything when nothing is held): taking
             // them back one at a time as single slots free up would cost a round trip each.
             guard room >= entryRoom, room >= settings.maxInFlight / 4 || held.isEmpty else { return }
             request(.ownPending(after: pass.cursor, max: pendingPage), .ownPending, &out)
+            return
+        }
+        // The bulk lane's share used up: the fast lane alone, at once (ShardMachine+Lanes.swift).
+        if bulkRoom <= 0 {
+            readWaitSinceNanos = nil
+            readFastOnly(t, &out)
             return
         }
         // A read waits until a quarter of max_in_flight is free (at most coalesceMillis): reading
@@ -43,9 +49,12 @@ extension ShardMachine {
             guard t.nanos >= since + coalesceNanos else { return }
         }
         readWaitSinceNanos = nil
-        let asked = min(settings.batch, max(1, room / notesPerEntry))
-        let reserved = min(room, asked * notesPerEntry)
-        let block = readMayBlock ? settings.blockMillis : 0
+        // One read of both lanes, the fast one first, as many entries of each as the bulk lane
+        // has room for (XREADGROUP's COUNT is per stream).
+        let bulk = bulkRoom
+        let asked = min(settings.batch, max(1, bulk / notesPerEntry))
+        let reserved = min(bulk, asked * notesPerEntry)
+        let block = readMayBlock ? min(settings.blockMillis, scheduledBlockCap(t)) : 0
         reservedNotes += reserved
         request(.read(max: asked, blockMillis: block), .read(asked: asked, reserved: reserved, blockMillis: block, sentNanos: t.nanos), &out)
     }
@@ -92,7 +101,7 @@ extension ShardMachine {
         let fresh = entries.filter { heldByID[$0.entryID] == nil }
         if fresh.isEmpty { return }
         let boxes = fresh.map { EntryBox(reader.read($0)) }
-        notesPerEntry = max(1, boxes.map(\.entry.count).max() ?? 1)
+        noteEntrySizes(boxes)
         let notes = boxes.reduce(0) { $0 + max(1, $1.entry.count) }
         reservedNotes += notes
         let claims = boxes.map { b in
@@ -119,6 +128,7 @@ extension ShardMachine {
             held[h.serial] = h
             heldByID[e.entryID] = h.serial
             heldNotes += h.unsettled
+            heldChanged(h, by: h.unsettled)
             // Done before: an earlier holder's settle recorded them.
             if answer.progress != nil {
                 for i in h.tracks.indices where answer.isDone(i) {
@@ -126,9 +136,14 @@ extension ShardMachine {
                     h.open -= 1
                     h.unsettled -= 1
                     heldNotes -= 1
+                    heldChanged(h, by: -1)
                 }
             }
             intakeDecisions(h, answer, redelivered: redelivered, t)
+            if h.open > 0 && holdUntilSendAt(h, t) {
+                settleIfComplete(h, t)
+                continue
+            }
             if h.open > 0 && redelivered {
                 if stopping && t.nanos >= drainDeadlineNanos { leave(h) } else { suspects.add(tag: h.serial, app: h.app, count: paceCount(h.serial)) }
             } else if h.open > 0 {

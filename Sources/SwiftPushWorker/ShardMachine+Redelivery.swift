@@ -101,6 +101,7 @@ extension ShardMachine {
             guard let h = held[serial] else { continue }
             guard let count else {
                 heldNotes -= h.unsettled
+                heldChanged(h, by: -h.unsettled)
                 held[serial] = nil
                 heldByID[h.entryID] = nil
                 suspects.answered(tag: serial, app: app)
@@ -141,7 +142,14 @@ extension ShardMachine {
         case (.read(let asked, let reserved, let blockMillis, let sentNanos), .entries(let entries)):
             reservedNotes -= reserved
             counters.read += entries.count
-            readAnswered(got: entries.count, asked: asked, blockMillis: blockMillis, sentNanos: sentNanos, t)
+            // Behind or not is the bulk lane's say: fast-lane entries come beside a full read.
+            readAnswered(got: entries.reduce(0) { $0 + (FastLane.isFast($1.entryID) ? 0 : 1) }, asked: asked,
+                         blockMillis: blockMillis, sentNanos: sentNanos, t)
+            take(entries, fromPending: false, redelivered: false, &out)
+        case (.readFast(let asked, let reserved), .entries(let entries)):
+            reservedNotes -= reserved
+            counters.read += entries.count
+            fastReadAnswered(got: entries.count, asked: asked, t)
             take(entries, fromPending: false, redelivered: false, &out)
         case (.claim(let boxes, let redelivered, let reserved), .claimed(let answers)):
             reservedNotes -= reserved
@@ -184,7 +192,7 @@ extension ShardMachine {
         case .settle:
             settleFailed(e, t, &out)
             return
-        case .read(_, let reserved, _, _), .claim(_, _, let reserved):
+        case .read(_, let reserved, _, _), .readFast(_, let reserved), .claim(_, _, let reserved):
             reservedNotes -= reserved
             if ownPass == nil { ownPass = OwnPendingPass(suspects: false) }
         case .countDelivery(let app, let serials):

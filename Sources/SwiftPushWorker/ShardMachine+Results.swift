@@ -110,14 +110,16 @@ extension ShardMachine {
 
     /// Notification `i` of `h` got a 429 that outlived the client's retries: it leaves the entry
     /// for the delayed set (a new entry of the same kind, `origin` naming this one's origin).
-    mutating func park(_ h: HeldEntry, _ i: Int, dueMillis: Int64, _ t: WorkerTime) {
+    /// `trip`: it counts as a trip (`retries` + 1); a scheduled entry's does not
+    /// (ShardMachine+Schedule.swift).
+    mutating func park(_ h: HeldEntry, _ i: Int, dueMillis: Int64, _ t: WorkerTime, trip: Bool = true) {
         let e = h.entry
         if h.delayed == nil {
             // The parked tokens go back in the text form (`tokens`), whichever form the entry had.
             let skip: Set<[UInt8]> = [Array("retries".utf8), Array("origin".utf8), Array("tokens".utf8), Array("tokens_bin".utf8),
                                       Array("notifications".utf8)]
             var fields = e.raw.fields.filter { !skip.contains($0.name) }.map { DelayedPart.Field(name: $0.name, value: $0.value) }
-            fields.append(.init(name: Array("retries".utf8), value: Array(String(e.retries + 1).utf8)))
+            fields.append(.init(name: Array("retries".utf8), value: Array(String(e.retries + (trip ? 1 : 0)).utf8)))
             fields.append(.init(name: Array("origin".utf8), value: Array((e.origin ?? e.entryID).utf8)))
             let join: String
             switch e.kind {

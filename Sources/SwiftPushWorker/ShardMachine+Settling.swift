@@ -232,11 +232,13 @@ extension ShardMachine {
             if unsettled[k].settlement.final {
                 if h.lastChance { suspects.answered(tag: serial, app: h.app) }
                 heldNotes -= h.unsettled
+                heldChanged(h, by: -h.unsettled)
                 held[serial] = nil
                 heldByID[entryID] = nil
             } else {
                 h.unsettled -= unsettled[k].notes
                 heldNotes -= unsettled[k].notes
+                heldChanged(h, by: -unsettled[k].notes)
             }
         }
         out.append(.recorded(unsettled[..<settling].flatMap(\.tally)))

@@ -48,6 +48,8 @@ public struct ShardMachine {
         /// A read of up to `asked` entries, sent at `sentNanos`, waiting in Redis up to
         /// `blockMillis` for the first.
         case read(asked: Int, reserved: Int, blockMillis: Int, sentNanos: UInt64)
+        /// A read of the fast lane only (the bulk lane's share is used up).
+        case readFast(asked: Int, reserved: Int)
         case claim([EntryBox], redelivered: Bool, reserved: Int)
         case settle(count: Int)
         case ownPending
@@ -73,6 +75,16 @@ public struct ShardMachine {
     /// together bounded by `max_in_flight`.
     var heldNotes = 0
     var reservedNotes = 0
+    /// Of `heldNotes`, the fast lane's (the bulk lane may hold at most max_in_flight less
+    /// `fast_reserve`: ShardMachine+Lanes.swift).
+    var fastHeldNotes = 0
+    /// The most notifications a fast-lane entry of the last read carried (single entries: 1).
+    var fastNotesPerEntry = 1
+    /// No fast-lane-only read before this time (after one that came back short).
+    var nextFastReadNanos: UInt64 = 0
+    /// When entries this machine scheduled (`send_at`) fall due: a promotion then
+    /// (ShardMachine+Schedule.swift), in order.
+    var scheduledWakes: [UInt64] = []
     /// The most notifications an entry of the last read carried (a read asks for as many
     /// entries as fit at that size; until the first read, the largest an entry may carry).
     var notesPerEntry = EntryKind.maxNotifications
@@ -184,6 +196,8 @@ public struct ShardMachine {
                 consider(nextMaintenanceNanos)
                 consider(nextReadNanos)
                 consider(readWaitSinceNanos.map { $0 + coalesceNanos })
+                consider(fastReadWakeNanos)
+                consider(scheduledWakes.first)
             }
             if !unsettled.isEmpty && settling == 0 {
                 consider(max(settleRetryNanos, settleGathers ? unsettled[0].queuedNanos + coalesceNanos : 1))
@@ -242,6 +256,7 @@ public struct ShardMachine {
             sendSuspects(t, &out)
             sendMarks(t, &out)
             if !stopping { maintain(t, &out) }
+            if !stopping { promoteScheduled(t, &out) }
             readNext(t, &out)
         }
         resendDue(t, &out)

@@ -20,8 +20,12 @@ public struct QueueError: Error, CustomStringConvertible, Sendable {
 /// One operation on a shard's queue, as the worker's machine asks for it. Each is atomic on
 /// the queue's side and idempotent (a retry after a lost reply is harmless).
 public enum QueueRequest: Sendable {
-    /// Up to `max` new entries, waiting up to `blockMillis` for the first (0: no wait).
+    /// Up to `max` new entries of each lane, the fast lane's first, waiting up to `blockMillis`
+    /// for the first (0: no wait).
     case read(max: Int, blockMillis: Int)
+    /// Up to `max` new entries of the fast lane only, without waiting (the bulk lane has used
+    /// its share of max_in_flight: `ShardMachine.readNext`).
+    case readFast(max: Int)
     /// Takes the guards of the entries' ids (and their progress): `claimed`.
     case claim([ClaimRequest])
     /// Records outcomes, parks 429s, updates progress, acknowledges and deletes finished

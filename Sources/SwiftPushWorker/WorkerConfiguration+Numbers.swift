@@ -25,7 +25,8 @@ extension WorkerConfiguration {
          NumberKey(key: "drain_ms", path: \.machineSettings.drainMillis, rule: .any),
          NumberKey(key: "delayed_retry_ms", path: \.machineSettings.policy.delayedRetryMillis, rule: .any),
          NumberKey(key: "max_delayed_retries", path: \.machineSettings.policy.maxDelayedRetries, rule: .any),
-         NumberKey(key: "guard_ttl_s", path: \.guardTTLSeconds, rule: .any)]
+         NumberKey(key: "guard_ttl_s", path: \.guardTTLSeconds, rule: .any),
+         NumberKey(key: "fast_reserve", path: \.machineSettings.fastReserve, rule: .atLeast(0))]
     }
 }
 

@@ -5,13 +5,13 @@ import Testing
 
 @Suite("ShardReading", .timeLimit(.minutes(1)))
 struct ShardReadingTests {
-    @Test("One read is ten commands on the shard's keys, in the order the parser expects")
+    @Test("One read is twelve commands on the shard's keys (the fast lane's last), in the order the parser expects")
     func commands() {
         let c = ShardReading.commands(StatusKeys(shard: "7"), group: "g")
         #expect(c.map { $0.joined(separator: " ") } == [
             "TIME", "XLEN push:{7}", "XINFO GROUPS push:{7}", "XINFO CONSUMERS push:{7} g", "ZCARD delayed:{7}",
             "XLEN unregistered:{7}", "XLEN outcomes:{7}", "HGETALL stats:{7}", "HGETALL workers:{7}",
-            "XREVRANGE unregistered:{7} + - COUNT 5"])
+            "XREVRANGE unregistered:{7} + - COUNT 5", "XLEN push:{7}:fast", "XINFO GROUPS push:{7}:fast"])
     }
 
     @Test("Without counters, progress is in entries from the group: done = read - pending - delayed")

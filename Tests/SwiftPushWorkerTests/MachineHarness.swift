@@ -17,6 +17,10 @@ final class MachineHarness {
     var inFlight: [UInt64: SendItem] = [:]
     /// Every send, as (apns-id) text, in order (a resend appears again).
     var sends: [String] = []
+    /// The entry of every send, in order (`sends`' entries).
+    var sentEntries: [String] = []
+    /// The wall clock at the last send.
+    var lastSendWallMillis: Int64 = 0
     var logs: [WorkerLogLine] = []
     var stopped: Int?
     var fatal: String?
@@ -51,6 +55,9 @@ final class MachineHarness {
         s.maxInFlight = 2000
         s.batch = 100
         s.blockMillis = 0
+        // No fast-lane reserve unless a test sets one (FastLaneTests): the others hold the
+        // bulk lane to the whole of max_in_flight.
+        s.fastReserve = 0
         change(&s)
         return s
     }
@@ -68,7 +75,7 @@ final class MachineHarness {
     }
 
     /// Whether a read waits for `mainWaiting`'s turn: one of `blockMillis` with nothing to read.
-    private var nothingToRead: Bool { shard.stream.last.map { $0.id <= shard.lastDelivered } ?? true }
+    private var nothingToRead: Bool { shard.undelivered == 0 }
 
     /// The replies of requests in flight that are due now.
     private func dueReplies() -> [WorkerEvent] {
@@ -126,6 +133,8 @@ final class MachineHarness {
             for item in items {
                 inFlight[item.tag] = item
                 sends.append(item.note.apnsID.description)
+                sentEntries.append(item.entry.entry.entryID)
+                lastSendWallMillis = now.wallMillis
                 report.taken.append(item.tag)
             }
             guard writes else { return [.submitted(app: app, report)] }

@@ -1259,11 +1259,140 @@ PY
 else bad "$name (not drained: pending $(pending_count $shard), outcomes $(outcome_count $shard))"; fi
 }
 
+# ---------------------------------------------------------------------------------------------
+# The fast lane (issue 32, item 1): push:{s}:fast, read first on every read, with a share of
+# max_in_flight that bulk entries cannot take.
+# accepted_at_least SHARD N: the shard's counters hold N accepted notifications.
+accepted_at_least() { [ "$(rcli HGET "stats:{$1}" accepted 2>/dev/null || echo 0)" -ge "$2" ] 2>/dev/null; }
+test_fast_lane() {
+name="fast lane: singles enqueued on it while 50,000 multicast notifications (100 entries x 500) drain are recorded long before the backlog ends; the same singles on the bulk lane wait behind all of it"
+shard=fl
+tokens_file "$out/$shard.tokens" 50000
+config "$out/$shard.json" $shard "$mock_port"
+python3 - "$out/$shard" <<'PY'
+import json, sys
+for lane in ("fast", "bulk"):
+    with open(f"{sys.argv[1]}.{lane}.jsonl", "w") as f:
+        for i in range(5):
+            f.write(json.dumps({"id": f"{lane}-{i}", "app": "demo", "token": "ab%062x" % (i + 1),
+                                "payload": {"aps": {"alert": f"{lane} {i}"}}}) + "\n")
+PY
+if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/$shard.tokens" --id fl --app demo \
+     --payload '{"aps":{"alert":"campaign"}}' --per-entry 500 > "$out/$shard.enqueue"; then
+  start_worker fl-a "$out/$shard.json"; a=$WORKER_PID
+  # A tenth of the backlog recorded: the singles go in, single entries (--batch 1), both lanes at once.
+  if wait_until 120 accepted_at_least $shard 5000 \
+     && "$cli" enqueue --batch 1 --lane fast --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.fast.jsonl" > /dev/null \
+     && "$cli" enqueue --batch 1 --lane bulk --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.bulk.jsonl" > /dev/null \
+     && [ "$(rcli XLEN "push:{$shard}:fast")" -ge 1 ] && wait_until 120 drained $shard; then
+    sa=0; stop_worker "$a" || sa=$?
+    "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
+    # Per single: how many backlog notifications were recorded before it (outcomes in stream order).
+    verdict=$(python3 - "$out/$shard.outcomes" <<'PY'
+import json, sys
+before, at = 0, {}
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    if o["id"].startswith("fl#"):
+        before += o.get("count", 1)
+    else:
+        at[o["id"]] = before
+fast = [at.get(f"fast-{i}") for i in range(5)]
+bulk = [at.get(f"bulk-{i}") for i in range(5)]
+good = before == 50000 and None not in fast + bulk and max(fast) <= 25000 and min(bulk) >= 40000
+print(("yes" if good else "no") + f" backlog {before}; recorded before each fast single: {fast}; before each bulk-lane single: {bulk}")
+PY
+)
+    if [ "$sa" -eq 0 ] && [ "${verdict%% *}" = yes ] && [ "$(rcli XLEN "push:{$shard}:fast")" -eq 0 ]; then ok "$name (${verdict#* })"
+    else bad "$name (exit $sa; ${verdict#* }; fast stream $(rcli XLEN "push:{$shard}:fast"))"; fi
+  else kill -9 "$a" 2>/dev/null || true; bad "$name (not drained: accepted $(rcli HGET "stats:{$shard}" accepted), pending $(pending_count $shard))"; fi
+else bad "$name (enqueue: $(cat "$out/$shard.enqueue"))"; fi
+}
+
+test_fast_takeback() {
+name="fast lane after a SIGKILL: a worker restarted under its name takes back its pending entries of both lanes (300 fast, 300 bulk, answers 1.5 s late): every id exactly one outcome, nothing pending in either lane"
+late_mock
+shard=ftb
+notifications $shard 600 > "$out/$shard.jsonl"
+head -n 300 "$out/$shard.jsonl" > "$out/$shard.bulk.jsonl"
+tail -n 300 "$out/$shard.jsonl" > "$out/$shard.fast.jsonl"
+config "$out/$shard.json" $shard "$late_port" ', "max_in_flight": 5000, "deadline_ms": 5000, "max_sends": 2, "min_idle_ms": 120000'
+"$cli" enqueue --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.bulk.jsonl" > /dev/null
+"$cli" enqueue --batch 1 --lane fast --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.fast.jsonl" > /dev/null
+start_worker $shard-a "$out/$shard.json"; a=$WORKER_PID
+fast_pending() { [ "$(rcli XPENDING "push:{$shard}:fast" senders 2>/dev/null | head -1)" -ge 300 ] 2>/dev/null; }
+if wait_until 60 pending_at_least $shard 300 && wait_until 60 fast_pending; then
+  kill -9 "$a"; wait "$a" 2>/dev/null || true
+  : > "$out/$shard-a.err"
+  start_worker $shard-a "$out/$shard.json"; a=$WORKER_PID
+  taken=""
+  if wait_until 60 drained $shard; then
+    sa=0; stop_worker "$a" || sa=$?
+    taken=$(sed -n 's/.*re-read own pending entries.* taken=\([0-9]*\).*/\1/p' "$out/$shard-a.err" | head -n 1)
+    if [ "$sa" -eq 0 ] && [ "${taken:-0}" -ge 600 ] && check $shard none > "$out/$shard.check" \
+       && [ "$(rcli XLEN "push:{$shard}:fast")" -eq 0 ] && [ "$(rcli HLEN "written:{$shard}")" -eq 0 ]; then
+      ok "$name (taken back $taken; $(head -c 200 "$out/$shard.check"))"
+    else bad "$name (exit $sa, taken back ${taken:-none}; $(head -c 300 "$out/$shard.check"); fast stream $(rcli XLEN "push:{$shard}:fast"))"; fi
+  else kill -9 "$a" 2>/dev/null || true; bad "$name (not drained after the restart: pending $(pending_count $shard), fast $(rcli XPENDING "push:{$shard}:fast" senders | head -1))"; fi
+else kill -9 "$a" 2>/dev/null || true; bad "$name (never held both lanes)"; fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Scheduled sending (issue 32, item 5): send_at (enqueue --at) holds entries in the delayed set.
+test_schedule() {
+name="schedule: entries enqueued with --at 2 s ahead (a single, a batch of 3, a fast-lane single) wait in the delayed set, no request reaches APNs before send_at, each outcome within 1 s after it; --at in the past is refused and enqueues nothing"
+shard=sch
+config "$out/$shard.json" $shard "$mock_port"
+python3 - "$out/$shard" <<'PY'
+import json, sys
+for name, ids in (("single", ["sch-0"]), ("batch", ["sch-1", "sch-2", "sch-3"]), ("fast", ["sch-4"])):
+    with open(f"{sys.argv[1]}.{name}.jsonl", "w") as f:
+        for i in ids:
+            f.write(json.dumps({"id": i, "app": "demo", "token": "5c%062x" % int(i[4:]), "payload": {"aps": {"alert": i}}}) + "\n")
+PY
+cat "$out/$shard.single.jsonl" "$out/$shard.batch.jsonl" "$out/$shard.fast.jsonl" > "$out/$shard.jsonl"
+start_worker sch-a "$out/$shard.json"; a=$WORKER_PID
+past_err=$("$cli" enqueue --at 2020-01-01T00:00:00Z --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.single.jsonl" 2>&1 > /dev/null) && past_status=0 || past_status=$?
+at=$(python3 -c 'import datetime, time; print(datetime.datetime.fromtimestamp(time.time() + 2, datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"))')
+send_at=$(python3 -c 'import datetime, sys; print(int(datetime.datetime.fromisoformat(sys.argv[1].replace("Z", "+00:00")).timestamp() * 1000))' "$at")
+"$cli" enqueue --at "$at" --batch 1 --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.single.jsonl" > /dev/null
+"$cli" enqueue --at "$at" --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.batch.jsonl" > /dev/null
+"$cli" enqueue --at "$at" --batch 1 --lane fast --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.fast.jsonl" > /dev/null
+delayed_count() { [ "$(rcli ZCARD "delayed:{$shard}")" -ge 3 ]; }
+held=no; wait_until 10 delayed_count && [ "$(python3 -c 'import time; print(int(time.time() * 1000))')" -lt "$send_at" ] && held=yes
+if wait_until 30 drained $shard && [ "$(outcome_count $shard)" -ge 3 ]; then
+  sa=0; stop_worker "$a" || sa=$?
+  "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
+  curl -s "$control/record" > "$out/$shard.record.json"
+  verdict=$(python3 - "$out/$shard.outcomes" "$out/$shard.record.json" "$send_at" <<'PY'
+import json, sys
+send_at = int(sys.argv[3])
+outcomes = [json.loads(l) for l in open(sys.argv[1])]
+record = json.load(open(sys.argv[2]))
+first = {}
+for r in record:
+    t = r.get("device_token", "")
+    if t.startswith("5c"):
+        first[int(t[2:], 16)] = min(first.get(int(t[2:], 16), 1 << 62), r["received_us"])
+late = {o["id"]: int(o["stream_id"].split("-")[0]) - send_at for o in outcomes}
+early = [k for k, us in first.items() if us // 1000 < send_at]
+ok = sorted(first) == [0, 1, 2, 3, 4] and not early and sorted(late) == [f"sch-{i}" for i in range(5)] \
+     and all(0 <= v <= 1000 for v in late.values()) and all(o["outcome"] == "ACCEPTED" for o in outcomes)
+print(("yes" if ok else "no") + f" requests {len(first)} (before send_at: {len(early)}), outcome ms after send_at {sorted(late.values())}")
+PY
+)
+  if [ "$sa" -eq 0 ] && [ "$held" = yes ] && [ "${verdict%% *}" = yes ] && [ "$past_status" -ne 0 ] && grep -q "in the past" <<< "$past_err" \
+     && check $shard none > /dev/null; then ok "$name (${verdict#* }; the past: $past_err)"
+  else bad "$name (exit $sa; held in the delayed set before send_at: $held; ${verdict#* }; --at in the past: status $past_status, $past_err)"; fi
+else kill -9 "$a" 2>/dev/null || true; bad "$name (not drained: delayed $(rcli ZCARD "delayed:{$shard}"), outcomes $(outcome_count $shard))"; fi
+}
+
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
-  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading unwritten_lives"
+  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading unwritten_lives
+  fast_lane fast_takeback schedule"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   started=$SECONDS

@@ -286,6 +286,17 @@ class NotConfirmedError(Exception):
         self.entries = entries
 
 
+FAST_SUFFIX = ":fast"
+"""What a shard's fast-lane stream adds to its name: ``push:{s}:fast``."""
+
+
+def _check_lane(lane: str) -> str:
+    """`lane` if it names a lane (``"fast"`` or ``"bulk"``); ValueError otherwise."""
+    if lane not in ("fast", "bulk"):
+        raise ValueError(f"lane must be 'fast' or 'bulk', not {lane!r}")
+    return lane
+
+
 class Producer:
     """Adds notifications to the stream `push:{shard}` and reads `outcomes:{shard}`.
 
@@ -296,19 +307,26 @@ class Producer:
     or `nodes`, a list of ``"host:port"``). With `shards`, each notification goes to shard
     ``shard_of(id, shards)`` instead of `shard`. With `wait_replicas`, every batch of writes is
     followed by ``WAIT wait_replicas wait_timeout_ms`` on its connection and
-    ``NotConfirmedError`` is raised for writes that too few replicas acknowledged. Thread-safety
-    is redis-py's (a client may be shared between threads).
+    ``NotConfirmedError`` is raised for writes that too few replicas acknowledged. `lane`
+    (``"bulk"``, the default, or ``"fast"``) is the lane every send goes to unless it names its
+    own (``lane=`` of `send`, `send_many`, `send_to_many`): the fast lane, ``push:{shard}:fast``,
+    is read first by every worker, with a share of its in-flight budget that bulk traffic cannot
+    take (docs/worker.md, "The fast lane"); the id of an entry there is returned as
+    ``"f" + <stream id>``, as outcome records name it. Thread-safety is redis-py's (a client may
+    be shared between threads).
     """
 
     def __init__(self, url: str = "redis://localhost:6379/0", shard: str = "0", redis_client: Any = None, *,
                  shards: Optional[int] = None, cluster: bool = False, nodes: Optional[Iterable[str]] = None,
                  username: Optional[str] = None, password: Optional[str] = None,
                  password_file: Optional[str] = None, password_env: Optional[str] = None,
-                 wait_replicas: int = 0, wait_timeout_ms: int = 1000, **redis_options: Any) -> None:
+                 wait_replicas: int = 0, wait_timeout_ms: int = 1000, lane: str = "bulk",
+                 **redis_options: Any) -> None:
         try:
             import redis  # optional dependency: pip install swiftpush[queue]
         except ImportError as e:  # pragma: no cover - exercised only without the extra
             raise ImportError("swiftpush.queue needs redis-py: pip install 'swiftpush[queue]'") from e
+        _check_lane(lane)
         if shards is not None and shards < 1:
             raise ValueError("shards must be at least 1")
         if wait_replicas < 0 or (wait_replicas and wait_timeout_ms < 1):
@@ -335,46 +353,48 @@ class Producer:
                 self.redis = RedisCluster.from_url(url, **options)
         else:
             self.redis = redis.Redis.from_url(url, **options)
-        self.shard, self.shards = shard, shards
+        self.shard, self.shards, self.lane = shard, shards, lane
         self.wait_replicas, self.wait_timeout_ms = wait_replicas, wait_timeout_ms
         self.stream = f"push:{{{shard}}}"
         self.outcomes_stream = f"outcomes:{{{shard}}}"
         self.unregistered_stream = f"unregistered:{{{shard}}}"
 
-    def stream_for(self, notification_id: str) -> str:
-        """The stream notification `notification_id` goes to."""
-        if self.shards is None:
-            return self.stream
-        return f"push:{{{shard_of(notification_id, self.shards)}}}"
+    def stream_for(self, notification_id: str, lane: Optional[str] = None) -> str:
+        """The stream notification `notification_id` goes to, in `lane` (default: the
+        producer's)."""
+        lane = self.lane if lane is None else _check_lane(lane)
+        base = self.stream if self.shards is None else f"push:{{{shard_of(notification_id, self.shards)}}}"
+        return base + FAST_SUFFIX if lane == "fast" else base
 
     def send(self, notification_id: str, token: str, payload: Union[Mapping[str, Any], str, bytes],
-             **options: Any) -> str:
+             lane: Optional[str] = None, **options: Any) -> str:
         """Adds one notification; returns its stream entry id. Options: app, topic, push_type,
-        priority, expiration, collapse_id, not_after."""
+        priority, expiration, collapse_id, not_after; `lane`: ``"fast"`` or ``"bulk"``
+        (default: the producer's)."""
         fields = entry_fields(notification_id, token, payload, **options)
-        stream = self.stream_for(notification_id)
+        stream = self.stream_for(notification_id, lane)
         if self.wait_replicas:
             return self._write([(stream, fields)])[0]
         return self._write([(stream, fields)])[0]
 
     def send_many(self, notifications: Iterable[Mapping[str, Any]], batch: int = 1000,
-                  per_entry: int = DEFAULT_PER_ENTRY) -> list:
+                  per_entry: int = DEFAULT_PER_ENTRY, lane: Optional[str] = None) -> list:
         """Adds many notifications (dicts with id, token, payload and options), in batch
         entries of up to `per_entry` notifications (grouped by shard, app and campaign; one
         read, guard call and record per entry: about a tenth of Redis's cost per notification,
         docs/worker.md "Benchmark"; their outcomes are records, format 3), or with
         ``per_entry=1`` each in a single entry of its own (format 1); `batch` entries are
-        pipelined at a time. Returns, for each notification in order, the stream entry id that
-        holds it."""
+        pipelined at a time; `lane` as for `send`. Returns, for each notification in order, the
+        stream entry id that holds it."""
         if not 1 <= per_entry <= MAX_TOKENS_PER_ENTRY:
             raise ValueError(f"per_entry must be 1 to {MAX_TOKENS_PER_ENTRY}")
         if per_entry == 1:
-            return self._send_singles(notifications, batch)
+            return self._send_singles(notifications, batch, lane)
         groups: dict = {}
         order: list = []
         for n in notifications:
             element = batch_element(n)
-            key = (self.stream_for(element["id"]), n.get("app"), n.get("campaign"))
+            key = (self.stream_for(element["id"], lane), n.get("app"), n.get("campaign"))
             group = groups.setdefault(key, [])
             order.append((key, len(group)))
             group.append(element)
@@ -391,14 +411,14 @@ class Producer:
             ids += self._write(entries[first:first + batch], sizes[first:first + batch])
         return [ids[where[(key, k // per_entry)]] for key, k in order]
 
-    def _send_singles(self, notifications: Iterable[Mapping[str, Any]], batch: int) -> list:
+    def _send_singles(self, notifications: Iterable[Mapping[str, Any]], batch: int, lane: Optional[str]) -> list:
         """`send_many` with ``per_entry=1``: a single entry per notification."""
         ids: list = []
         pending: list = []
         for n in notifications:
             n = dict(n)
             nid = n.pop("id")
-            pending.append((self.stream_for(nid), entry_fields(nid, n.pop("token"), n.pop("payload"), **n)))
+            pending.append((self.stream_for(nid, lane), entry_fields(nid, n.pop("token"), n.pop("payload"), **n)))
             if len(pending) == batch:
                 ids += self._write(pending)
                 pending = []
@@ -407,13 +427,14 @@ class Producer:
         return ids
 
     def send_to_many(self, notification_id: str, tokens: Iterable[str],
-                     payload: Union[Mapping[str, Any], str, bytes], per_entry: int = 500, **options: Any) -> list:
+                     payload: Union[Mapping[str, Any], str, bytes], per_entry: int = 500,
+                     lane: Optional[str] = None, **options: Any) -> list:
         """One payload to many devices: multicast entries of at most `per_entry` tokens each
         (1 to `MAX_TOKENS_PER_ENTRY`), pipelined; returns their stream entry ids in order. Each
         (id, token) pair is one notification with exactly one outcome. When the tokens fill more
         than one entry, entry k (from 0) gets the id ``f"{notification_id}#{k}"``, so that each
         entry's id is its own (a repeated id is a DuplicateId); with one entry the id is used as
-        it is. Options as for `send`."""
+        it is. Options and `lane` as for `send`."""
         if not 1 <= per_entry <= MAX_TOKENS_PER_ENTRY:
             raise ValueError(f"per_entry must be 1 to {MAX_TOKENS_PER_ENTRY}")
         tokens = list(tokens)
@@ -421,7 +442,7 @@ class Producer:
         entries = []
         for k, chunk in enumerate(chunks):
             nid = notification_id if len(chunks) == 1 else f"{notification_id}#{k}"
-            entries.append((self.stream_for(nid), multicast_fields(nid, chunk, payload, **options)))
+            entries.append((self.stream_for(nid, lane), multicast_fields(nid, chunk, payload, **options)))
         return self._write(entries) if entries else []
 
     def _write(self, entries: list, sizes: Optional[list] = None) -> list:
@@ -429,9 +450,11 @@ class Producer:
         in each shard's `stats:{s}` (`enqueued`, `campaign:<name>:enqueued`, in notifications:
         `sizes`, or what the fields carry), which `swiftpush status` reads what remains from."""
         ids = self._add(entries)
+        # A fast-lane entry is named "f<id>" (as the worker's outcome records name it).
+        ids = ["f" + i if stream.endswith(FAST_SUFFIX) else i for i, (stream, _) in zip(ids, entries)]
         counts: dict = {}
         for k, (stream, fields) in enumerate(entries):
-            stats = "stats:" + stream[stream.index("{"):]
+            stats = "stats:" + stream[stream.index("{"):stream.index("}") + 1]
             n = sizes[k] if sizes is not None else _tokens_in(fields)
             counts[(stats, "enqueued")] = counts.get((stats, "enqueued"), 0) + n
             if fields.get("campaign"):

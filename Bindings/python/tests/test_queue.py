@@ -139,6 +139,35 @@ def test_a_bad_entry_gets_a_rejected_outcome_with_the_reason(redis_url: str, wor
     assert "odd number of hex digits" in o.detail
 
 
+def test_the_fast_lane_producer_writes_to_push_s_fast_and_every_id_gets_one_outcome(redis_url: str, worker: str) -> None:
+    # issue 32, item 1: lane= on the producer, and per send; ids of fast entries are "f<id>",
+    # as the worker's outcome records name them; the enqueued counter is the shard's.
+    with pytest.raises(ValueError, match="lane"):
+        queue.Producer(redis_url, shard=worker, lane="slow")
+    producer = queue.Producer(redis_url, shard=worker, lane="fast")
+    assert producer.stream_for("x") == f"push:{{{worker}}}:fast" and producer.stream_for("x", "bulk") == f"push:{{{worker}}}"
+    last = next(iter(reversed(list(producer.outcomes(follow=False)))), None)
+    stats = f"stats:{{{worker}}}"
+    before = int(producer.redis.hget(stats, "enqueued") or 0)
+    ids = producer.send_many(({"id": f"pf-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {"alert": "code"}}}
+                              for i in range(20)), per_entry=1)
+    bulk = queue.Producer(redis_url, shard=worker)
+    ids.append(bulk.send("pf-one", TOKEN, {"aps": {"alert": "one"}}, app="demo", lane="fast"))
+    assert all(i.startswith("f") for i in ids) and len(set(ids)) == 21
+    assert producer.redis.xlen(f"push:{{{worker}}}:fast") + len(ids) >= 21
+    assert int(producer.redis.hget(stats, "enqueued")) - before == 21
+    seen: dict = {}
+    deadline = time.monotonic() + 120
+    for o in producer.outcomes(after=last.stream_id if last else "0", block_ms=500):
+        assert o.id not in seen, f"{o.id}: two outcomes"
+        seen[o.id] = o
+        if len(seen) == 21 or time.monotonic() > deadline:
+            break
+    assert sorted(seen) == sorted([f"pf-{i}" for i in range(20)] + ["pf-one"])
+    assert sorted(o.entry for o in seen.values()) == sorted(ids)
+    assert all(o.outcome == "ACCEPTED" for o in seen.values())
+
+
 def test_shard_of_is_crc16_xmodem_mod_n_like_swiftpush_enqueue() -> None:
     assert queue.shard_of("123456789", 100) == str(0x31C3 % 100)
     assert queue.shard_of("n-1", 1) == "0"

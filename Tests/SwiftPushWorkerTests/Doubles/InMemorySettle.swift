@@ -63,7 +63,7 @@ struct InMemorySettle {
             if m.short { short.append(m.entry) }
             if m.final {
                 shard.pending[m.entry] = nil
-                if let sid = StreamID(m.entry) { shard.stream.removeAll { $0.id == sid } }
+                shard.remove(m.entry)
                 if m.hadProgress { shard.progress[m.entry] = nil }
             } else {
                 shard.progress[m.entry] = m.map

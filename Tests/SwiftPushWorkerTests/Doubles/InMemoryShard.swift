@@ -24,8 +24,12 @@ public final class InMemoryShard: @unchecked Sendable {
     /// The stream, in id order.
     var stream: [StoredEntry] = []
     private var lastGenerated = StreamID(millis: 0, sequence: 0)
-    /// The group's last delivered id and its pending entries.
+    /// The fast lane's stream (`push:{s}:fast`), in id order; its entries are named `f<id>`
+    /// outside it (`FastLane`).
+    var fastStream: [StoredEntry] = []
+    /// The group's last delivered id (in each lane) and its pending entries.
     var lastDelivered = StreamID(millis: 0, sequence: 0)
+    var lastDeliveredFast = StreamID(millis: 0, sequence: 0)
     var pending: [String: Pending] = [:]
     /// Written deliveries by pending entry (`written:{s}`).
     public internal(set) var written: [String: Int] = [:]
@@ -50,23 +54,45 @@ public final class InMemoryShard: @unchecked Sendable {
     public init() {}
 
     /// Adds an entry (as a producer's XADD); returns its id.
+    /// `fast`: to the fast lane (its id as the worker names it, `f<id>`, is returned).
     @discardableResult
-    public func add(_ fields: [(String, String)]) -> String {
-        add(bytes: fields.map { (Array($0.0.utf8), Array($0.1.utf8)) })
+    public func add(_ fields: [(String, String)], fast: Bool = false) -> String {
+        add(bytes: fields.map { (Array($0.0.utf8), Array($0.1.utf8)) }, fast: fast)
     }
 
     /// Adds an entry of byte fields; returns its id.
     @discardableResult
-    func add(bytes fields: [(name: [UInt8], value: [UInt8])]) -> String {
+    func add(bytes fields: [(name: [UInt8], value: [UInt8])], fast: Bool = false) -> String {
         let ms = UInt64(nowMillis)
         let id = ms > lastGenerated.millis ? StreamID(millis: ms, sequence: 0) : StreamID(millis: lastGenerated.millis, sequence: lastGenerated.sequence + 1)
         lastGenerated = id
+        if fast {
+            fastStream.append(StoredEntry(id: id, fields: fields))
+            return FastLane.prefix + id.description
+        }
         stream.append(StoredEntry(id: id, fields: fields))
         return id.description
     }
 
+    /// The order a listing of pending entries gives ids (as the worker names them): the fast
+    /// lane's, then the bulk lane's, each in stream order; nil for an id of neither form.
+    static func order(_ id: String) -> (Int, StreamID)? {
+        FastLane.isFast(id) ? StreamID(String(id.dropFirst())).map { (0, $0) } : StreamID(id).map { (1, $0) }
+    }
+
+    /// Deletes entry `id` (as the worker names it) from its lane's stream.
+    func remove(_ id: String) {
+        guard let (lane, sid) = Self.order(id) else { return }
+        if lane == 0 { fastStream.removeAll { $0.id == sid } } else { stream.removeAll { $0.id == sid } }
+    }
+
+    /// Entries of either lane not delivered yet.
+    public var undelivered: Int {
+        stream.filter { $0.id > lastDelivered }.count + fastStream.filter { $0.id > lastDeliveredFast }.count
+    }
+
     /// Entries in the stream (unsettled).
-    public var length: Int { stream.count }
+    public var length: Int { stream.count + fastStream.count }
     /// Entries pending (delivered, not acknowledged), and with `consumer`.
     public var pendingCount: Int { pending.count }
     public func pendingCount(of consumer: String) -> Int { pending.values.filter { $0.consumer == consumer }.count }
@@ -76,13 +102,13 @@ public final class InMemoryShard: @unchecked Sendable {
     public var delayedCount: Int { delayed.count }
     /// Everything read, settled, nothing delayed (docs/worker.md, "Completion").
     public var isDrained: Bool {
-        pending.isEmpty && delayed.isEmpty && (stream.last.map { $0.id <= lastDelivered } ?? true)
+        pending.isEmpty && delayed.isEmpty && undelivered == 0
     }
 
     /// The stream entry `id`, if it is still there.
     func entry(_ id: String) -> StoredEntry? {
-        guard let sid = StreamID(id) else { return nil }
-        return stream.first { $0.id == sid }
+        guard let (lane, sid) = Self.order(id) else { return nil }
+        return (lane == 0 ? fastStream : stream).first { $0.id == sid }
     }
 
     /// Appends an outcomes stream entry (fails for a broken key).

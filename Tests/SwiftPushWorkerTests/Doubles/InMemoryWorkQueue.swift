@@ -61,6 +61,7 @@ public final class InMemoryWorkQueue: WorkQueue {
     static func kind(_ request: QueueRequest) -> String {
         switch request {
         case .read: return "read"
+        case .readFast: return "readFast"
         case .claim: return "claim"
         case .settle: return "settle"
         case .ownPending: return "ownPending"
@@ -80,25 +81,22 @@ public final class InMemoryWorkQueue: WorkQueue {
         let s = shard
         switch request {
         case .read(let max, _):
-            var out: [QueueEntry] = []
-            for e in s.stream where e.id > s.lastDelivered && out.count < max {
-                s.lastDelivered = e.id
-                s.pending[e.id.description] = .init(consumer: consumer, deliveries: 1, deliveredMillis: s.nowMillis)
-                out.append(QueueEntry(entryID: e.id.description, fields: e.fields, deliveries: 1))
-            }
-            return .entries(out)
+            // The fast lane first, then the bulk lane, up to `max` of each (COUNT is per stream).
+            return .entries(readFast(max) + readBulk(max))
+        case .readFast(let max):
+            return .entries(readFast(max))
         case .claim(let entries):
             return .claimed(entries.map(claim))
         case .settle(let settlements):
             return try InMemorySettle(shard: s, worker: consumer).apply(settlements)
         case .ownPending(let after, let max):
-            let cursor = after.flatMap(StreamID.init)
+            let cursor = after.flatMap(InMemoryShard.order)
             let mine = s.pending.filter { $0.value.consumer == consumer }
-                .compactMap { (k, v) in StreamID(k).map { ($0, v) } }
+                .compactMap { (k, v) in InMemoryShard.order(k).map { ($0, k, v) } }
                 .filter { cursor == nil || $0.0 > cursor! }
                 .sorted { $0.0 < $1.0 }
                 .prefix(max)
-            return .pending(mine.map { PendingEntry(entryID: $0.0.description, deliveries: $0.1.deliveries) })
+            return .pending(mine.map { PendingEntry(entryID: $0.1, deliveries: $0.2.deliveries) })
         case .takeOwn(let ids, let budget):
             var out: [QueueEntry] = []
             var used = 0, considered = 0
@@ -138,14 +136,14 @@ public final class InMemoryWorkQueue: WorkQueue {
                 return p.deliveries
             })
         case .reclaim(let cursor, let max):
-            let start = cursor == "-" ? nil : StreamID(String(cursor.dropFirst()))
-            let rows = s.pending.compactMap { (k, v) in StreamID(k).map { ($0, v) } }
-                .filter { (start == nil || $0.0 > start!) && s.nowMillis - $0.1.deliveredMillis >= Int64(minIdleMillis) }
+            let start = cursor == "-" ? nil : InMemoryShard.order(String(cursor.dropFirst()))
+            let rows = s.pending.compactMap { (k, v) in InMemoryShard.order(k).map { ($0, k, v) } }
+                .filter { (start == nil || $0.0 > start!) && s.nowMillis - $0.2.deliveredMillis >= Int64(minIdleMillis) }
                 .sorted { $0.0 < $1.0 }
                 .prefix(max)
+                .map { ($0.1, $0.2) }
             var out: [QueueEntry] = []
-            for (id, p) in rows where p.consumer != consumer {
-                let key = id.description
+            for (key, p) in rows where p.consumer != consumer {
                 if let e = s.entry(key) {
                     s.pending[key] = .init(consumer: consumer, deliveries: p.deliveries, deliveredMillis: s.nowMillis)
                     out.append(QueueEntry(entryID: key, fields: e.fields, deliveries: p.deliveries))
@@ -154,7 +152,7 @@ public final class InMemoryWorkQueue: WorkQueue {
                     out.append(QueueEntry(entryID: key, fields: [], deliveries: p.deliveries))
                 }
             }
-            let next = rows.count == max && !rows.isEmpty ? "(" + rows.last!.0.description : "-"
+            let next = rows.count == max && !rows.isEmpty ? "(" + rows.last!.0 : "-"
             return .reclaimed(cursor: next, entries: out)
         case .markWritten(let add, let drop):
             for id in add { s.written[id, default: 0] += 1 }
@@ -163,12 +161,12 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .promote(let now, let max):
             let due = s.delayed.filter { $0.value.due <= now }.sorted { ($0.value.due, $0.key) < ($1.value.due, $1.key) }.prefix(max)
             for (member, d) in due {
-                s.add(bytes: d.fields)
+                s.add(bytes: d.fields, fast: FastLane.isFast(member))
                 s.delayed[member] = nil
             }
             return .promoted(due.count)
         case .backlog:
-            let lag = s.stream.filter { $0.id > s.lastDelivered }.count
+            let lag = s.undelivered
             return .backlog(pending: s.pending.count, lag: lag)
         case .heartbeat(let json):
             s.workers[consumer] = json
@@ -177,6 +175,31 @@ public final class InMemoryWorkQueue: WorkQueue {
             s.workers[consumer] = nil
             return .done
         }
+    }
+
+    /// Up to `max` new entries of the bulk lane.
+    private func readBulk(_ max: Int) -> [QueueEntry] {
+        let s = shard
+        var out: [QueueEntry] = []
+        for e in s.stream where e.id > s.lastDelivered && out.count < max {
+            s.lastDelivered = e.id
+            s.pending[e.id.description] = .init(consumer: consumer, deliveries: 1, deliveredMillis: s.nowMillis)
+            out.append(QueueEntry(entryID: e.id.description, fields: e.fields, deliveries: 1))
+        }
+        return out
+    }
+
+    /// Up to `max` new entries of the fast lane, named `f<id>`.
+    private func readFast(_ max: Int) -> [QueueEntry] {
+        let s = shard
+        var out: [QueueEntry] = []
+        for e in s.fastStream where e.id > s.lastDeliveredFast && out.count < max {
+            s.lastDeliveredFast = e.id
+            let id = FastLane.prefix + e.id.description
+            s.pending[id] = .init(consumer: consumer, deliveries: 1, deliveredMillis: s.nowMillis)
+            out.append(QueueEntry(entryID: id, fields: e.fields, deliveries: 1))
+        }
+        return out
     }
 
     /// What an entry counts against a take-back's budget (`RedisStreamScripts.takeOwn`): 1, or
