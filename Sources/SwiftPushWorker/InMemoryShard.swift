@@ -41,6 +41,10 @@ public final class InMemoryShard: @unchecked Sendable {
     public internal(set) var stats: [String: Int] = [:]
     /// `workers`.
     public internal(set) var workers: [String: String] = [:]
+    /// Campaign controls (`campaign:{s}:<name>`) and paused streams' entries
+    /// (`paused:{s}:<name>`), by campaign (`InMemoryShard+Campaigns`).
+    public var campaigns: [String: CampaignControl] = [:]
+    public internal(set) var paused: [String: [[(name: [UInt8], value: [UInt8])]]] = [:]
     /// Keys whose writes fail (a key of the wrong type): "outcomes", "unregistered".
     public var brokenKeys: Set<String> = []
 

@@ -71,6 +71,8 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .backlog: return "backlog"
         case .heartbeat: return "heartbeat"
         case .dropHeartbeat: return "dropHeartbeat"
+        case .controls: return "controls"
+        case .park: return "park"
         }
     }
 
@@ -174,6 +176,10 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .dropHeartbeat:
             s.workers[consumer] = nil
             return .done
+        case .controls:
+            return .controls(s.campaigns)
+        case .park(let entries):
+            return .parked(entries.map { s.park($0, consumer: consumer) })
         }
     }
 

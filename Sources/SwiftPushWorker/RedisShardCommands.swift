@@ -27,7 +27,8 @@ public struct RedisShardCommands: Sendable {
     /// request is one `EVALSHA`; a server that lost them (NOSCRIPT) is reconnected to.
     static let scripts = [RedisStreamScripts.claim, RedisStreamScripts.settle, RedisStreamScripts.promote,
                           RedisStreamScripts.takeOwn, RedisStreamScripts.reclaim, RedisStreamScripts.countDelivery,
-                          RedisStreamScripts.handBack, RedisStreamScripts.markWritten]
+                          RedisStreamScripts.handBack, RedisStreamScripts.markWritten,
+                          RedisCampaignScripts.controls, RedisCampaignScripts.park]
 
     /// What a new connection runs first: the group (made with the stream if need be; from 0, so
     /// that entries added before it existed are read) and the scripts. Replies: BUSYGROUP is fine.
@@ -120,6 +121,17 @@ public struct RedisShardCommands: Sendable {
             return [RedisArguments(["HSET", keys.workers, consumer, json])]
         case .dropHeartbeat:
             return [RedisArguments(["HDEL", keys.workers, consumer])]
+        case .controls:
+            return [script(RedisCampaignScripts.controls, keys: [keys.campaigns]) { $0.append(keys.campaignPrefix) }]
+        case .park(let entries):
+            return [script(RedisCampaignScripts.park, keys: [keys.stream, keys.progress, keys.written, keys.stats], bytes: entries.count * 64) { args in
+                for a in [group, consumer, keys.campaignPrefix, keys.pausedPrefix] { args.append(a) }
+                for e in entries {
+                    args.append(e.entryID)
+                    args.append(e.campaign)
+                    args.append(integer: Int64(e.count))
+                }
+            }]
         }
     }
 
@@ -130,8 +142,8 @@ public struct RedisShardCommands: Sendable {
     /// included; nor listings, the backlog or heartbeats.
     static func isConfirmedWrite(_ request: QueueRequest) -> Bool {
         switch request {
-        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack: true
-        case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten: false
+        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack, .park: true
+        case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten, .controls: false
         }
     }
 
@@ -210,6 +222,14 @@ public struct RedisShardCommands: Sendable {
             return backlog(groups: first, last: replies.count > 1 ? replies[1] : .null)
         case .heartbeat, .dropHeartbeat, .markWritten:
             return .done
+        case .controls:
+            return .controls(CampaignControl.all(from: first))
+        case .park(let entries):
+            let answers = first.elements.map { ParkAnswer(rawValue: Int($0.integer ?? 0)) ?? .takeIn }
+            guard answers.count == entries.count else {
+                throw QueueError("park: \(answers.count) answers for \(entries.count) entries", connectionLost: false)
+            }
+            return .parked(answers)
         }
     }
 

@@ -123,7 +123,7 @@ extension ShardMachine {
     /// Every `reclaim_interval_ms`: the group's backlog, due delayed entries promoted, idle
     /// entries of dead consumers reclaimed (when there is room).
     mutating func maintain(_ t: WorkerTime, _ out: inout [WorkerAction]) {
-        guard t.nanos >= nextMaintenanceNanos else { return }
+        guard t.nanos >= nextMaintenanceNanos, campaigns.loaded else { return }
         if has({ switch $0 { case .backlog, .promote, .reclaim: return true; default: return false } }) { return }
         nextMaintenanceNanos = t.nanos + UInt64(settings.reclaimIntervalMillis) * 1_000_000
         request(.backlog, .backlog, &out)
@@ -171,6 +171,10 @@ extension ShardMachine {
             counters.promoted += n
         case (.backlog, .backlog(let pending, let lag)):
             backlog = (pending, lag)
+        case (.controls, .controls(let controls)):
+            controlsRead(controls, &out)
+        case (.park(let boxes, let fromPending, let redelivered, let reserved), .parked(let answers)):
+            parked(boxes, answers, fromPending: fromPending, redelivered: redelivered, reserved: reserved, &out)
         default:
             out.append(.log(.init(.error, "unexpected reply from the queue", ["reply": "\(reply)"])))
         }
@@ -184,7 +188,7 @@ extension ShardMachine {
         case .settle:
             settleFailed(e, t, &out)
             return
-        case .read(_, let reserved, _, _), .claim(_, _, let reserved):
+        case .read(_, let reserved, _, _), .claim(_, _, let reserved), .park(_, _, _, let reserved):
             reservedNotes -= reserved
             if ownPass == nil { ownPass = OwnPendingPass(suspects: false) }
         case .countDelivery(let app, let serials):

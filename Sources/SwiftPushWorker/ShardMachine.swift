@@ -58,6 +58,8 @@ public struct ShardMachine {
         case reclaim
         case promote
         case backlog
+        case controls
+        case park([EntryBox], fromPending: Bool, redelivered: Bool, reserved: Int)
     }
     var nextRequestID = 1
     var requests: [Int: Purpose] = [:]
@@ -135,6 +137,8 @@ public struct ShardMachine {
     /// How long past `drain_ms` a stop waits for the hand-back's reply.
     static let handBackWaitNanos: UInt64 = 2_000_000_000
     var finished = false
+    /// The shard's campaign controls as last read (`ShardMachine+Campaigns`).
+    var campaigns = CampaignBoard()
 
     /// A machine for one shard, with `apps`' policies, not connected yet: give it `tick` to
     /// start. `seed` drives the back-off's jitter.
@@ -193,6 +197,7 @@ public struct ShardMachine {
             }
             consider(suspects.nextGroupNanos)
             consider(marksDueNanos)
+            consider(campaigns.nextReadNanos)
         }
         for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }
         for serial in decidedUnqueued {
@@ -241,6 +246,7 @@ public struct ShardMachine {
         }
         checkpoints(t, &out)
         if link == .up {
+            refreshCampaigns(t, &out)
             settleNext(t, &out)
             sendSuspects(t, &out)
             sendMarks(t, &out)

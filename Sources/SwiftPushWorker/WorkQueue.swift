@@ -57,6 +57,11 @@ public enum QueueRequest: Sendable {
     case heartbeat(String)
     /// Removes this worker's heartbeat (a clean stop): `done`.
     case dropHeartbeat
+    /// The shard's campaign controls (`CampaignBoard`): `controls`.
+    case controls
+    /// Moves these entries, pending with this consumer and not claimed yet, aside into their
+    /// paused campaign's stream (`RedisCampaignScripts.park`): `parked`.
+    case park([ParkRequest])
 }
 
 /// The answer to a `QueueRequest`.
@@ -86,6 +91,10 @@ public enum QueueReply: Sendable {
     case backlog(pending: Int, lag: Int?)
     /// Done, nothing to say.
     case done
+    /// Every campaign with a control, by name.
+    case controls([String: CampaignControl])
+    /// Per entry asked to park, in order, what became of it.
+    case parked([ParkAnswer])
 }
 
 /// A shard's queue, operation by operation, each waited for: `RedisStreamQueue` on Redis and

@@ -1,0 +1,25 @@
+import SwiftPushRedis
+
+extension CampaignControl {
+    /// The controls of a `RedisCampaignScripts.controls` reply ({name, {field, value, ...},
+    /// ...}); a name whose hash is gone (empty) is left out: it has no control.
+    static func all(from reply: RedisReply) -> [String: CampaignControl] {
+        let flat = reply.elements
+        var out: [String: CampaignControl] = [:]
+        var i = 0
+        while i + 1 < flat.count {
+            defer { i += 2 }
+            guard let name = flat[i].text else { continue }
+            let f = flat[i + 1].elements
+            if f.isEmpty { continue }
+            var fields: [(String, String)] = []
+            var k = 0
+            while k + 1 < f.count {
+                fields.append((f[k].text ?? "", f[k + 1].text ?? ""))
+                k += 2
+            }
+            out[name] = CampaignControl(fields: fields)
+        }
+        return out
+    }
+}
