@@ -12,18 +12,19 @@ import SwiftPushWorker
 struct CampaignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "campaign",
-        abstract: "Cancel, pause, resume a campaign, or list and show them, on every shard.",
-        usage: "swiftpush campaign <cancel|pause|resume|list|show> [NAME] [--redis HOST:PORT | --cluster SEEDS] [--shards A,B]",
+        abstract: "Cancel, pause, resume or throttle a campaign, or list and show them, on every shard.",
+        usage: "swiftpush campaign <cancel|pause|resume|throttle|list|show> [NAME [RATE]] [--redis HOST:PORT | --cluster SEEDS] [--shards A,B]",
         discussion: """
         A campaign is the `campaign` field of its entries. cancel: every notification of it
         not yet sent gets REJECTED Cancelled (workers apply it within a second); pause: its
         entries are moved aside as workers read them, without holding up other campaigns;
-        resume: they go back into the stream. Each writes campaign:{s}:NAME and campaigns:{s}
+        resume: they go back into the stream; throttle NAME RATE: the fleet sends it at most
+        RATE notifications/s (off: no limit). Each writes campaign:{s}:NAME and campaigns:{s}
         on every shard. An unknown campaign (no control, counter or paused entry on any
         shard), a cancel of a finished or cancelled one, a resume of one not paused: an
         error, nothing written. Exit status: 0 done, 1 refused or Redis failed, 2 usage error.
         """,
-        subcommands: [Cancel.self, Pause.self, Resume.self, List.self, Show.self])
+        subcommands: [Cancel.self, Pause.self, Resume.self, Throttle.self, List.self, Show.self])
 
     /// The options every subcommand takes: Redis, and which shards.
     struct Target: ParsableArguments {
@@ -139,6 +140,53 @@ struct CampaignCommand: ParsableCommand {
             if c.state != .paused { return CampaignCommand.refuse("resume", "campaign '\(name)' is \(c.state.rawValue), not paused; nothing written") }
             let moved = try CampaignCommand.apply(fleet, name, state: .active)
             Console.out("campaign \(name): resumed on \(fleet.shards.count) shard(s); \(moved) paused notification(s) back in the streams")
+            return 0
+        }
+    }
+
+    /// `swiftpush campaign throttle NAME RATE`.
+    struct Throttle: StatusCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Throttle a campaign: the whole fleet sends it at most RATE notifications per second ('off': no limit).",
+            discussion: """
+            The budget is a token bucket per shard in Redis, shared by every worker; RATE is split
+            evenly over the shards written. Notifications over the budget wait (held briefly, or
+            in the delayed set) without holding up other campaigns.
+            """)
+        @OptionGroup var target: Target
+        // Both words in one list that takes what looks like an option too: a RATE of '-5'
+        // must be told it is negative, not that it is missing.
+        @Argument(parsing: .allUnrecognized, help: ArgumentHelp("the campaign, and notifications per second above 0 (or 'off')", valueName: "NAME RATE"))
+        var words: [String] = []
+        var name: String { words.first ?? "" }
+        var rate: String { words.count > 1 ? words[1] : "" }
+
+        func validate() throws(ValidationError) {
+            guard words.count == 2 else { throw ValidationError("give NAME and RATE, got \(words.count) word(s): \(words.joined(separator: " "))") }
+            if rate == "off" { return }
+            guard let r = Double(rate), r > 0, r.isFinite, r <= 10_000_000 else {
+                throw ValidationError("RATE must be a number of notifications per second above 0 (at most 10000000), or 'off'; got '\(rate)'")
+            }
+        }
+
+        func execute() throws(ValidationError) -> Int32 {
+            let fleet = try target.fleet()
+            guard let c = try CampaignCommand.known(fleet, name, "throttle") else { return 1 }
+            if c.state == .cancelled { return CampaignCommand.refuse("throttle", "campaign '\(name)' is cancelled; nothing written") }
+            if fleet.shards.isEmpty { return CampaignCommand.refuse("throttle", "no shard found; nothing written") }
+            let now = CampaignCommand.nowMillis()
+            do throws(RedisError) {
+                for s in fleet.shards {
+                    if let r = Double(rate) {
+                        try fleet.control(s).set(name, rate: r / Double(fleet.shards.count), nowMillis: now)
+                    } else {
+                        try fleet.control(s).clearRate(name, nowMillis: now)
+                    }
+                }
+            } catch {
+                throw ValidationError("Redis: \(error.description)")
+            }
+            Console.out("campaign \(name): " + (rate == "off" ? "throttle lifted" : "at most \(rate)/s") + " on \(fleet.shards.count) shard(s)")
             return 0
         }
     }

@@ -20,8 +20,12 @@ struct CampaignFleet {
             let states = shards.values.compactMap { $0.control?.state }
             return states.contains(.cancelled) ? .cancelled : states.contains(.paused) ? .paused : .active
         }
-        /// The rate limit, if any shard's control sets one.
-        var rate: Double? { shards.values.compactMap { $0.control?.rate }.min() }
+        /// The fleet's rate limit: the shards' rates together (`throttle` splits one over them),
+        /// nil when none has one.
+        var rate: Double? {
+            let rates = shards.values.compactMap { $0.control?.rate }
+            return rates.isEmpty ? nil : rates.reduce(0, +)
+        }
         /// Notifications (and stream entries) moved aside while paused.
         var pausedNotifications: Int { shards.values.reduce(0) { $0 + $1.pausedNotifications } }
         var pausedEntries: Int { shards.values.reduce(0) { $0 + $1.pausedEntries } }

@@ -11,6 +11,18 @@ struct CampaignBoard {
     /// When the next read may go, and whether one is in flight.
     var nextReadNanos: UInt64 = 0
     var reading = false
+    /// Throttled campaigns' entries held for budget (serials, in order), their notifications
+    /// waiting, when each campaign may ask for budget next, and until when entries set aside in
+    /// the delayed set are due (`ShardMachine+Throttle`).
+    var waiting: [String: [UInt64]] = [:]
+    var waitingNotes: [String: Int] = [:]
+    var nextAskNanos: [String: UInt64] = [:]
+    var deferredUntilMillis: [String: Int64] = [:]
+    /// Entries of throttled campaigns whose every notification was given to the client, until
+    /// they are settled: their notifications in flight count against the next ask.
+    var released: [String: Set<UInt64>] = [:]
+    /// The wall clock at the machine's last step (UNIX ms), for due times set at intake.
+    var wallMillis: Int64 = 0
     /// How often the controls are read: a quarter of the second a cancel has to reach the fleet.
     static let refreshNanos: UInt64 = 250_000_000
 

@@ -45,6 +45,8 @@ public final class InMemoryShard: @unchecked Sendable {
     /// (`paused:{s}:<name>`), by campaign (`InMemoryShard+Campaigns`).
     public var campaigns: [String: CampaignControl] = [:]
     public internal(set) var paused: [String: [[(name: [UInt8], value: [UInt8])]]] = [:]
+    /// Throttled campaigns' token buckets (tokens, and when last filled, in µs).
+    var buckets: [String: (tokens: Double, at: Double)] = [:]
     /// Keys whose writes fail (a key of the wrong type): "outcomes", "unregistered".
     public var brokenKeys: Set<String> = []
 

@@ -73,6 +73,7 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .dropHeartbeat: return "dropHeartbeat"
         case .controls: return "controls"
         case .park: return "park"
+        case .budget: return "budget"
         }
     }
 
@@ -180,6 +181,8 @@ public final class InMemoryWorkQueue: WorkQueue {
             return .controls(s.campaigns)
         case .park(let entries):
             return .parked(entries.map { s.park($0, consumer: consumer) })
+        case .budget(let campaign, let want):
+            return .granted(s.budget(campaign, want: want))
         }
     }
 

@@ -53,6 +53,12 @@ public struct RedisCampaignControl {
         _ = try run([["MULTI"], hset, ["SADD", keys.campaigns, name], ["EXEC"]])
     }
 
+    /// Lifts `name`'s throttle (its `rate` removed) at `nowMillis`.
+    public func clearRate(_ name: String, nowMillis: Int64) throws(RedisError) {
+        _ = try run([["MULTI"], ["HDEL", keys.campaignPrefix + name, "rate"],
+                     ["HSET", keys.campaignPrefix + name, "updated_ms", String(nowMillis)], ["SADD", keys.campaigns, name], ["EXEC"]])
+    }
+
     /// Moves up to `max` entries of `name`'s paused stream back into the shard's stream
     /// (`RedisCampaignScripts.moveBack`): entries and notifications moved; nil when refused
     /// (the campaign is paused).

@@ -21,37 +21,78 @@ enum RedisCampaignScripts {
     /// place only. Checked in Redis, not in the worker's copy of the controls: the campaign must
     /// still be paused (a resume that came first moves nothing back later), the entry still this
     /// consumer's, and not partly settled (its progress is kept under its stream id: it is
-    /// finished where it is). KEYS: stream, progress hash, written hash, stats hash. ARGV: group,
-    /// consumer, control-hash prefix, paused-stream prefix, then per entry: id, campaign, count.
+    /// finished where it is). An entry with a due time goes to the delayed set instead (member
+    /// `<entry id>:t`, its fields in the hash `delayed:{s}:<member>`, as a 429's: the promotion
+    /// adds it back when due), if its campaign is still throttled: what a worker holding enough
+    /// of a throttled campaign does not take in. KEYS: stream, progress hash, written hash, stats
+    /// hash, delayed set. ARGV: group, consumer, control-hash prefix, paused-stream prefix,
+    /// delayed-hash prefix, then per entry: id, campaign, count, due time (ms; "" to pause).
     /// Returns per entry 1 (parked), 0 (take it in), -1 (no longer ours).
     static let park = RedisScript("""
     local out = {}
-    for i = 5, #ARGV, 3 do
-      local id, c, n = ARGV[i], ARGV[i+1], ARGV[i+2]
+    for i = 6, #ARGV, 4 do
+      local id, c, n, due = ARGV[i], ARGV[i+1], ARGV[i+2], ARGV[i+3]
       local r = 0
       local p = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
+      local wanted = false
+      if due == '' then
+        wanted = redis.call('HGET', ARGV[3] .. c, 'state') == 'paused'
+      else
+        wanted = redis.call('HEXISTS', ARGV[3] .. c, 'rate') == 1
+      end
       if #p == 0 or p[1][2] ~= ARGV[2] then
         r = -1
-      elseif redis.call('HGET', ARGV[3] .. c, 'state') == 'paused' and redis.call('HEXISTS', KEYS[2], id) == 0 then
+      elseif wanted and redis.call('HEXISTS', KEYS[2], id) == 0 then
         local e = redis.call('XRANGE', KEYS[1], id, id)
         if #e > 0 then
           local f = e[1][2]
           local has = false
           for k = 1, #f, 2 do if f[k] == 'origin' then has = true end end
           if not has then f[#f+1] = 'origin' f[#f+1] = id end
-          f[#f+1] = '_paused'
-          f[#f+1] = n
-          redis.call('XADD', ARGV[4] .. c, '*', unpack(f))
+          if due == '' then
+            f[#f+1] = '_paused'
+            f[#f+1] = n
+            redis.call('XADD', ARGV[4] .. c, '*', unpack(f))
+            redis.call('HINCRBY', KEYS[4], 'campaign:' .. c .. ':paused', tonumber(n))
+          else
+            local m = id .. ':t'
+            redis.call('DEL', ARGV[5] .. m)
+            redis.call('HSET', ARGV[5] .. m, unpack(f))
+            redis.call('ZADD', KEYS[5], tonumber(due), m)
+          end
           redis.call('XACK', KEYS[1], ARGV[1], id)
           redis.call('XDEL', KEYS[1], id)
           redis.call('HDEL', KEYS[3], id)
-          redis.call('HINCRBY', KEYS[4], 'campaign:' .. c .. ':paused', tonumber(n))
           r = 1
         end
       end
       out[#out+1] = r
     end
     return out
+    """)
+
+    /// Takes up to ARGV[1] notifications' worth from a throttled campaign's token bucket, shared
+    /// by every worker of the shard: the bucket fills at the control's `rate` per second of
+    /// Redis's clock (`TIME`, one clock for the fleet) up to a tenth of a second's worth (so
+    /// that over any window the fleet sends at most the rate plus that), and what is taken is
+    /// what may be sent now. No rate (the throttle was lifted): all of it. KEYS: control hash,
+    /// bucket hash (`tokens`, `at_us`; expires after a minute unused). Returns the count granted.
+    static let budget = RedisScript("""
+    local want = tonumber(ARGV[1])
+    local rate = tonumber(redis.call('HGET', KEYS[1], 'rate'))
+    if not rate or rate <= 0 then return want end
+    local t = redis.call('TIME')
+    local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    local burst = math.max(1, rate / 10)
+    local b = redis.call('HMGET', KEYS[2], 'tokens', 'at_us')
+    local tokens, at = tonumber(b[1]), tonumber(b[2])
+    if not tokens or not at then tokens, at = burst, now end
+    tokens = math.min(burst, tokens + math.max(0, now - at) * rate / 1000000)
+    local grant = math.max(0, math.min(want, math.floor(tokens)))
+    tokens = tokens - grant
+    redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'at_us', tostring(now))
+    redis.call('PEXPIRE', KEYS[2], 60000)
+    return grant
     """)
 
     /// Moves up to ARGV[1] entries of a campaign's paused stream back into the shard's stream

@@ -28,7 +28,7 @@ public struct RedisShardCommands: Sendable {
     static let scripts = [RedisStreamScripts.claim, RedisStreamScripts.settle, RedisStreamScripts.promote,
                           RedisStreamScripts.takeOwn, RedisStreamScripts.reclaim, RedisStreamScripts.countDelivery,
                           RedisStreamScripts.handBack, RedisStreamScripts.markWritten,
-                          RedisCampaignScripts.controls, RedisCampaignScripts.park]
+                          RedisCampaignScripts.controls, RedisCampaignScripts.park, RedisCampaignScripts.budget]
 
     /// What a new connection runs first: the group (made with the stream if need be; from 0, so
     /// that entries added before it existed are read) and the scripts. Replies: BUSYGROUP is fine.
@@ -124,13 +124,19 @@ public struct RedisShardCommands: Sendable {
         case .controls:
             return [script(RedisCampaignScripts.controls, keys: [keys.campaigns]) { $0.append(keys.campaignPrefix) }]
         case .park(let entries):
-            return [script(RedisCampaignScripts.park, keys: [keys.stream, keys.progress, keys.written, keys.stats], bytes: entries.count * 64) { args in
-                for a in [group, consumer, keys.campaignPrefix, keys.pausedPrefix] { args.append(a) }
+            return [script(RedisCampaignScripts.park, keys: [keys.stream, keys.progress, keys.written, keys.stats, keys.delayed],
+                           bytes: entries.count * 80) { args in
+                for a in [group, consumer, keys.campaignPrefix, keys.pausedPrefix, keys.delayedEntryPrefix] { args.append(a) }
                 for e in entries {
                     args.append(e.entryID)
                     args.append(e.campaign)
                     args.append(integer: Int64(e.count))
+                    args.append(e.dueMillis.map(String.init) ?? "")
                 }
+            }]
+        case .budget(let campaign, let want):
+            return [script(RedisCampaignScripts.budget, keys: [keys.campaignPrefix + campaign, keys.throttlePrefix + campaign]) {
+                $0.append(integer: Int64(want))
             }]
         }
     }
@@ -142,7 +148,7 @@ public struct RedisShardCommands: Sendable {
     /// included; nor listings, the backlog or heartbeats.
     static func isConfirmedWrite(_ request: QueueRequest) -> Bool {
         switch request {
-        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack, .park: true
+        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack, .park, .budget: true
         case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten, .controls: false
         }
     }
@@ -230,6 +236,8 @@ public struct RedisShardCommands: Sendable {
                 throw QueueError("park: \(answers.count) answers for \(entries.count) entries", connectionLost: false)
             }
             return .parked(answers)
+        case .budget:
+            return .granted(Int(first.integer ?? 0))
         }
     }
 

@@ -5,6 +5,7 @@
 extension ShardMachine {
     /// Reads the controls again when due.
     mutating func refreshCampaigns(_ t: WorkerTime, _ out: inout [WorkerAction]) {
+        campaigns.wallMillis = t.wallMillis
         guard t.nanos >= campaigns.nextReadNanos, !has({ if case .controls = $0 { return true }; return false }) else { return }
         campaigns.nextReadNanos = t.nanos + CampaignBoard.refreshNanos
         // The first on the main connection, ahead of the first read it gates (no wait behind a
@@ -23,13 +24,36 @@ extension ShardMachine {
         guard !campaigns.controls.isEmpty else { return boxes }
         var going: [EntryBox] = []
         var parking: [EntryBox] = []
+        var asks: [ParkRequest] = []
+        var adding: [String: Int] = [:]
         for b in boxes {
-            if campaigns.decision(b.entry.campaign) == .park { parking.append(b) } else { going.append(b) }
+            let c = b.entry.campaign, n = max(1, b.entry.count)
+            switch campaigns.decision(c) {
+            case .park:
+                parking.append(b)
+                asks.append(ParkRequest(entryID: b.entry.entryID, campaign: c, count: n))
+            case .throttle:
+                // Held up to `throttleCap`; past it, set aside until the rate would reach it.
+                let rate = campaigns.controls[c]?.rate ?? 1
+                let holding = (campaigns.waitingNotes[c] ?? 0) + adding[c, default: 0]
+                if holding + n <= throttleCap(rate) {
+                    adding[c, default: 0] += n
+                    going.append(b)
+                    continue
+                }
+                let now = campaigns.wallMillis
+                let start = max(campaigns.deferredUntilMillis[c] ?? 0, now + Int64(Double(holding) / rate * 1000))
+                let due = start + Int64(Double(n) / rate * 1000)
+                campaigns.deferredUntilMillis[c] = due
+                parking.append(b)
+                asks.append(ParkRequest(entryID: b.entry.entryID, campaign: c, count: n, dueMillis: due))
+            default:
+                going.append(b)
+            }
         }
         if parking.isEmpty { return boxes }
         let notes = parking.reduce(0) { $0 + max(1, $1.entry.count) }
         reservedNotes += notes
-        let asks = parking.map { ParkRequest(entryID: $0.entry.entryID, campaign: $0.entry.campaign, count: max(1, $0.entry.count)) }
         request(.park(asks), .park(parking, fromPending: fromPending, redelivered: redelivered, reserved: notes), &out)
         return going
     }
@@ -44,7 +68,7 @@ extension ShardMachine {
         var moved = 0
         for (b, a) in zip(boxes, answers) {
             switch a {
-            case .parked: moved += 1
+            case .parked: if campaigns.decision(b.entry.campaign) == .park { moved += 1 }
             case .takeIn: keep.append(b)
             case .notOurs: break
             }

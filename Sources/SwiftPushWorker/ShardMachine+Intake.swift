@@ -140,7 +140,7 @@ extension ShardMachine {
             cancelIfCancelled(h, t)
             if h.open > 0 && redelivered {
                 if stopping && t.nanos >= drainDeadlineNanos { leave(h) } else { suspects.add(tag: h.serial, app: h.app, count: paceCount(h.serial)) }
-            } else if h.open > 0 {
+            } else if h.open > 0 && !holdForBudget(h) {
                 for i in h.tracks.indices where h.tracks[i].phase == .waiting {
                     if case .ready(let note) = e.notes[i] { toSend[e.app, default: []].append(SendItem(tag: h.tag(i), note: note, entry: box)) }
                 }

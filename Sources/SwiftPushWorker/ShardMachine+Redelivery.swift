@@ -175,6 +175,8 @@ extension ShardMachine {
             controlsRead(controls, &out)
         case (.park(let boxes, let fromPending, let redelivered, let reserved), .parked(let answers)):
             parked(boxes, answers, fromPending: fromPending, redelivered: redelivered, reserved: reserved, &out)
+        case (.budget(let c, let want), .granted(let n)):
+            budgetGranted(c, want: want, granted: n, t, &out)
         default:
             out.append(.log(.init(.error, "unexpected reply from the queue", ["reply": "\(reply)"])))
         }
@@ -199,6 +201,8 @@ extension ShardMachine {
             ownPass = OwnPendingPass(suspects: ownPass?.suspects ?? false)
         case .handBack:
             handedBack(nil, &out)
+        case .budget(let c, _):
+            campaigns.nextAskNanos[c] = t.nanos + 100_000_000
         default:
             break
         }

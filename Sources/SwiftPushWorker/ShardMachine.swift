@@ -60,6 +60,7 @@ public struct ShardMachine {
         case backlog
         case controls
         case park([EntryBox], fromPending: Bool, redelivered: Bool, reserved: Int)
+        case budget(String, want: Int)
     }
     var nextRequestID = 1
     var requests: [Int: Purpose] = [:]
@@ -198,6 +199,7 @@ public struct ShardMachine {
             consider(suspects.nextGroupNanos)
             consider(marksDueNanos)
             consider(campaigns.nextReadNanos)
+            for c in campaigns.waiting.keys { consider(campaigns.nextAskNanos[c]) }
         }
         for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }
         for serial in decidedUnqueued {
@@ -247,6 +249,7 @@ public struct ShardMachine {
         checkpoints(t, &out)
         if link == .up {
             refreshCampaigns(t, &out)
+            askBudgets(t, &out)
             settleNext(t, &out)
             sendSuspects(t, &out)
             sendMarks(t, &out)

@@ -30,6 +30,8 @@ public struct StreamKeys: Sendable, Equatable {
     /// (`paused:{s}:<name>`).
     public let campaignPrefix: String
     public let pausedPrefix: String
+    /// Prefix of each throttled campaign's token bucket (`throttle:{s}:<name>`, a hash).
+    public let throttlePrefix: String
 
     /// The keys of shard `shard` ("0" by default).
     public init(shard: String = "0") {
@@ -47,5 +49,6 @@ public struct StreamKeys: Sendable, Equatable {
         campaigns = "campaigns:{\(shard)}"
         campaignPrefix = "campaign:{\(shard)}:"
         pausedPrefix = "paused:{\(shard)}:"
+        throttlePrefix = "throttle:{\(shard)}:"
     }
 }

@@ -62,6 +62,9 @@ public enum QueueRequest: Sendable {
     /// Moves these entries, pending with this consumer and not claimed yet, aside into their
     /// paused campaign's stream (`RedisCampaignScripts.park`): `parked`.
     case park([ParkRequest])
+    /// Takes up to `want` notifications' worth from `campaign`'s token bucket
+    /// (`RedisCampaignScripts.budget`): `granted`.
+    case budget(campaign: String, want: Int)
 }
 
 /// The answer to a `QueueRequest`.
@@ -95,6 +98,8 @@ public enum QueueReply: Sendable {
     case controls([String: CampaignControl])
     /// Per entry asked to park, in order, what became of it.
     case parked([ParkAnswer])
+    /// How many notifications of a throttled campaign may be sent now.
+    case granted(Int)
 }
 
 /// A shard's queue, operation by operation, each waited for: `RedisStreamQueue` on Redis and

@@ -5,14 +5,14 @@ import Testing
 /// machine on an in-memory shard: a cancelled campaign's notifications REJECTED `Cancelled`
 /// and never sent, a paused one's entries moved aside and back.
 @Suite struct CampaignControlTests {
-    @Test("The decision follows the campaign's state; no campaign, or no control, is sent")
+    @Test("The decision follows the campaign's state and rate; no campaign, or no control, is sent")
     func decisions() {
         let controls = ["a": CampaignControl(state: .active), "p": CampaignControl(state: .paused),
                         "c": CampaignControl(state: .cancelled), "t": CampaignControl(state: .active, rate: 5)]
         #expect(CampaignDecision.of(campaign: "", controls) == .send)
         #expect(CampaignDecision.of(campaign: "other", controls) == .send)
         #expect(CampaignDecision.of(campaign: "a", controls) == .send)
-        #expect(CampaignDecision.of(campaign: "t", controls) == .send)
+        #expect(CampaignDecision.of(campaign: "t", controls) == .throttle)
         #expect(CampaignDecision.of(campaign: "p", controls) == .park)
         #expect(CampaignDecision.of(campaign: "c", controls) == .cancel)
     }
@@ -85,5 +85,24 @@ import Testing
         let firstControls = h.requests.firstIndex { if case .controls = $0 { return true }; return false }
         #expect(firstControls != nil && firstRead != nil && firstControls! < firstRead!)
         #expect(h.sends.isEmpty)
+    }
+
+    @Test("A throttled campaign is sent at its rate (token bucket on the shard's clock); an unthrottled one beside it at once")
+    func throttle() throws {
+        let h = MachineHarness(settings: MachineHarness.settings { $0.reclaimIntervalMillis = 200 })
+        h.shard.campaigns["slow"] = CampaignControl(state: .active, rate: 100)
+        for i in 0..<300 { h.shard.add(Entries.single("s-\(i)", token: Entries.token(i), [("campaign", "slow")])) }
+        for i in 0..<100 { h.shard.add(Entries.single("f-\(i)", token: Entries.token(i), [("campaign", "fast")])) }
+        let start = h.now.nanos
+        #expect(h.run { h.shard.stats["campaign:fast:accepted"] == 100 })
+        let fastDone = (h.now.nanos - start) / 1_000_000
+        #expect(fastDone < 1000)
+        #expect(h.run { h.shard.isDrained && h.shard.length == 0 })
+        let took = Double(h.now.nanos - start) / 1e9
+        let by = try h.outcomesByNotification()
+        #expect(by.count == 400 && by.values.allSatisfy { $0 == 1 })
+        #expect(Set(h.sends).count == 400)
+        // 300 at 100/s with a tenth of a second's burst: about 2.9 s, not less.
+        #expect(took >= 2.8 && took < 4.5, "took \(took) s")
     }
 }

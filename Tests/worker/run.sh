@@ -1265,7 +1265,7 @@ source Tests/worker/campaign_control.sh
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
   redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading unwritten_lives
-  campaign_cancel campaign_cancel_kill campaign_pause campaign_bad_input"
+  campaign_cancel campaign_cancel_kill campaign_pause campaign_bad_input campaign_throttle"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   started=$SECONDS
