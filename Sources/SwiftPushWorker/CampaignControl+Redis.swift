@@ -1,9 +1,14 @@
 import SwiftPushRedis
 
 extension CampaignControl {
+    /// The Lua text that reads every control of a shard (`RedisCampaignScripts.controls`), for
+    /// readers outside the worker (`swiftpush status`): `EVAL` it with the keys `campaigns:{s}`
+    /// and the argument `campaign:{s}:`, and read the reply with `all(from:)`.
+    public static var readAllScript: String { RedisCampaignScripts.controls.body }
+
     /// The controls of a `RedisCampaignScripts.controls` reply ({name, {field, value, ...},
     /// ...}); a name whose hash is gone (empty) is left out: it has no control.
-    static func all(from reply: RedisReply) -> [String: CampaignControl] {
+    public static func all(from reply: RedisReply) -> [String: CampaignControl] {
         let flat = reply.elements
         var out: [String: CampaignControl] = [:]
         var i = 0

@@ -148,8 +148,10 @@ public struct RedisShardCommands: Sendable {
     /// included; nor listings, the backlog or heartbeats.
     static func isConfirmedWrite(_ request: QueueRequest) -> Bool {
         switch request {
-        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack, .park, .budget: true
-        case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten, .controls: false
+        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack, .park: true
+        // A budget a failover takes back is a few notifications of a throttle's tenth of a
+        // second given twice: not worth a WAIT 20 times a second.
+        case .read, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten, .controls, .budget: false
         }
     }
 
