@@ -71,6 +71,8 @@ struct EnqueueCommand: StatusCommand {
     var waitReplicas: Int?
     @Option(help: ArgumentHelp("WAIT's timeout (default 1000)", valueName: "MS"))
     var waitTimeoutMs: Int?
+    @Option(parsing: .unconditional, help: ArgumentHelp("throttle the --campaign to at most this many notifications per second over the fleet, unless it has a rate already (swiftpush campaign throttle)", valueName: "PER_S"))
+    var rate: Double?
 
     func validate() throws(ValidationError) {
         try checkRange(pipeline, "pipeline", 1...100_000)
@@ -83,11 +85,13 @@ struct EnqueueCommand: StatusCommand {
         if tokens != nil && (payload == nil || id == nil) { throw ValidationError("--tokens needs --payload and --id") }
         if tokens == nil && (payload != nil || id != nil || perEntry != nil) { throw ValidationError("--payload, --id and --per-entry go with --tokens") }
         if tokens != nil && file != nil { throw ValidationError("give --file or --tokens, not both") }
+        try validateRate()
     }
 
     func execute() throws(ValidationError) -> Int32 {
         let (redis, keys) = try redisOptions.connect()
         defer { redis.close() }
+        try applyRate(redis, keys: keys)
         let configuration = redis.connector.configuration
         let replicas = waitReplicas ?? configuration.waitReplicas
         let wait = replicas > 0 ? RedisWait(replicas: replicas, timeoutMillis: waitTimeoutMs ?? configuration.waitTimeoutMillis) : nil

@@ -53,6 +53,13 @@ public struct RedisCampaignControl {
         _ = try run([["MULTI"], hset, ["SADD", keys.campaigns, name], ["EXEC"]])
     }
 
+    /// Sets `name`'s rate unless it has one (`swiftpush enqueue --rate`: an operator's
+    /// `throttle` wins over a producer's), and lists it in `campaigns:{s}`, in one transaction.
+    public func setRateIfNone(_ name: String, rate: Double, nowMillis: Int64) throws(RedisError) {
+        _ = try run([["MULTI"], ["HSETNX", keys.campaignPrefix + name, "rate", CampaignControl.text(rate)],
+                     ["HSETNX", keys.campaignPrefix + name, "updated_ms", String(nowMillis)], ["SADD", keys.campaigns, name], ["EXEC"]])
+    }
+
     /// Lifts `name`'s throttle (its `rate` removed) at `nowMillis`.
     public func clearRate(_ name: String, nowMillis: Int64) throws(RedisError) {
         _ = try run([["MULTI"], ["HDEL", keys.campaignPrefix + name, "rate"],

@@ -159,7 +159,7 @@ else bad "$name (the campaign did not start)"; fi
 mock_requests_of() { curl -s "$1/stats" | sed -n 's/.*"requests" *: *\([0-9]*\).*/\1/p'; }
 
 test_campaign_bad_input() {
-name="campaign bad input: unknown campaign, resume of an active one, cancel of a finished one, pause of a cancelled one: each a clear error, exit 1, nothing written; list names the campaigns"
+name="campaign bad input: unknown campaign, resume of an active one, cancel of a finished one, pause of a cancelled one: each a clear error, exit 1, nothing written; a negative enqueue --rate exit 2; enqueue --rate sets a throttle once; list names the campaigns"
 shard=cbad
 control_mock "$shard"
 control_config $shard
@@ -179,6 +179,15 @@ if wait_until 60 drained $shard; then
   expect_refusal "unknown campaign 'nosuch'" show nosuch
   expect_refusal "is active, not paused" resume done
   expect_refusal "is finished: all 20 notifications" cancel done
+  # enqueue --rate: a negative one refused before anything is written; one sets the throttle,
+  # a later one leaves it (the first rate, or an operator's, wins).
+  st=0; "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --campaign rated --rate -3 < /dev/null > /dev/null 2> "$out/$shard.cmd.err" || st=$?
+  [ "$st" -eq 2 ] && grep -q "rate must be" "$out/$shard.cmd.err" && [ "$(rcli EXISTS "campaigns:{$shard}")" -eq 0 ] \
+    || fails="$fails [enqueue --rate -3: exit $st: $(cat "$out/$shard.cmd.err")]"
+  campaign_lines $shard rated 3 > "$out/$shard.rated.jsonl"
+  "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --campaign rated --rate 50 --file "$out/$shard.rated.jsonl" > /dev/null \
+    && "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --campaign rated --rate 99 < /dev/null > /dev/null \
+    && [ "$(rcli HGET "campaign:{$shard}:rated" rate)" = 50 ] || fails="$fails [enqueue --rate: rate $(rcli HGET "campaign:{$shard}:rated" rate)]"
   campaign_cmd list --shard $shard > "$out/$shard.list" 2>&1 || fails="$fails [list failed]"
   grep -q '^done active - 20 20 20 0 0 0 0$' "$out/$shard.list" || fails="$fails [list: $(cat "$out/$shard.list")]"
   # A cancel, then the same again, and a pause of it: refused (the first writes, the others not).
