@@ -203,6 +203,10 @@ extension ShardMachine {
             handedBack(nil, &out)
         case .budget(let c, _):
             campaigns.nextAskNanos[c] = t.nanos + 100_000_000
+        case .controls:
+            // Tried again in a second, not every 250 ms (one log line each): until a first read
+            // succeeds the worker takes nothing in (a key of the wrong type is the operator's to fix).
+            campaigns.nextReadNanos = t.nanos + 1_000_000_000
         default:
             break
         }
