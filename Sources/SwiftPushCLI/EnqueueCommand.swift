@@ -76,6 +76,8 @@ struct EnqueueCommand: StatusCommand {
     var lane: EnqueueLane = .bulk
     @Option(help: ArgumentHelp("hold the notifications until TIME (RFC 3339, e.g. 2026-12-01T09:00:00Z, or UNIX ms): the worker parks them in the delayed set and sends them within about a second of it; a time past is an error", valueName: "TIME"))
     var at: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("throttle the --campaign to at most this many notifications per second over the fleet, unless it has a rate already (swiftpush campaign throttle)", valueName: "PER_S"))
+    var rate: Double?
 
     func validate() throws(ValidationError) {
         try checkRange(pipeline, "pipeline", 1...100_000)
@@ -89,11 +91,13 @@ struct EnqueueCommand: StatusCommand {
         if tokens == nil && (payload != nil || id != nil || perEntry != nil) { throw ValidationError("--payload, --id and --per-entry go with --tokens") }
         if tokens != nil && file != nil { throw ValidationError("give --file or --tokens, not both") }
         _ = try sendAtMillis()
+        try validateRate()
     }
 
     func execute() throws(ValidationError) -> Int32 {
         let (redis, keys) = try redisOptions.connect()
         defer { redis.close() }
+        try applyRate(redis, keys: keys)
         let configuration = redis.connector.configuration
         let replicas = waitReplicas ?? configuration.waitReplicas
         let wait = replicas > 0 ? RedisWait(replicas: replicas, timeoutMillis: waitTimeoutMs ?? configuration.waitTimeoutMillis) : nil

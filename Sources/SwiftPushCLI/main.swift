@@ -21,7 +21,8 @@ struct SwiftPushTool: ParsableCommand {
         // the main thread before starting threads, and an async main would have started the
         // concurrency pool's threads without that mask.
         subcommands: [SendCommand.self, BenchCommand.self, MockCommand.self, JWTCommand.self,
-                      WorkerCommand.self, EnqueueCommand.self, OutcomesCommand.self, FleetStatusCommand.self, ChannelsCommand.self])
+                      WorkerCommand.self, EnqueueCommand.self, OutcomesCommand.self, FleetStatusCommand.self, ChannelsCommand.self,
+                      CampaignCommand.self])
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -27,6 +27,14 @@ public struct StreamKeys: Sendable, Equatable {
     /// Per pending entry, the deliveries whose holder wrote a request of it (`written:{s}`,
     /// entry id → count; docs/worker.md, "Dead letters").
     public let written: String
+    /// The names of the campaigns with a control (`campaigns:{s}`, a set).
+    public let campaigns: String
+    /// Prefix of each campaign's control hash (`campaign:{s}:<name>`) and paused stream
+    /// (`paused:{s}:<name>`).
+    public let campaignPrefix: String
+    public let pausedPrefix: String
+    /// Prefix of each throttled campaign's token bucket (`throttle:{s}:<name>`, a hash).
+    public let throttlePrefix: String
 
     /// The keys of shard `shard` ("0" by default).
     public init(shard: String = "0") {
@@ -42,5 +50,9 @@ public struct StreamKeys: Sendable, Equatable {
         stats = "stats:{\(shard)}"
         workers = "workers:{\(shard)}"
         written = "written:{\(shard)}"
+        campaigns = "campaigns:{\(shard)}"
+        campaignPrefix = "campaign:{\(shard)}:"
+        pausedPrefix = "paused:{\(shard)}:"
+        throttlePrefix = "throttle:{\(shard)}:"
     }
 }

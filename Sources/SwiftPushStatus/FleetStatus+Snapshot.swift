@@ -69,8 +69,16 @@ extension FleetStatus {
                 let holding = readable.filter { $0.holds(scope) }
                 let counts = holding.compactMap { $0.counts(scope) }
                 let figures = progress(scope, holding)
-                return ScopeStatus(name: name, state: holding.isEmpty ? .unknown : .of(figures, queuedEntries: 0),
-                                   outcomes: counts.dropFirst().reduce(counts.first ?? OutcomeCounts(), +), progress: figures)
+                var s = ScopeStatus(name: name, state: holding.isEmpty ? .unknown : .of(figures, queuedEntries: 0),
+                                    outcomes: counts.dropFirst().reduce(counts.first ?? OutcomeCounts(), +), progress: figures)
+                if case .campaign = scope {
+                    let controls = readable.compactMap { $0.controls[name] }
+                    let states = Set(controls.map(\.state))
+                    s.control = states.contains(.cancelled) ? "cancelled" : states.contains(.paused) ? "paused" : "active"
+                    let rates = controls.compactMap(\.rate)
+                    s.rateLimit = rates.isEmpty ? nil : rates.reduce(0, +)
+                }
+                return s
             }
         }
         let knownCampaigns = Set(readable.flatMap { $0.stats?.campaigns.keys.map { $0 } ?? [] })

@@ -10,4 +10,14 @@ public struct ScopeStatus: Encodable, Sendable {
     public var outcomes: OutcomeCounts
     /// Its progress (in notifications: only counted shards know apps and campaigns).
     public var progress: ProgressFigures
+    /// A campaign's control (`swiftpush campaign`): `active`, `paused` or `cancelled` (cancelled
+    /// on any shard shown: cancelled; else paused on any: paused); nil for an app.
+    public var control: String?
+    /// A campaign's rate limit (notifications/s, the shards' together); nil: none.
+    public var rateLimit: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case name, state, outcomes, progress, control
+        case rateLimit = "rate_limit_per_s"
+    }
 }

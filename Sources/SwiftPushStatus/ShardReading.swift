@@ -35,6 +35,8 @@ public struct ShardReading: Equatable, Sendable {
     public var fastLength = 0
     /// Why the shard could not be read; the figures are then zero and not added up.
     public var error: String?
+    /// The shard's campaign controls (`campaign:{s}:<name>`, `swiftpush campaign`), by name.
+    public var controls: [String: CampaignControl] = [:]
 
     /// An empty reading of `shard` at `timeMillis` (tests, and what a failed read leaves).
     public init(shard: String, timeMillis: Int, error: String? = nil) {
@@ -59,14 +61,14 @@ public struct ShardReading: Equatable, Sendable {
          ["HGETALL", keys.workers],
          ["XREVRANGE", keys.stream.unregistered, "+", "-", "COUNT", String(recentUnregisteredCount)],
          ["XLEN", keys.stream.fastStream],
-         ["XINFO", "GROUPS", keys.stream.fastStream]]
+         ["XINFO", "GROUPS", keys.stream.fastStream],
+         ["EVAL", CampaignControl.readAllScript, "1", keys.stream.campaigns, keys.stream.campaignPrefix]]
     }
 
     /// The reading that `commands`' replies describe. A missing key is an empty figure (an
     /// unknown shard is an empty view); a reply of the wrong type (a key of another type) throws.
     init(keys: StatusKeys, group groupName: String, replies: [RedisReply]) throws(StatusReadError) {
-        // 12 with the fast lane's two (10: a reading made before it, in tests).
-        guard replies.count == 10 || replies.count == 12 else { throw StatusReadError("shard \(keys.shard): \(replies.count) replies to 12 commands") }
+        guard replies.count == 13 else { throw StatusReadError("shard \(keys.shard): \(replies.count) replies to 13 commands") }
         let time = replies[0].elements.compactMap { $0.integer }
         guard time.count == 2 else { throw StatusReadError("TIME: an unexpected reply") }
         self.init(shard: keys.shard, timeMillis: Int(time[0]) * 1000 + Int(time[1]) / 1000)
@@ -88,7 +90,9 @@ public struct ShardReading: Equatable, Sendable {
         if let e = replies[8].errorText { throw StatusReadError("HGETALL \(keys.workers): \(e)") }
         heartbeats = FieldList(replies[8]).texts.compactMap { Heartbeat(field: $0.0, json: $0.1) }
         recentUnregistered = UnregisteredToken.list(replies[9], shard: keys.shard)
-        if replies.count == 12 { try addFastLane(length: integer(10, "XLEN \(keys.stream.fastStream)"), groups: replies[11], group: groupName) }
+        try addFastLane(length: integer(10, "XLEN \(keys.stream.fastStream)"), groups: replies[11], group: groupName)
+        // A Redis that refuses scripts shows no controls rather than no shard.
+        controls = replies[12].errorText == nil ? CampaignControl.all(from: replies[12]) : [:]
     }
 
     /// Adds the fast lane's figures (`push:{s}:fast`, docs/worker.md "The fast lane") to the

@@ -28,7 +28,8 @@ public struct RedisShardCommands: Sendable {
     /// request is one `EVALSHA`; a server that lost them (NOSCRIPT) is reconnected to.
     static let scripts = [RedisStreamScripts.claim, RedisStreamScripts.settle, RedisStreamScripts.promote,
                           RedisStreamScripts.takeOwn, RedisStreamScripts.reclaim, RedisStreamScripts.countDelivery,
-                          RedisStreamScripts.handBack, RedisStreamScripts.markWritten]
+                          RedisStreamScripts.handBack, RedisStreamScripts.markWritten,
+                          RedisCampaignScripts.controls, RedisCampaignScripts.park, RedisCampaignScripts.budget]
 
     /// What a new connection runs first: the group (made with the stream if need be; from 0, so
     /// that entries added before it existed are read) and the scripts. Replies: BUSYGROUP is fine.
@@ -128,6 +129,23 @@ public struct RedisShardCommands: Sendable {
             return [RedisArguments(["HSET", keys.workers, consumer, json])]
         case .dropHeartbeat:
             return [RedisArguments(["HDEL", keys.workers, consumer])]
+        case .controls:
+            return [script(RedisCampaignScripts.controls, keys: [keys.campaigns]) { $0.append(keys.campaignPrefix) }]
+        case .park(let entries):
+            return [script(RedisCampaignScripts.park, keys: [keys.stream, keys.progress, keys.written, keys.stats, keys.delayed],
+                           bytes: entries.count * 80) { args in
+                for a in [group, consumer, keys.campaignPrefix, keys.pausedPrefix, keys.delayedEntryPrefix] { args.append(a) }
+                for e in entries {
+                    args.append(e.entryID)
+                    args.append(e.campaign)
+                    args.append(integer: Int64(e.count))
+                    args.append(e.dueMillis.map(String.init) ?? "")
+                }
+            }]
+        case .budget(let campaign, let want):
+            return [script(RedisCampaignScripts.budget, keys: [keys.campaignPrefix + campaign, keys.throttlePrefix + campaign]) {
+                $0.append(integer: Int64(want))
+            }]
         }
     }
 
@@ -138,8 +156,10 @@ public struct RedisShardCommands: Sendable {
     /// included; nor listings, the backlog or heartbeats.
     static func isConfirmedWrite(_ request: QueueRequest) -> Bool {
         switch request {
-        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack: true
-        case .read, .readFast, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten: false
+        case .claim, .settle, .takeOwn, .countDelivery, .reclaim, .promote, .handBack, .park: true
+        // A budget a failover takes back is a few notifications of a throttle's tenth of a
+        // second given twice: not worth a WAIT 20 times a second.
+        case .read, .readFast, .ownPending, .backlog, .heartbeat, .dropHeartbeat, .markWritten, .controls, .budget: false
         }
     }
 
@@ -222,6 +242,16 @@ public struct RedisShardCommands: Sendable {
             return .backlog(pending: p + fp, lag: l.flatMap { a in fl.map { a + $0 } })
         case .heartbeat, .dropHeartbeat, .markWritten:
             return .done
+        case .controls:
+            return .controls(CampaignControl.all(from: first))
+        case .park(let entries):
+            let answers = first.elements.map { ParkAnswer(rawValue: Int($0.integer ?? 0)) ?? .takeIn }
+            guard answers.count == entries.count else {
+                throw QueueError("park: \(answers.count) answers for \(entries.count) entries", connectionLost: false)
+            }
+            return .parked(answers)
+        case .budget:
+            return .granted(Int(first.integer ?? 0))
         }
     }
 

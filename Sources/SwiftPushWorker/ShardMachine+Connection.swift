@@ -48,7 +48,7 @@ extension ShardMachine {
         out.append(.log(Self.unreachable(e, "lost Redis")))
         for (_, purpose) in requests {
             switch purpose {
-            case .read(_, let reserved, _, _), .readFast(_, let reserved), .claim(_, _, let reserved): reservedNotes -= reserved
+            case .read(_, let reserved, _, _), .readFast(_, let reserved), .claim(_, _, let reserved), .park(_, _, _, let reserved): reservedNotes -= reserved
             case .countDelivery(let app, let serials):
                 putBackSuspects(app: app, serials)
             case .markWritten(let add, let drop):
@@ -104,7 +104,7 @@ extension ShardMachine {
         }
         let readsPending = has {
             switch $0 {
-            case .read, .readFast, .claim, .ownPending, .takeOwn, .reclaim, .countDelivery, .handBack: return true
+            case .read, .readFast, .claim, .ownPending, .takeOwn, .reclaim, .countDelivery, .handBack, .park: return true
             default: return false
             }
         }

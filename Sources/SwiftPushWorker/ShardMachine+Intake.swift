@@ -20,7 +20,7 @@ extension ShardMachine {
     /// notification paid it). A read does not wait in Redis when its connection is wanted for
     /// something else soon (`readMayBlock`): it then pauses a little after coming back short.
     mutating func readNext(_ t: WorkerTime, _ out: inout [WorkerAction]) {
-        guard room > 0, t.nanos >= nextReadNanos else { return }
+        guard room > 0, t.nanos >= nextReadNanos, campaigns.loaded else { return }
         // A stop reads nothing new, but goes on taking back our own pending entries (a SIGTERM
         // right after a restart finishes them too, issue 31) until the drain time is over.
         if stopping && (ownPass == nil || t.nanos >= drainDeadlineNanos) { return }
@@ -100,8 +100,16 @@ extension ShardMachine {
         // A reclaim can return an entry this worker still holds (slow, not dead): keep ours.
         let fresh = entries.filter { heldByID[$0.entryID] == nil }
         if fresh.isEmpty { return }
-        let boxes = fresh.map { EntryBox(reader.read($0)) }
-        noteEntrySizes(boxes)
+        let read = fresh.map { EntryBox(reader.read($0)) }
+        noteEntrySizes(read)
+        // A paused campaign's entries are moved aside instead (`ShardMachine+Campaigns`).
+        let boxes = parkPaused(read, fromPending: fromPending, redelivered: redelivered, &out)
+        claim(boxes, fromPending: fromPending, redelivered: redelivered, &out)
+    }
+
+    /// Claims the ids of entries read (`take`), their notifications reserved until the answer.
+    mutating func claim(_ boxes: [EntryBox], fromPending: Bool, redelivered: Bool, _ out: inout [WorkerAction]) {
+        if boxes.isEmpty { return }
         let notes = boxes.reduce(0) { $0 + max(1, $1.entry.count) }
         reservedNotes += notes
         let claims = boxes.map { b in
@@ -140,13 +148,15 @@ extension ShardMachine {
                 }
             }
             intakeDecisions(h, answer, redelivered: redelivered, t)
+            // A cancelled campaign's entry ends here, before a send_at could hold it.
+            cancelIfCancelled(h, t)
             if h.open > 0 && holdUntilSendAt(h, t) {
                 settleIfComplete(h, t)
                 continue
             }
             if h.open > 0 && redelivered {
                 if stopping && t.nanos >= drainDeadlineNanos { leave(h) } else { suspects.add(tag: h.serial, app: h.app, count: paceCount(h.serial)) }
-            } else if h.open > 0 {
+            } else if h.open > 0 && !holdForBudget(h) {
                 for i in h.tracks.indices where h.tracks[i].phase == .waiting {
                     if case .ready(let note) = e.notes[i] { toSend[e.app, default: []].append(SendItem(tag: h.tag(i), note: note, entry: box)) }
                 }

@@ -124,7 +124,7 @@ extension ShardMachine {
     /// Every `reclaim_interval_ms`: the group's backlog, due delayed entries promoted, idle
     /// entries of dead consumers reclaimed (when there is room).
     mutating func maintain(_ t: WorkerTime, _ out: inout [WorkerAction]) {
-        guard t.nanos >= nextMaintenanceNanos else { return }
+        guard t.nanos >= nextMaintenanceNanos, campaigns.loaded else { return }
         if has({ switch $0 { case .backlog, .promote, .reclaim: return true; default: return false } }) { return }
         nextMaintenanceNanos = t.nanos + UInt64(settings.reclaimIntervalMillis) * 1_000_000
         request(.backlog, .backlog, &out)
@@ -179,6 +179,12 @@ extension ShardMachine {
             counters.promoted += n
         case (.backlog, .backlog(let pending, let lag)):
             backlog = (pending, lag)
+        case (.controls, .controls(let controls)):
+            controlsRead(controls, &out)
+        case (.park(let boxes, let fromPending, let redelivered, let reserved), .parked(let answers)):
+            parked(boxes, answers, fromPending: fromPending, redelivered: redelivered, reserved: reserved, &out)
+        case (.budget(let c, let want), .granted(let n)):
+            budgetGranted(c, want: want, granted: n, t, &out)
         default:
             out.append(.log(.init(.error, "unexpected reply from the queue", ["reply": "\(reply)"])))
         }
@@ -192,7 +198,7 @@ extension ShardMachine {
         case .settle:
             settleFailed(e, t, &out)
             return
-        case .read(_, let reserved, _, _), .readFast(_, let reserved), .claim(_, _, let reserved):
+        case .read(_, let reserved, _, _), .readFast(_, let reserved), .claim(_, _, let reserved), .park(_, _, _, let reserved):
             reservedNotes -= reserved
             if ownPass == nil { ownPass = OwnPendingPass(suspects: false) }
         case .countDelivery(let app, let serials):
@@ -203,6 +209,12 @@ extension ShardMachine {
             ownPass = OwnPendingPass(suspects: ownPass?.suspects ?? false)
         case .handBack:
             handedBack(nil, &out)
+        case .budget(let c, _):
+            campaigns.nextAskNanos[c] = t.nanos + 100_000_000
+        case .controls:
+            // Tried again in a second, not every 250 ms (one log line each): until a first read
+            // succeeds the worker takes nothing in (a key of the wrong type is the operator's to fix).
+            campaigns.nextReadNanos = t.nanos + 1_000_000_000
         default:
             break
         }

@@ -60,6 +60,9 @@ public struct ShardMachine {
         case reclaim
         case promote
         case backlog
+        case controls
+        case park([EntryBox], fromPending: Bool, redelivered: Bool, reserved: Int)
+        case budget(String, want: Int)
     }
     var nextRequestID = 1
     var requests: [Int: Purpose] = [:]
@@ -144,6 +147,8 @@ public struct ShardMachine {
     static let handBackIdleMillis: Int64 = 3 * 365 * 86_400_000
     /// How long past `drain_ms` a stop waits for the hand-back's reply.
     static let handBackWaitNanos: UInt64 = 2_000_000_000
+    /// The shard's campaign controls as last read (`ShardMachine+Campaigns`).
+    var campaigns = CampaignBoard()
 
     /// A machine for one shard, with `apps`' policies, not connected yet: give it `tick` to
     /// start. `seed` drives the back-off's jitter.
@@ -204,6 +209,8 @@ public struct ShardMachine {
             }
             consider(suspects.nextGroupNanos)
             consider(marksDueNanos)
+            consider(campaigns.nextReadNanos)
+            for c in campaigns.waiting.keys { consider(campaigns.nextAskNanos[c]) }
         }
         for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }
         for serial in decidedUnqueued {
@@ -252,6 +259,8 @@ public struct ShardMachine {
         }
         checkpoints(t, &out)
         if link == .up {
+            refreshCampaigns(t, &out)
+            askBudgets(t, &out)
             settleNext(t, &out)
             sendSuspects(t, &out)
             sendMarks(t, &out)

@@ -1,3 +1,5 @@
+import SwiftPushKeys
+
 /// Why a queue operation failed.
 public struct QueueError: Error, CustomStringConvertible, Sendable {
     /// What went wrong.
@@ -61,6 +63,14 @@ public enum QueueRequest: Sendable {
     case heartbeat(String)
     /// Removes this worker's heartbeat (a clean stop): `done`.
     case dropHeartbeat
+    /// The shard's campaign controls (`CampaignBoard`): `controls`.
+    case controls
+    /// Moves these entries, pending with this consumer and not claimed yet, aside into their
+    /// paused campaign's stream (`RedisCampaignScripts.park`): `parked`.
+    case park([ParkRequest])
+    /// Takes up to `want` notifications' worth from `campaign`'s token bucket
+    /// (`RedisCampaignScripts.budget`): `granted`.
+    case budget(campaign: String, want: Int)
 }
 
 /// The answer to a `QueueRequest`.
@@ -90,6 +100,12 @@ public enum QueueReply: Sendable {
     case backlog(pending: Int, lag: Int?)
     /// Done, nothing to say.
     case done
+    /// Every campaign with a control, by name.
+    case controls([String: CampaignControl])
+    /// Per entry asked to park, in order, what became of it.
+    case parked([ParkAnswer])
+    /// How many notifications of a throttled campaign may be sent now.
+    case granted(Int)
 }
 
 /// A shard's queue, operation by operation, each waited for: `RedisStreamQueue` on Redis and

@@ -309,7 +309,7 @@ function render(s) {
           num(sh.unregistered_notifications), num(sh.consumers))), "no shard");
 
   fill("campaigns", s.campaigns.map(c => el("tr", {"data-campaign": c.name},
-      el("td", {}, el("a", {href: "?campaign=" + encodeURIComponent(c.name)}, c.name)), el("td", {class: "text", "data-value": c.state}, c.state),
+      el("td", {}, el("a", {href: "?campaign=" + encodeURIComponent(c.name)}, c.name)), el("td", {class: "text", "data-value": c.state}, c.state + (c.control && c.control !== "active" ? " (" + c.control + ")" : "") + (c.rate_limit_per_s ? " ≤" + c.rate_limit_per_s + "/s" : "")),
       el("td", {}, bar(c.progress.fraction)), num(c.progress.done_notifications), num(c.progress.total_notifications),
       num(c.outcomes.rejected_notifications), num(c.outcomes.failed_notifications), num(c.progress.notifications_per_s, rate(c.progress.notifications_per_s)),
       num(c.progress.eta_s, duration(c.progress.eta_s)))), "no campaign counted");

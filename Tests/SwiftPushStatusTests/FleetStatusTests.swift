@@ -44,6 +44,20 @@ struct FleetStatusTests {
         #expect(s.notes.isEmpty && s.error == nil)
     }
 
+    @Test("Each campaign shows its control (cancelled on any shard wins, then paused) and its rate limit summed over the shards, in the JSON too")
+    func campaignControls() {
+        var a = Self.counted("0"), b = Self.counted("1")
+        let plain = FleetStatus(Self.snapshot([a, b]))
+        #expect(plain.campaigns.map(\.control) == ["active"] && plain.campaigns[0].rateLimit == nil && plain.apps[0].control == nil)
+        a.controls = ["spring": CampaignControl(state: .paused, rate: 30)]
+        b.controls = ["spring": CampaignControl(state: .cancelled, rate: 20)]
+        let s = FleetStatus(Self.snapshot([a, b]))
+        #expect(s.campaigns.map(\.control) == ["cancelled"] && s.campaigns[0].rateLimit == 50)
+        b.controls = [:]
+        let json = FleetStatus(Self.snapshot([a, b])).json()
+        #expect(json.contains(#""control":"paused""#) && json.contains(#""rate_limit_per_s":30"#))
+    }
+
     @Test("A campaign's view shows its counts, 410s and progress; an unknown campaign says so, its figures unknown, and names the known ones")
     func campaignFocus() {
         let spring = RateKey(shard: "0", scope: .campaign("spring"), unit: .notifications)

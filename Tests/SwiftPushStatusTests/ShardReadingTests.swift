@@ -2,16 +2,27 @@
 import SwiftPushRedis
 import SwiftPushWorker
 import Testing
+import SwiftPushKeys
 
 @Suite("ShardReading", .timeLimit(.minutes(1)))
 struct ShardReadingTests {
-    @Test("One read is twelve commands on the shard's keys (the fast lane's last), in the order the parser expects")
+    @Test("One read is thirteen commands on the shard's keys (the fast lane's, then the campaign controls' script), in the order the parser expects")
     func commands() {
         let c = ShardReading.commands(StatusKeys(shard: "7"), group: "g")
-        #expect(c.map { $0.joined(separator: " ") } == [
+        #expect(c.dropLast().map { $0.joined(separator: " ") } == [
             "TIME", "XLEN push:{7}", "XINFO GROUPS push:{7}", "XINFO CONSUMERS push:{7} g", "ZCARD delayed:{7}",
             "XLEN unregistered:{7}", "XLEN outcomes:{7}", "HGETALL stats:{7}", "HGETALL workers:{7}",
             "XREVRANGE unregistered:{7} + - COUNT 5", "XLEN push:{7}:fast", "XINFO GROUPS push:{7}:fast"])
+        #expect(c.last.map { [$0[0]] + $0.suffix(3) } == ["EVAL", "1", "campaigns:{7}", "campaign:{7}:"])
+    }
+
+    @Test("The campaign controls are read with the rest; a Redis that refuses the script shows none, not an error")
+    func controls() throws {
+        let s = { (t: String) in RedisReply.string(Array(t.utf8)) }
+        let reply = RedisReply.array([s("spring"), .array([s("state"), s("paused"), s("rate"), s("50")]), s("gone"), .array([])])
+        let r = try Replies.reading("0", Replies.shard(controls: reply))
+        #expect(r.controls == ["spring": CampaignControl(state: .paused, rate: 50)])
+        #expect(try Replies.reading("0", Replies.shard(controls: .error("NOSCRIPT no scripts"))).controls.isEmpty)
     }
 
     @Test("Without counters, progress is in entries from the group: done = read - pending - delayed")

@@ -16,7 +16,8 @@
 #           one still finds the master's last writes in its socket's buffer when it wakes), so
 #           Tests/worker/run.sh's `rollback` test takes Redis back to an older snapshot instead.
 # usage: Tests/worker/cluster.sh BUILD_DIR [COUNT]      (COUNT default 100000)
-#        CLUSTER_PHASES="wait nowait" picks the phases.
+#        CLUSTER_PHASES="wait nowait cancel" picks the phases (cancel: a campaign cancelled on the
+#        cluster mid-run, issue 32; `phase_cancel` below).
 # Prints one line per phase, with the run's figures (time, duplicates at the mock, reconnects),
 # and "worker-cluster: N passed, N failed"; exits non-zero if any failed. Every wait is on a
 # condition, bounded in time.
@@ -24,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(cd "${1:?usage: cluster.sh BUILD_DIR [COUNT]}" && pwd)
 count=${2:-100000}
-phases=${CLUSTER_PHASES:-wait nowait}
+phases=${CLUSTER_PHASES:-wait nowait cancel}
 cli=$build/swiftpush-cli
 source scripts/mock-ctl.sh
 test_pki
@@ -225,10 +226,71 @@ print(sum(c - 1 for c in ids.values() if c > 1))' "$out/record.json")
   fi
 }
 
+# cancel (issue 32): a campaign of 6,000 notifications over the 6 shards (batch entries of 50)
+# cancelled by `swiftpush campaign cancel` once a tenth has outcomes, the APNs mock answering 5
+# ms late on 5 streams: every id exactly one outcome (ACCEPTED, or REJECTED Cancelled and never
+# sent), the Cancelled ones counted in every shard's stats.
+phase_cancel() {
+  local label="cluster, cancel: a campaign of 6000 notifications over 6 shards, 2 workers, cancelled mid-way: one outcome per id, the rest REJECTED Cancelled unsent and counted"
+  flush_masters
+  rm -f "$out"/*.err "$out"/*.out
+  mock_start cancel "$cli" "$pki" --delay-ms 5 --max-streams 5 --record --control-port-file "$out/cancel.port" --lenient-initial-limit
+  local port=$MOCK_PORT
+  wait_until 10 test -s "$out/cancel.port"
+  local cancel_control=http://127.0.0.1:$(cat "$out/cancel.port")
+  python3 -c '
+import json
+for i in range(6000):
+    print(json.dumps({"id": f"sale-{i}", "app": "demo", "token": "cc%062x" % (i + 1), "payload": {"aps": {"alert": "sale"}}}))' > "$out/sale.jsonl"
+  "$cli" enqueue "${redis_opts[@]}" --shards 6 --batch 50 --campaign sale --file "$out/sale.jsonl" --quiet > /dev/null 2>> "$out/enqueue.err" \
+    || { bad "$label (enqueue failed)"; return; }
+  config "$out/cancel.json" 0
+  sed -i "s/\"port\": $mock_port,/\"port\": $port,/; s/\"max_in_flight\": 3000/\"max_in_flight\": 100/" "$out/cancel.json"
+  start_worker c1 "$out/cancel.json"; local a=$WORKER_PID
+  start_worker c2 "$out/cancel.json"; local b=$WORKER_PID
+  wait_until 120 at_least_recorded 600 || { bad "$label (a tenth never got outcomes: $(recorded) recorded)"; return; }
+  local cs=0; "$cli" campaign cancel sale "${redis_opts[@]}" > "$out/cancel.out" 2>&1 || cs=$?
+  wait_until 120 drained || { bad "$label (not drained after the cancel: $(done_count || echo ?) done)"; return; }
+  local sa=0 sb=0
+  stop_worker "$a" || sa=$?
+  stop_worker "$b" || sb=$?
+  : > "$out/outcomes.jsonl"
+  local s stat=0 n
+  for s in "${shards[@]}"; do
+    "$cli" outcomes "${redis_opts[@]}" --shard "$s" --json >> "$out/outcomes.jsonl" 2>> "$out/outcomes.err" || { bad "$label (outcomes of shard $s unreadable)"; return; }
+    n=$(ccli -p "$(master_port "$s")" HGET "stats:{$s}" campaign:sale:reason:Cancelled); stat=$((stat + ${n:-0}))
+  done
+  curl -s "$cancel_control/record" > "$out/cancel.record"
+  local summary
+  summary=$(python3 - "$out/outcomes.jsonl" "$out/cancel.record" "$stat" <<'PY' 2>&1
+import json, sys, uuid
+outs, rec, stat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+seen, cancelled, accepted = {}, set(), 0
+for line in open(outs):
+    o = json.loads(line)
+    seen[o["id"]] = seen.get(o["id"], 0) + 1
+    if o["outcome"] == "REJECTED" and o["reason"] == "Cancelled": cancelled.add(o["id"])
+    elif o["outcome"] == "ACCEPTED": accepted += 1
+    else: raise SystemExit(f"unexpected outcome {o}")
+assert set(seen) == {f"sale-{i}" for i in range(6000)}, f"{len(seen)} ids with outcomes"
+assert all(n == 1 for n in seen.values()), "an id with more than one outcome"
+assert cancelled and stat == len(cancelled), f"stats {stat}, Cancelled outcomes {len(cancelled)}"
+ns = uuid.UUID("5b0f3f1e-8c53-4b8e-9d6a-2f1c7a4e9b30")
+received = {r["apns_id"].lower() for r in json.load(open(rec))}
+sent = [i for i in cancelled if str(uuid.uuid5(ns, i)) in received]
+assert not sent, f"{len(sent)} cancelled notifications were sent"
+print(f"{accepted} accepted, {len(cancelled)} cancelled, none of them sent")
+PY
+) || { bad "$label (cancel exit $cs: $(cat "$out/cancel.out"); $summary)"; return; }
+  if [ "$cs" -eq 0 ] && [ "$sa" -eq 0 ] && [ "$sb" -eq 0 ]; then ok "$label: $summary"
+  else bad "$label (cancel exit $cs, worker exit $sa/$sb: $summary)"; fi
+}
+
 for p in $phases; do
   case $p in
     wait) phase wait 1 ;;
     nowait) phase nowait 0 ;;
+    cancel) phase_cancel ;;
     *) echo "unknown phase $p"; exit 2 ;;
   esac
 done

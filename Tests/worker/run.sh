@@ -1386,13 +1386,15 @@ PY
   else bad "$name (exit $sa; held in the delayed set before send_at: $held; ${verdict#* }; --at in the past: status $past_status, $past_err)"; fi
 else kill -9 "$a" 2>/dev/null || true; bad "$name (not drained: delayed $(rcli ZCARD "delayed:{$shard}"), outcomes $(outcome_count $shard))"; fi
 }
+source Tests/worker/campaign_control.sh
 
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
 # what bad_entries recorded).
 all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
   redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading unwritten_lives
-  fast_lane fast_takeback schedule"
+  fast_lane fast_takeback schedule
+  campaign_cancel campaign_cancel_kill campaign_pause campaign_bad_input campaign_throttle"
 for t in ${WORKER_TESTS:-$all_tests}; do
   declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
   started=$SECONDS

@@ -39,6 +39,8 @@ public enum WorkerReason: String, CaseIterable, Sendable {
     case deadLetter = "DeadLetter"
     /// FAILED: Its not_after has passed; not sent.
     case expired = "Expired"
+    /// REJECTED: Its campaign was cancelled (`swiftpush campaign cancel`) before it was sent; never sent.
+    case cancelled = "Cancelled"
 
     /// The outcome a notification gets with this reason.
     public var kind: OutcomeRecord.Kind {
@@ -60,6 +62,7 @@ public enum WorkerReason: String, CaseIterable, Sendable {
         case .payloadTooLarge: return .rejected
         case .deadLetter: return .failed
         case .expired: return .failed
+        case .cancelled: return .rejected
         }
     }
 
@@ -83,6 +86,7 @@ public enum WorkerReason: String, CaseIterable, Sendable {
         case .payloadTooLarge: return "The payload is larger than its push type allows."
         case .deadLetter: return "The entry would be delivered more than max_deliveries times."
         case .expired: return "Its not_after has passed; not sent."
+        case .cancelled: return "Its campaign was cancelled (`swiftpush campaign cancel`) before it was sent; never sent."
         }
     }
 }

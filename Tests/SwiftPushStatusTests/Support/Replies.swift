@@ -21,10 +21,12 @@ enum Replies {
     static func shard(timeMillis: Int = 1_700_000_000_123, length: Int = 0, groups: RedisReply = .error("ERR no such key"),
                       consumers: RedisReply = .error("ERR no such key"), delayed: Int = 0, unregistered: Int = 0,
                       outcomes: Int = 0, stats: [(String, String)] = [], workers: [(String, String)] = [],
-                      recent: RedisReply = .array([])) -> [RedisReply] {
+                      recent: RedisReply = .array([]), fastLength: Int = 0, fastGroups: RedisReply = .error("ERR no such key"),
+                      controls: RedisReply = .array([])) -> [RedisReply] {
         [.array([s(String(timeMillis / 1000)), s(String(timeMillis % 1000 * 1000))]),
          .integer(Int64(length)), groups, consumers, .integer(Int64(delayed)), .integer(Int64(unregistered)), .integer(Int64(outcomes)),
-         .array(stats.flatMap { [s($0.0), s($0.1)] }), .array(workers.flatMap { [s($0.0), s($0.1)] }), recent]
+         .array(stats.flatMap { [s($0.0), s($0.1)] }), .array(workers.flatMap { [s($0.0), s($0.1)] }), recent,
+         .integer(Int64(fastLength)), fastGroups, controls]
     }
 
     /// `XINFO GROUPS` with one group.

@@ -1,4 +1,5 @@
 @testable import SwiftPushWorker
+import SwiftPushKeys
 
 /// One shard's keys held in memory with the semantics the Redis protocol gives them (the
 /// stream, its consumer group with pending entries and delivery counts, the guards, progress,
@@ -47,6 +48,12 @@ public final class InMemoryShard: @unchecked Sendable {
     public internal(set) var stats: [String: Int] = [:]
     /// `workers`.
     public internal(set) var workers: [String: String] = [:]
+    /// Campaign controls (`campaign:{s}:<name>`) and paused streams' entries
+    /// (`paused:{s}:<name>`), by campaign (`InMemoryShard+Campaigns`).
+    public var campaigns: [String: CampaignControl] = [:]
+    public internal(set) var paused: [String: [[(name: [UInt8], value: [UInt8])]]] = [:]
+    /// Throttled campaigns' token buckets (tokens, and when last filled, in µs).
+    var buckets: [String: (tokens: Double, at: Double)] = [:]
     /// Keys whose writes fail (a key of the wrong type): "outcomes", "unregistered".
     public var brokenKeys: Set<String> = []
 

@@ -74,6 +74,9 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .backlog: return "backlog"
         case .heartbeat: return "heartbeat"
         case .dropHeartbeat: return "dropHeartbeat"
+        case .controls: return "controls"
+        case .park: return "park"
+        case .budget: return "budget"
         }
     }
 
@@ -174,6 +177,12 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .dropHeartbeat:
             s.workers[consumer] = nil
             return .done
+        case .controls:
+            return .controls(s.campaigns)
+        case .park(let entries):
+            return .parked(entries.map { s.park($0, consumer: consumer) })
+        case .budget(let campaign, let want):
+            return .granted(s.budget(campaign, want: want))
         }
     }
 
