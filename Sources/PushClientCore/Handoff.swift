@@ -23,6 +23,9 @@ struct Handoff {
     var ioIdle = false
     /// Where the client is in its life (see `Lifecycle`).
     var lifecycle = Lifecycle.open
+    /// A close was begun without joining the I/O thread (`PushClient.beginClose`): the next
+    /// `close` joins it.
+    var joinOwed = false
     /// Callers asleep on the condition (senders waiting for room, pollers, waitUntilConnected):
     /// whoever changes what they wait for broadcasts only when there are some.
     var waiters = 0

@@ -345,8 +345,9 @@ extension PushClient {
 
     /// Waits until at least one connection is open. Fails at once when a connection attempt
     /// failed in a way that retrying cannot fix (TLS: certificate, host name, ALPN), and with
-    /// `.timeout` (carrying the last connection error) when time runs out.
-    public func waitUntilConnected(timeoutMillis: Int32) -> ClientError? {
+    /// `.timeout` (carrying the last connection error) when time runs out; its message names
+    /// `reportingMillis` as the timeout when given (a caller that waits in turns: the Swift API).
+    public func waitUntilConnected(timeoutMillis: Int32, reportingMillis: Int32? = nil) -> ClientError? {
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         // (nil: wait; .some(nil): connected; .some(error): failed.)
         return handoff.withLock(waitingUntil: waitUntil) { h, _ -> ClientError?? in
@@ -355,7 +356,7 @@ extension PushClient {
             if let e = h.lastConnectionError, e.kind == .tls { return .some(ClientError(.tls, e.description)) }
             if CallerDeadline.passed(waitUntil) {
                 let detail = h.lastConnectionError.map { ": last attempt failed: \($0.description)" } ?? ""
-                return .some(ClientError(.timeout, "no connection to \(configuration.endpoint.host):\(configuration.endpoint.port) within \(timeoutMillis) ms" + detail))
+                return .some(ClientError(.timeout, "no connection to \(configuration.endpoint.host):\(configuration.endpoint.port) within \(reportingMillis ?? timeoutMillis) ms" + detail))
             }
             return nil
         }
@@ -377,12 +378,33 @@ extension PushClient {
     }
 
     /// The first half of close: no more sends, the I/O thread starts draining. Returns true
-    /// for the call that started the close (it must join the thread in finishClosing).
+    /// for the call that must join the thread in finishClosing: the one that started the
+    /// close, or the first after a `beginClose`.
     /// PushClientGroup starts every I/O thread's drain before waiting for any.
     func startClosing(drainMillis: Int32) -> Bool {
-        let started = handoff.withLockNotifying { h, waiters in
+        let (started, joins) = handoff.withLockNotifying { h, waiters -> (Bool, Bool) in
+            guard h.lifecycle.isOpen else {
+                // A close begun by `beginClose` left the join to the next close.
+                defer { h.joinOwed = false }
+                return (false, h.joinOwed)
+            }
+            h.lifecycle = .closing(drainMillis: max(0, drainMillis))
+            waiters.broadcast()
+            return (true, true)
+        }
+        if started { loop.wake() }
+        return joins
+    }
+
+    /// Starts the close (as `close`) without waiting for it: for a caller that must not block
+    /// (the Swift API's `shutdown`, which awaits the last result instead). The I/O thread is
+    /// joined by the next `close`, which then returns at once. False when a close had begun.
+    @discardableResult
+    package func beginClose(drainMillis: Int32) -> Bool {
+        let started = handoff.withLockNotifying { h, waiters -> Bool in
             guard h.lifecycle.isOpen else { return false }
             h.lifecycle = .closing(drainMillis: max(0, drainMillis))
+            h.joinOwed = true
             waiters.broadcast()
             return true
         }

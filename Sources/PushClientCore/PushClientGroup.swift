@@ -208,8 +208,9 @@ public final class PushClientGroup: @unchecked Sendable {
     }
 
     /// Waits until every I/O thread has an open connection (each takes its share of the
-    /// sends); the first failure is returned.
-    public func waitUntilConnected(timeoutMillis: Int32) -> ClientError? {
+    /// sends); the first failure is returned. A `.timeout`'s message names `reportingMillis`
+    /// as the timeout when given (a caller that waits in turns).
+    public func waitUntilConnected(timeoutMillis: Int32, reportingMillis: Int32? = nil) -> ClientError? {
         let waitUntil: UInt64? = CallerDeadline.after(millis: timeoutMillis)
         for shard in shards {
             var left: Int32 = -1
@@ -217,9 +218,9 @@ public final class PushClientGroup: @unchecked Sendable {
                 let now = CallerDeadline.now()
                 left = now >= waitUntil ? 0 : Int32(min((waitUntil - now) / 1_000_000, UInt64(Int32.max)))
             }
-            if let error = shard.waitUntilConnected(timeoutMillis: left) {
+            if let error = shard.waitUntilConnected(timeoutMillis: left, reportingMillis: reportingMillis ?? timeoutMillis) {
                 if error.status == .timeout && shards.count > 1 {
-                    return ClientError(.timeout, "not every I/O thread connected to \(host):\(port) within \(timeoutMillis) ms: " + error.description)
+                    return ClientError(.timeout, "not every I/O thread connected to \(host):\(port) within \(reportingMillis ?? timeoutMillis) ms: " + error.description)
                 }
                 return error
             }
@@ -274,6 +275,12 @@ public final class PushClientGroup: @unchecked Sendable {
         let started = shards.map { $0.startClosing(drainMillis: drainMillis) }
         for (shard, joining) in zip(shards, started) { shard.finishClosing(joining: joining) }
         return true
+    }
+
+    /// As `PushClient.beginClose` on every I/O thread: the close starts and nothing waits for
+    /// it; the next `close` joins the threads (after the last result it returns at once).
+    package func beginClose(drainMillis: Int32) {
+        for shard in shards { shard.beginClose(drainMillis: drainMillis) }
     }
 }
 

@@ -5,15 +5,16 @@ import PushClientCore
 /// Broadcast channels (iOS 18 Live Activities; apns.md "Broadcast push and channels"): create,
 /// read, delete and list an app's channels on APNs's channel management host (Apple's for the
 /// environment, or `APNsConfiguration.channelManagement`), with the client's credentials and
-/// proxy. Each call is one request on a thread of the library's (the caller's task is
-/// suspended); calls take turns on one connection, opened by the first call. Broadcasting is
+/// proxy. Each call is one request on the client's channel thread (one for all calls; the
+/// caller's task is suspended); calls take turns on one connection, opened by the first call. Broadcasting is
 /// `send(PushNotification.broadcast(channel:payload:expiration:))`.
 ///
 /// Errors: `.rejected` when APNs refused (its `status` and `reason` on the error: for example
 /// `.cannotCreateChannelConfig` at 10,000 channels, `.channelNotRegistered`), `.badTopic` (the
 /// bundle id), `.badChannelId`, `.connect`, `.tls`, `.timeout` (the call may or may not have
 /// been carried out: a create is never repeated, list to see). A cancelled task ends the wait
-/// at once with `CancellationError` (the request, if it was written, may still be carried out).
+/// at once with `CancellationError` (a call still waiting for its turn is not made; one under way
+/// may still be carried out).
 extension APNsClient {
     /// Creates a channel for the app `bundleID` (nil: the configuration's `defaultTopic`) and
     /// returns its id.
@@ -77,7 +78,7 @@ extension APNsClient {
         }
         let client = try channelClient()
         let millis = APNsEngine.millis(timeout)
-        switch await LibraryThread.runCancellable({ client.send(request, timeoutMillis: millis) }) {
+        switch await channelCalls.run({ client.send(request, timeoutMillis: millis) }) {
         case .success(let answer)?: return (request, answer)
         case .failure(let e)?: throw PushError(e)
         case nil: throw CancellationError()

@@ -19,11 +19,17 @@ import PushClientCore
 /// ```
 ///
 /// Nothing here blocks a cooperative thread: a notification is validated and copied into the
-/// client's slot on the caller's thread (no waiting), and every wait — for a result, for a free
-/// slot, for a connection, for the close, for a channel call — is on the library's own threads.
-/// Built on `APNsEngine` (for hosts that own a thread); one client uses one engine alone.
+/// client's slot without waiting, and every wait — for a result, for a free slot, for a
+/// connection, for the close, for a channel call — is a suspended task, resumed by one of a few
+/// long-lived threads of the client's (never a thread per call: docs/architecture.md, "Swift
+/// API threads"). Built on `APNsEngine` (for hosts that own a thread); one client uses one
+/// engine alone.
 public final class APNsClient: Sendable {
     private let router: ResultRouter
+    /// The thread that answers every `waitUntilConnected`.
+    private let connectionWaits: ConnectionWaits
+    /// The thread that carries out the channel calls, one after another.
+    let channelCalls = CallThread()
     private let configuration: APNsConfiguration
     private let logger: Logger
     /// The channel management client, opened by the first channel call.
@@ -34,6 +40,7 @@ public final class APNsClient: Sendable {
     /// log events go to `logger`; results are counted through the global `MetricsSystem`.
     public init(configuration: APNsConfiguration, logger: Logger = Logger(label: "swiftpush")) throws(PushError) {
         router = ResultRouter(engine: try APNsEngine(configuration: configuration, logger: logger))
+        connectionWaits = ConnectionWaits(group: router.engine.group)
         self.configuration = configuration
         self.logger = logger
     }
@@ -42,6 +49,8 @@ public final class APNsClient: Sendable {
         // A client dropped without shutdown: its threads end (the notifications it holds are
         // cancelled: their waiters already ended with it).
         router.engine.group.close(drainMillis: 0)
+        connectionWaits.stop()
+        channelCalls.stop()
     }
 
     // MARK: - Sending
@@ -102,16 +111,7 @@ public final class APNsClient: Sendable {
     /// Cancelling the calling task ends the wait at once with `CancellationError` (the client
     /// goes on connecting), as every wait of the API does (`PushError`'s rule).
     public func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
-        let engine = router.engine
-        let outcome = await LibraryThread.runCancellable { () -> PushError? in
-            do throws(PushError) {
-                try engine.waitUntilConnected(timeout: timeout)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        switch outcome {
+        switch await connectionWaits.wait(timeout: timeout) {
         case nil: throw CancellationError()
         case let error??: throw error
         case .some(nil): return
@@ -127,7 +127,9 @@ public final class APNsClient: Sendable {
         let engine = router.engine
         let drain = drain ?? configuration.shutdownDrain
         logger.info("shutting down", metadata: ["swiftpush.drain": "\(drain)"])
-        await LibraryThread.run { engine.close(drain: drain) }
+        // The close starts here and nothing blocks on it: the results thread joins the I/O
+        // threads once the last result is out, then wakes this task.
+        engine.close(startingOnly: drain)
         await router.waitUntilFinished()
         channels.withLock { $0?.close() }
         logger.info("shut down", metadata: ["swiftpush.accepted": "\(engine.stats().accepted)",

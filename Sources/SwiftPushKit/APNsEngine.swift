@@ -174,6 +174,13 @@ public final class APNsEngine: Sendable {
         group.close(drainMillis: Self.millis(drain))
     }
 
+    /// Starts `close(drain:)` without waiting for it (`APNsClient.shutdown`, which awaits its
+    /// last result instead); the next `close` joins the I/O threads.
+    func close(startingOnly drain: Duration) {
+        logger.debug("client closing", metadata: ["swiftpush.drain": "\(drain)"])
+        group.beginClose(drainMillis: Self.millis(drain))
+    }
+
     /// A snapshot of the client's counters, queues and latency.
     public func stats() -> APNsStats { APNsStats(group.stats()) }
 

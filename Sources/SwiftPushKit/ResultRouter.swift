@@ -1,5 +1,6 @@
 import PushCore
 import PushClientCore
+import Synchronization
 
 /// What lets `APNsClient`'s async calls wait without blocking a cooperative thread: it submits
 /// their notifications to the engine without waiting, and threads of the library's own do the
@@ -28,8 +29,6 @@ final class ResultRouter: Sendable {
 
     /// Who waits for results.
     private enum Waiter {
-        /// A `send` between taking its id and suspending.
-        case registering
         /// One `send`: resumed with its result (or its refusal); nil when it was cancelled.
         case single(UnsafeContinuation<Result<PushResult, PushError>?, Never>)
         /// A batch's notifications `offset..<offset + count` (one chunk of it); `remaining`
@@ -49,8 +48,18 @@ final class ResultRouter: Sendable {
     }
 
     private struct State {
-        var nextID: UInt64 = 1
         var waiters: [UInt64: Waiter] = [:]
+        /// Single sends not yet handed to the engine, tagged `id << 24`: the next flush submits
+        /// them together (one engine call, one wake of its I/O thread, for many tasks' sends).
+        var outbox: [TaggedNotification] = []
+        /// A flush is scheduled that has not taken the outbox yet.
+        var flushScheduled = false
+        /// A single send was cancelled since the outbox was last taken: the flush looks for
+        /// cancelled waiters among what it took.
+        var outboxMayHoldCancelled = false
+        /// How many single sends were cancelled so far: a flush that sees it move while it
+        /// submits asks the engine to cancel what it submitted of theirs.
+        var cancels = 0
         var pending: [Pending] = []
         var pendingHead = 0
         var feederRunning = false
@@ -59,11 +68,6 @@ final class ResultRouter: Sendable {
         var finishWaiters: [UnsafeContinuation<Void, Never>] = []
 
         var hasPending: Bool { pendingHead < pending.count }
-
-        mutating func newID() -> UInt64 {
-            defer { nextID += 1 }
-            return nextID
-        }
 
         mutating func popPending() {
             pendingHead += 1
@@ -84,6 +88,10 @@ final class ResultRouter: Sendable {
 
     let engine: APNsEngine
     private let state = Locked(State())
+    /// Waiter ids (taken without the lock: a `send`'s cancel handler needs its id first).
+    private let nextID = Atomic<UInt64>(1)
+
+    private func newID() -> UInt64 { nextID.wrappingAdd(1, ordering: .relaxed).oldValue }
 
     init(engine: APNsEngine) {
         self.engine = engine
@@ -94,40 +102,94 @@ final class ResultRouter: Sendable {
 
     /// Sends one notification and waits (suspended, no thread held) for its result; nil when
     /// the task was cancelled (at once: the notification is not sent if it was not written).
+    ///
+    /// The notification goes to the outbox, not to the engine: the first send into an empty
+    /// outbox schedules a flush (a job of its own on the global executor, which runs after the
+    /// tasks already waiting to run), so the sends of the many tasks that one batch of results
+    /// woke are submitted in one engine call. One lock per send here, one per flush there.
     func send(_ notification: PushNotification) async -> Result<PushResult, PushError>? {
         if Task.isCancelled {
             engine.recordCancelledUnsubmitted(1)
             return nil
         }
-        let id = state.withLock { s -> UInt64 in
-            let id = s.newID()
-            s.waiters[id] = .registering
-            return id
-        }
+        let id = newID()
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                let waitsAlready = state.withLock { s -> Bool? in
-                    if case .cancelled? = s.waiters[id] {
-                        s.waiters[id] = nil
-                        return nil
-                    }
+                let lead = state.withLock { s -> Bool? in
+                    // The task's flag is set before its cancel handler runs, and the handler
+                    // takes this lock: a task not cancelled here has its cancel (if any) find
+                    // its waiter.
+                    if Task.isCancelled { return nil }
                     s.waiters[id] = .single(continuation)
-                    return s.hasPending
+                    s.outbox.append(TaggedNotification(tag: id << Self.indexBits, notification: notification))
+                    if s.flushScheduled { return false }
+                    s.flushScheduled = true
+                    return true
                 }
-                guard let waitsAlready else {
-                    // Cancelled before it was submitted: never sent, counted Cancelled.
+                guard let lead else {
+                    // Cancelled before it was queued: never sent, counted Cancelled.
                     engine.recordCancelledUnsubmitted(1)
                     return continuation.resume(returning: nil)
                 }
-                let batch = NumberedBatch(notifications: [notification], firstTag: id << Self.indexBits)
-                submitOrQueue(Pending(id: id, batch: batch, next: 0), direct: waitsAlready ? 0 : 1)
-                // A cancel that raced the submission may have reached the engine first. The
-                // task's flag is set before its handler runs, so a task not cancelled now has
-                // its cancel (if any) come after the submission: no lock on the usual path.
-                if Task.isCancelled { recheckCancelled(id) }
+                if lead { Task.detached(priority: Task.currentPriority) { [self] in flush() } }
             }
         } onCancel: {
             cancel(id: id)
+        }
+    }
+
+    /// Submits the outbox in one engine call (what finds no slot waits for the feeder, in
+    /// order); a notification that breaks a rule alone is refused.
+    private func flush() {
+        var skipped = 0
+        let (items, queueAll, cancelsBefore) = state.withLock { s -> ([TaggedNotification], Bool, Int) in
+            s.flushScheduled = false
+            var items: [TaggedNotification] = []
+            swap(&items, &s.outbox)
+            s.outbox.reserveCapacity(items.count)
+            if s.outboxMayHoldCancelled {
+                s.outboxMayHoldCancelled = false
+                // Waiters cancelled while queued here: never sent.
+                items.removeAll { item in
+                    let id = item.tag >> UInt64(Self.indexBits)
+                    guard case .cancelled? = s.waiters[id] else { return false }
+                    s.waiters[id] = nil
+                    skipped += 1
+                    return true
+                }
+            }
+            return (items, s.hasPending, s.cancels)
+        }
+        engine.recordCancelledUnsubmitted(skipped)
+        var next = 0
+        // Behind notifications that wait for a slot: in order, after them.
+        while !queueAll && next < items.count {
+            let r = engine.submit(TaggedBatch(items: items[...]), from: next)
+            next += r.accepted
+            guard let error = r.error else { break }
+            if error.code == .queueFull { break }
+            refuse(id: items[next].tag >> UInt64(Self.indexBits), index: 0, error)
+            next += 1
+        }
+        if next > 0 {
+            // A cancel that came while these were submitted may have reached the engine first.
+            let cancelled = state.withLock { s -> [UInt64] in
+                guard s.cancels != cancelsBefore else { return [] }
+                return items[..<next].compactMap { item in
+                    let id = item.tag >> UInt64(Self.indexBits)
+                    if case .cancelled? = s.waiters[id] { return id }
+                    return nil
+                }
+            }
+            for id in cancelled { engine.cancelUnsent(tags: Self.tags(of: id)) }
+        }
+        guard next < items.count else { return }
+        let rest = items[next...].map { item in
+            Pending(id: item.tag >> UInt64(Self.indexBits),
+                    batch: NumberedBatch(notifications: [item.notification], firstTag: item.tag), next: 0)
+        }
+        if state.withLock({ s in rest.reduce(false) { s.queue($1) || $0 } }) {
+            LibraryThread.start { [self] in feed() }
         }
     }
 
@@ -136,17 +198,18 @@ final class ResultRouter: Sendable {
     private func cancel(id: UInt64) {
         let resume = state.withLock { s -> (UnsafeContinuation<Result<PushResult, PushError>?, Never>?, Bool) in
             switch s.waiters[id] {
-            case .registering?:
-                s.waiters[id] = .cancelled(remaining: 1) // the sender sees it and submits nothing
-                return (nil, false)
             case .single(let c)?:
                 s.waiters[id] = .cancelled(remaining: 1)
+                // It may still be in the outbox (the flush then drops it) or being submitted
+                // (the flush then asks the engine again).
+                s.outboxMayHoldCancelled = true
+                s.cancels += 1
                 return (c, true)
             case .batch(_, _, let remaining)?:
                 s.waiters[id] = .cancelled(remaining: remaining)
                 return (nil, true)
             case .cancelled?, nil:
-                return (nil, false) // ended already
+                return (nil, false) // ended already, or not queued yet (the sender sees its flag)
             }
         }
         resume.0?.resume(returning: nil)
@@ -176,10 +239,10 @@ final class ResultRouter: Sendable {
         var offset = 0
         while offset < notifications.count {
             let end = min(offset + Self.maxBatch, notifications.count)
-            let (id, waitsAlready) = state.withLock { s -> (UInt64, Bool) in
-                let id = s.newID()
+            let id = newID()
+            let waitsAlready = state.withLock { s -> Bool in
                 s.waiters[id] = .batch(results, offset: offset, remaining: end - offset)
-                return (id, s.hasPending)
+                return s.hasPending
             }
             let part = offset == 0 && end == notifications.count ? notifications : Array(notifications[offset..<end])
             let batch = NumberedBatch(notifications: part, firstTag: id << Self.indexBits)
@@ -284,15 +347,14 @@ final class ResultRouter: Sendable {
     private func takeResults() {
         var taken: [TaggedResult] = []
         taken.reserveCapacity(1024)
-        var routed: [(UInt64, Int, Result<PushResult, PushError>)] = []
-        routed.reserveCapacity(1024)
         while true {
             switch engine.take(into: &taken, max: 1024, timeout: .seconds(3600)) {
             case .results:
-                for t in taken { routed.append((t.tag >> UInt64(Self.indexBits), Int(t.tag & UInt64(Self.maxBatch - 1)), .success(t.result))) }
-                hand(routed)
+                // Routed from where they were taken: a result is copied once more only into
+                // its waiter's continuation.
+                hand(taken.count, tag: { (taken[$0].tag >> UInt64(Self.indexBits), Int(taken[$0].tag & UInt64(Self.maxBatch - 1))) },
+                     result: { .success(taken[$0].result) })
                 taken.removeAll(keepingCapacity: true)
-                routed.removeAll(keepingCapacity: true)
             case .timedOut:
                 continue
             case .finished:
@@ -305,41 +367,61 @@ final class ResultRouter: Sendable {
     /// Hands results to their waiters: continuations are resumed and batches filled outside
     /// the lock.
     private func hand(_ results: [(id: UInt64, index: Int, Result<PushResult, PushError>)]) {
-        var singles: [(UnsafeContinuation<Result<PushResult, PushError>?, Never>, Result<PushResult, PushError>)] = []
+        hand(results.count, tag: { (results[$0].id, results[$0].index) }, result: { results[$0].2 })
+    }
+
+    /// `hand` for `count` results, result `i` tagged `tag(i)` (its waiter's id, its index
+    /// there) and `result(i)`.
+    private func hand(_ count: Int, tag: (Int) -> (id: UInt64, index: Int), result: (Int) -> Result<PushResult, PushError>) {
+        var singles: [(UnsafeContinuation<Result<PushResult, PushError>?, Never>, Int)] = []
+        singles.reserveCapacity(count)
         // A run of results of one batch is gathered in `run` and handed over whole (appending
         // to an array inside another would copy it each time).
         var batches: [(BatchState, [BatchResult])] = []
         var run: [BatchResult] = []
         var runBatch: BatchState?
         state.withLock { s in
-            for (id, index, result) in results {
-                switch s.waiters[id] {
-                case .single(let c)?:
-                    s.waiters[id] = nil
-                    singles.append((c, result))
-                case .batch(let b, let offset, let remaining)?:
-                    s.waiters[id] = remaining == 1 ? nil : .batch(b, offset: offset, remaining: remaining - 1)
+            for i in 0..<count {
+                let (id, index) = tag(i)
+                // (One hash per result: the waiter is changed or removed where it was found.)
+                guard let slot = s.waiters.index(forKey: id) else {
+                    continue // (cannot happen: every tag we submit has its waiter until its result)
+                }
+                switch s.waiters.values[slot] {
+                case .single(let c):
+                    s.waiters.remove(at: slot)
+                    singles.append((c, i))
+                case .batch(let b, let offset, let remaining):
+                    if remaining > 1 {
+                        s.waiters.values[slot] = .batch(b, offset: offset, remaining: remaining - 1)
+                    } else {
+                        s.waiters.remove(at: slot)
+                    }
                     if runBatch !== b {
                         if let runBatch { batches.append((runBatch, run)) }
                         runBatch = b
                         run = []
                     }
-                    run.append(BatchResult(index: offset + index, result: result))
-                case .cancelled(let remaining)?:
+                    run.append(BatchResult(index: offset + index, result: result(i)))
+                case .cancelled(let remaining):
                     // Its task stopped waiting; the result was counted by `take` all the same.
-                    s.waiters[id] = remaining == 1 ? nil : .cancelled(remaining: remaining - 1)
-                case .registering?, nil:
-                    break // (cannot happen: every tag we submit has its waiter until its result)
+                    if remaining > 1 {
+                        s.waiters.values[slot] = .cancelled(remaining: remaining - 1)
+                    } else {
+                        s.waiters.remove(at: slot)
+                    }
                 }
             }
         }
         if let runBatch { batches.append((runBatch, run)) }
-        for (c, r) in singles { c.resume(returning: r) }
+        for (c, i) in singles { c.resume(returning: result(i)) }
         for (b, rs) in batches { b.deliver(rs) }
     }
 
-    /// The engine has finished: refuse what never found a slot, wake `waitUntilFinished`.
+    /// The engine has finished: join its I/O threads (a `shutdown` only began the close),
+    /// refuse what never found a slot, wake `waitUntilFinished`.
     private func finish() {
+        engine.group.close(drainMillis: 0)
         refuseAllPending(PushError(.closed, "the client was closed before it was sent"))
         let waiters = state.withLock { s -> [UnsafeContinuation<Void, Never>] in
             s.finished = true
