@@ -201,10 +201,12 @@ test-status: build pki
 	$(IN_OWN_GROUP) bash Tests/status/run.sh $(DEBUG_DIR) out/status
 
 # Sanitizers: the end-to-end Swift suites under ASan (+UBSan for C) in make test; TSan on demand.
-test-asan:
+# Built from Tests/sanitizers/Package.swift (the suites and what they test, not the command and
+# its packages); the mock tests run the debug build's command, hence `build`.
+test-asan: build
 	$(IN_OWN_GROUP) bash scripts/sanitize.sh address
 
-test-tsan:
+test-tsan: build
 	bash scripts/sanitize.sh thread
 
 # valgrind memcheck of the C examples (send_one.c, load.c with GOAWAYs, refused streams, 503s).

@@ -7,6 +7,11 @@
 #              PushClientCoreTests|PushTransportTests|APNsMockTests|SwiftPushKitTests, i.e. the
 #              client's pure core, the client against the in-process mock, the mock itself, the
 #              chaos test, the Swift API over the client)
+# The suites are built from Tests/sanitizers/Package.swift, which holds these four and what they
+# test and nothing else (the main package's test build would also compile SwiftNIO, Hummingbird,
+# the worker and the command: issue 34, item 6). The mock tests that start the mock as a process
+# run the debug build's command (SWIFTPUSH_TEST_CLI, default .build/debug/swiftpush-cli: make
+# build); the mock's code is under the sanitizer in every test that runs it in process.
 # Any sanitizer report fails the run. The chaos test runs with fewer notifications under a
 # sanitizer (SWIFTPUSH_CHAOS_COUNT, default 20,000 for address, 10,000 for thread) and longer
 # deadlines (SWIFTPUSH_CHAOS_DEADLINE_MS, SWIFTPUSH_CHAOS_WINDOW).
@@ -61,17 +66,20 @@ thread)
 esac
 
 export SWIFT_BACKTRACE=enable=no # the sanitizer prints the stack
+cli=${SWIFTPUSH_TEST_CLI:-.build/debug/swiftpush-cli}
+[ -x "$cli" ] || { echo "sanitize: $cli is missing (make build)" >&2; exit 2; }
+export SWIFTPUSH_TEST_CLI=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
+# SwiftPM reads a relative scratch path from the package's directory.
+mkdir -p "$scratch" && scratch=$(cd "$scratch" && pwd)
+package=(--package-path Tests/sanitizers --scratch-path "$scratch")
 start=$(date +%s)
-# Only what the tests run: the test bundle and the CLI (the mock tests start it as a process).
-for product in swiftpushPackageTests swiftpush-cli; do
-  swift build --product "$product" "${flags[@]}" --scratch-path "$scratch"
-done
+swift build --build-tests "${flags[@]}" "${package[@]}"
 built=$(date +%s)
 log=$(mktemp)
 trap 'rm -rf "$supp" "$log"' EXIT
 status=0
 # Bounded, and failed by issues outside any test or processes left behind (scripts/run-swift-tests.sh).
-bash scripts/run-swift-tests.sh "${flags[@]}" --scratch-path "$scratch" --filter "$filter" 2>&1 | tee "$log" || status=$?
+bash scripts/run-swift-tests.sh "${flags[@]}" "${package[@]}" --filter "$filter" 2>&1 | tee "$log" || status=$?
 end=$(date +%s)
 reports=$(grep -cE '^(==[0-9]+==ERROR|WARNING: ThreadSanitizer|SUMMARY: (Address|Thread|Leak|UndefinedBehavior)Sanitizer)|runtime error:' "$log" || true)
 echo "sanitize $kind: build $((built - start)) s, tests $((end - built)) s, sanitizer reports: $reports, exit $status"

@@ -15,7 +15,9 @@ let package = Package(
     name: "NotifyService",
     dependencies: [
         .package(name: "swiftpush", path: "../..", traits: []),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // `traits: []`: Hummingbird's default traits (swift-configuration support, full
+        // Foundation) are for what this service does not use, and would be built for nothing.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         .executableTarget(name: "NotifyService", dependencies: [

@@ -15,8 +15,11 @@ final class MockProcess {
     let controlPort: Int
     private let log: String
 
-    /// The CLI next to this test bundle in the build directory.
+    /// The CLI next to this test bundle in the build directory, or the one SWIFTPUSH_TEST_CLI
+    /// names: the sanitizer runs build these suites in a package without the command
+    /// (Tests/sanitizers/Package.swift) and use the debug build's.
     static var cliPath: String {
+        if let cli = ProcessInfo.processInfo.environment["SWIFTPUSH_TEST_CLI"], !cli.isEmpty { return cli }
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
         // The test runner lives in <build>/<name>.xctest (a file on Linux) or inside it.

@@ -27,8 +27,9 @@ struct TestPKI: Sendable {
     static let otherKeyID = "WRONGKEY01"
     static let otherTeamID = "TEAM654321"
 
-    /// The package's root directory.
-    static let root = URL(fileURLWithPath: #filePath)
+    /// The package's root directory (symbolic links resolved: Tests/sanitizers/Package.swift
+    /// builds this file through one).
+    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Made on first use; every test shares it.

@@ -12,8 +12,9 @@ struct ClientTestSupport {
     static let token = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0"
     static let payload = #"{"aps":{"alert":"hello"}}"#
 
-    /// The package's root directory.
-    static let root = URL(fileURLWithPath: #filePath)
+    /// The package's root directory (symbolic links resolved: Tests/sanitizers/Package.swift
+    /// builds this file through one).
+    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The test keys and certificates, made once per test process.
