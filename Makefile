@@ -126,6 +126,8 @@ test-docs: test-version test-platforms
 	python3 scripts/check-module-table.py
 	python3 scripts/check-target-imports.py --self-test
 	python3 scripts/check-target-imports.py
+	python3 scripts/check-sanitizer-package.py --self-test
+	python3 scripts/check-sanitizer-package.py
 
 # Every place that states the version says VERSION's, and CHANGELOG.md has its section.
 test-version:

@@ -6,7 +6,8 @@
 // test build (every suite) and its command take in: most of what make test's ASan build compiled.
 // Every target here is the main package's own: Sources/<name> and Tests/<name> are symbolic
 // links to ../../Sources/<name> and ../../Tests/<name>, each with the dependencies it has in
-// ../../Package.swift (keep them the same: a target's new dependency goes in both). The tests
+// ../../Package.swift (kept the same: `make test-docs` runs scripts/check-sanitizer-package.py,
+// which names any target whose dependencies differ). The tests
 // start the mock as a process from the command (APNsMockTests' MockProcess): the debug build's,
 // named by SWIFTPUSH_TEST_CLI (scripts/sanitize.sh), since this package builds no command.
 import PackageDescription
