@@ -15,7 +15,7 @@ struct WorkerClockTests {
 
     @Test("The heartbeat's started_ms and heartbeat_ms come from the injected clock")
     func heartbeatFromInjectedClock() async throws {
-        // Blocking work (the driver's loop, polling Redis) on threads of its own, not the
+        // Blocking work (the driver's loop, waiting on Redis) on threads of its own, not the
         // cooperative pool's few.
         try await onOwnThread { try Self.heartbeatFromInjectedClockBlocking() }
     }
@@ -29,6 +29,14 @@ struct WorkerClockTests {
              "apps": {"demo": {"key_file": "\#(key)", "key_id": "TESTKEY001", "team_id": "TEAM123456",
                                "host": "localhost", "port": 1}}}
             """#.utf8))
+        let keys = StreamKeys(shard: "clock")
+        // The heartbeat's HSET is the only sign the worker gives: waited for as a keyspace
+        // notification on its key (a blocking read, up to the connection's 15 s command timeout),
+        // subscribed before the worker starts so that it cannot be missed.
+        _ = try redis.command("CONFIG", "SET", "notify-keyspace-events", "Kh")
+        let events = try server.connect()
+        try events.send(RedisArguments(["SUBSCRIBE", "__keyspace@0__:" + keys.workers]))
+        _ = try events.receive()  // the subscription's confirmation
         let connector = try RedisConnector(config.redis)
         let fixed = Self.fixedWallMillis
         // Monotonic time stays real (the driver's waits are real); the wall clock is fixed.
@@ -46,16 +54,10 @@ struct WorkerClockTests {
             driver.requestStop()
             _ = ended.wait(timeout: .now() + 30)
         }
-        let keys = StreamKeys(shard: "clock")
-        var heartbeat: Heartbeat?
-        for _ in 0..<400 where heartbeat == nil {
-            if let json = try redis.command("HGET", keys.workers, "w-clock").text {
-                heartbeat = Heartbeat(field: "w-clock", json: json)
-            } else {
-                usleep(25_000)  // the heartbeat is written every 2 s: polled, the worker gives no other sign
-            }
-        }
-        let h = try #require(heartbeat, "no heartbeat from the worker in 10 s")
+        let event = try events.receive().elements.compactMap(\.text)
+        #expect(event.last == "hset", "\(event)")
+        let heartbeat = try redis.command("HGET", keys.workers, "w-clock").text.flatMap { Heartbeat(field: "w-clock", json: $0) }
+        let h = try #require(heartbeat, "no heartbeat from the worker")
         #expect(h.heartbeatMillis == Int(fixed) && h.startedMillis == Int(fixed), "\(h)")
     }
 }
