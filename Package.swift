@@ -133,6 +133,16 @@ let package = Package(
                                                               "SwiftPushKit", "CSwiftPushABI", "SwiftPushStatus", "SwiftPushWorkerHTTP",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                                                               .product(name: "Logging", package: "swift-log")]),
+        // The Swift examples (Examples/NotifyService/Sources): what a Swift developer copies, built
+        // here with the rest (one build of SwiftNIO and Hummingbird, not a second package's own),
+        // run by `swift run SendOne` (README's quick start) and `make test-example`. A package of
+        // your own depends on this one instead (README, "Swift"; `make test-consumer` builds one).
+        .executableTarget(name: "NotifyService", dependencies: ["SwiftPushKit",
+                                                                .product(name: "Hummingbird", package: "hummingbird", condition: tools),
+                                                                .product(name: "Logging", package: "swift-log")],
+                          path: "Examples/NotifyService/Sources/NotifyService"),
+        .executableTarget(name: "SendOne", dependencies: ["SwiftPushKit"], path: "Examples/NotifyService/Sources/SendOne"),
+        .executableTarget(name: "SendMany", dependencies: ["SwiftPushKit"], path: "Examples/NotifyService/Sources/SendMany"),
         // What the tests start and wait for (issue 36): `ChildProcess` (children that die with the
         // test process, waits with a bound), `OwnThread` (blocking test code inside the test's
         // task), `TestFiles`; fork and prctl in C (CTestProcess). Test support, not a product.

@@ -33,9 +33,7 @@ NOT_CODE = {
 
 # Where builds write (the Makefile's DEBUG_DIR and RELEASE_SCRATCH, Tests/fuzz/run.sh's scratch
 # path; `<bin>`, any build's bin directory): a path under one is an artefact, not a tracked file.
-BUILD_DIRECTORIES = {".build", ".build-release", ".build-fuzz", "<bin>",
-                     # The example's own build, shared by make test-example and the quickstart.
-                     "Examples/NotifyService/.build"}
+BUILD_DIRECTORIES = {".build", ".build-release", ".build-fuzz", "<bin>"}
 
 # What `make install PREFIX=...` and the .deb put in place (Makefile, install target;
 # scripts/build-deb.sh): paths of an installed tree, not of the repository.

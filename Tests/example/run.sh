@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# The Swift examples (Examples/NotifyService: its own package, on this one by path) against the
-# mock. Builds them once, in debug, into Examples/NotifyService/.build (EXAMPLE_SCRATCH), the
-# scratch path `swift run` there uses (README's "Getting started", Tests/quickstart/run.sh), which
-# later runs reuse, and prints how long the build took; then:
+# The Swift examples (Examples/NotifyService/Sources: executable targets of this package, built
+# with it) against the mock:
 #   - the README's Swift blocks are the example files, byte for byte, and run: ACCEPTED;
-#   - notify-service (Hummingbird 2): POST /notify is ACCEPTED (JSON out), a bad token is a 400
+#   - NotifyService (Hummingbird 2): POST /notify is ACCEPTED (JSON out), a bad token is a 400
 #     naming the rule, and SIGTERM with a notification in flight lets it finish, then exit 0.
-# usage: Tests/example/run.sh BUILD_DIR   (holds swiftpush-cli, for the mock)
+# usage: Tests/example/run.sh BUILD_DIR   (the debug build: swiftpush-cli for the mock, and the
+#        examples, built here first if `make test`'s build has not)
 # Prints one line per test and "example: N passed, N failed"; exits non-zero if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,13 +14,12 @@ cli=$build/swiftpush-cli
 source scripts/mock-ctl.sh
 test_pki
 mock_workspace
-scratch=${EXAMPLE_SCRATCH:-$PWD/Examples/NotifyService/.build}
-started=$(date +%s)
-if ! swift build --package-path Examples/NotifyService --scratch-path "$scratch" > "$out/build.log" 2>&1; then
-  tail -40 "$out/build.log"; echo "example: 0 passed, 1 failed (the build)"; exit 1
-fi
-echo "example: built in $(( $(date +%s) - started )) s ($scratch)"
-bin=$scratch/debug
+for product in NotifyService SendOne SendMany; do
+  if ! swift build --product "$product" > "$out/build.log" 2>&1; then
+    tail -40 "$out/build.log"; echo "example: 0 passed, 1 failed (the build of $product)"; exit 1
+  fi
+done
+bin=$build
 
 mock_start example "$cli" "$pki"
 port=$MOCK_PORT

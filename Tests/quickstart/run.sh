@@ -7,8 +7,8 @@
 # exports; a restarted mock keeps the PKI (same files) and the C example built against the first
 # one still gets an answer trusted through the kept CA.
 # out/quickstart is removed first, so the PKI is made from nothing. Go's caches are the test's
-# own (.build-go/). The Swift example builds into Examples/NotifyService/.build, where
-# `make test-example` has built it (a first build here takes minutes).
+# own (.build-go/). The Swift example is a target of this package: `swift run SendOne` uses
+# .build, where make build (and make test's build) put the Swift API.
 # usage: Tests/quickstart/run.sh
 # Prints one line per check and "quickstart: N passed, N failed"; exits non-zero if any failed.
 set -euo pipefail
