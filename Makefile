@@ -2,7 +2,7 @@
 #   make demo       build (release), start the mock APNs server, send 100,000 notifications
 #                   through libswiftpush.so from C, print throughput and outcomes
 #   make test       every test: Swift unit + mock tests, header checks, C ABI end-to-end tests, the Swift
-#                   examples (Examples/NotifyService: Hummingbird service, README blocks; make test-example),
+#                   examples (Examples/NotifyService/Sources: Hummingbird service, README blocks; make test-example),
 #                   the Redis layer (make test-redis), the Redis Streams worker end to end (make test-worker)
 #                   and on a Redis Cluster through a failover (make test-worker-cluster),
 #                   `swiftpush status` and the status page in headless Chromium (make test-status)
@@ -99,22 +99,26 @@ version:
 pki:
 	@bash scripts/make-test-pki.sh $(PKI) >/dev/null
 
-# The test build also checks that every target imports only the targets it declares
-# (docs/architecture.md, "Modules"): an undeclared import would otherwise compile whenever the
-# other module happened to be built first.
-TEST_STAGES := test-docs test-swift test-header test-c test-cli test-example test-quickstart test-consumer test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb test-asan memcheck test-fuzz test-dist
-# Each stage's wall time (the builds it needs first included) is printed as it ends and again as
-# a table at the end, also on failure, in out/test-times.txt: where make test's time goes (issue
-# 34, item 6).
-test: build pki
-	@mkdir -p out && echo "build: $$(( $$(date +%s) - $(MAKE_STARTED) )) s (build + pki)" > out/test-times.txt
-	@started=$$(date +%s); $(SWIFT) build --build-tests --explicit-target-dependency-import-check error \
-	  && echo "build-tests: $$(( $$(date +%s) - started )) s" >> out/test-times.txt
-	@status=0; for stage in $(TEST_STAGES); do started=$$(date +%s); \
-	  $(MAKE) --no-print-directory $$stage || status=$$?; \
-	  echo "$$stage: $$(( $$(date +%s) - started )) s$$( [ $$status -eq 0 ] || echo ' (FAILED)')" | tee -a out/test-times.txt; \
-	  [ $$status -eq 0 ] || break; done; \
-	echo "make test: $$(( $$(date +%s) - $(MAKE_STARTED) )) s in all"; sed 's/^/  /' out/test-times.txt; exit $$status
+# make test: the debug products and the tests in one build (one build graph: SwiftPM runs the
+# test targets' compiles beside the command's), which also checks that every target imports only
+# the targets it declares (docs/architecture.md, "Modules": an undeclared import would otherwise
+# compile whenever the other module happened to be built first); then scripts/make-test.sh runs
+# the stages below, the builds only later stages need (release, ASan, fuzzing) in the background
+# while the debug suites run. Each stage's wall time (its wait for a build included) is printed as
+# it ends and again as a table at the end, also on failure, in out/test-times.txt: where make
+# test's time goes (issue 34, item 6).
+test: deps pki
+	@mkdir -p out && $(SWIFT) build --build-tests --explicit-target-dependency-import-check error \
+	  && $(MAKE) --no-print-directory -o deps build \
+	  && echo "build: $$(( $$(date +%s) - $(MAKE_STARTED) )) s (debug products and tests, one build; pki)" > out/test-times.txt
+	@MAKE="$(MAKE)" bash scripts/make-test.sh $(MAKE_STARTED)
+
+# The ASan package's and the fuzz harnesses' builds alone (make test runs them in the background).
+build-asan: build
+	SANITIZE_BUILD_ONLY=1 bash scripts/sanitize.sh address
+
+build-fuzz:
+	FUZZ_BUILD_ONLY=1 bash Tests/fuzz/run.sh 10
 
 # Every document cites code by name: every name in backticks must still exist (issue 25, and
 # issue 34 for all of them); docs/architecture.md's module table lists exactly Package.swift's
@@ -151,16 +155,14 @@ test-c:
 test-cli:
 	$(IN_OWN_GROUP) bash Tests/cli/run.sh $(DEBUG_DIR)
 
-# The Swift examples (Examples/NotifyService, a package of its own on this one by path: a
-# Hummingbird 2 service, the README's Swift blocks) against the mock. Built once, in debug, into
-# Examples/NotifyService/.build (its own copy of SwiftNIO and Hummingbird; `swift run` there, as in
-# the README, uses it too), which later runs and test-quickstart reuse.
+# The Swift examples (Examples/NotifyService/Sources: executable targets of this package, a
+# Hummingbird 2 service and the README's Swift blocks) against the mock (Tests/example/run.sh).
 test-example: build pki
 	$(IN_OWN_GROUP) bash Tests/example/run.sh $(DEBUG_DIR)
 
 # README's "Getting started" as written (Tests/quickstart/run.sh): `swiftpush mock --quickstart`
 # makes a test PKI and prints the APNS_* exports, the C, Python, Go and Swift examples run against
-# it (the Swift one in Examples/NotifyService/.build, test-example's build), the PKI is kept across
+# it (the Swift one with `swift run SendOne`, in .build), the PKI is kept across
 # a restart.
 .PHONY: test-quickstart test-consumer
 test-quickstart: build
@@ -180,13 +182,13 @@ test-redis: build pki
 	$(IN_OWN_GROUP) bash Tests/redis/run.sh $(DEBUG_DIR)
 
 # The queue-fed worker against a real redis-server and the mock: 100,000 entries end to end,
-# SIGKILL/restart, SIGTERM drain, bad entries, Redis restart (Tests/worker/run.sh BUILD_DIR COUNT);
-# then Redis, the mock and two workers in separate network namespaces (skipped without root).
+# SIGKILL/restart, SIGTERM drain, bad entries, Redis restart (Tests/worker/run.sh BUILD_DIR COUNT,
+# in two parts at once, each with its own Redis and mock: Tests/worker/run-parts.sh); then Redis, the mock and two workers in separate network namespaces (skipped without root).
 # The worker's suites run the release build, what operators deploy (the library's own suites
 # run the debug one): in debug they sent about 1,000 notifications a second and were a third of
 # make test's time (issue 34, item 6), the same tests in release take under half as long.
 test-worker: release pki
-	$(IN_OWN_GROUP) bash Tests/worker/run.sh $(RELEASE_DIR) 100000
+	$(IN_OWN_GROUP) bash Tests/worker/run-parts.sh $(RELEASE_DIR) 100000 2
 	$(IN_OWN_GROUP) bash Tests/worker/netns.sh $(RELEASE_DIR) 20000
 
 # The worker on a 3-master + 3-replica Redis Cluster (TLS, an ACL user): 100,000 notifications over
@@ -317,4 +319,4 @@ test-dist: dist pki
 	$(IN_OWN_GROUP) bash Tests/dist/run.sh $(RELEASE_DIR) dist
 
 clean:
-	rm -rf .build .build-* out dist Examples/NotifyService/.build
+	rm -rf .build .build-* out dist

@@ -1388,15 +1388,25 @@ else kill -9 "$a" 2>/dev/null || true; bad "$name (not drained: delayed $(rcli Z
 }
 source Tests/worker/campaign_control.sh
 
-# Every test, in order; WORKER_TESTS="crash redis_restart" runs only those (outcomes_cli reads
-# what bad_entries recorded).
-all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries
+# Every test, in order; WORKER_TESTS="crash redis_restart" runs only those. Names joined by "+"
+# run together, in that order (outcomes_cli reads what bad_entries recorded).
+all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries campaign failed_settle_write crash sigterm sigterm_takeback short_drain dead_letter bad_entries+outcomes_cli
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
-  redis_unreachable tenant_isolation apns_events configuration_errors outcomes_cli rollback library_links app_options redis_loading unwritten_lives
+  redis_unreachable tenant_isolation apns_events configuration_errors rollback library_links app_options redis_loading unwritten_lives
   fast_lane fast_takeback schedule
   campaign_cancel campaign_cancel_kill campaign_pause campaign_bad_input campaign_throttle"
-for t in ${WORKER_TESTS:-$all_tests}; do
-  declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests))"; continue; }
+# WORKER_PART=K/N: the Kth of N parts (every Nth test from the Kth), each with its own Redis and
+# mock, so that Tests/worker/run-parts.sh runs N at once: most of these tests wait (answers made
+# late, workers killed and restarted, drains) rather than compute (issue 34, item 6).
+units=(${WORKER_TESTS:-$all_tests})
+if [ -n "${WORKER_PART:-}" ]; then
+  part=${WORKER_PART%/*} parts=${WORKER_PART#*/}
+  mine=()
+  for i in "${!units[@]}"; do [ $((i % parts)) -ne $((part - 1)) ] || mine+=("${units[$i]}"); done
+  units=("${mine[@]}")
+fi
+for t in $(printf '%s\n' "${units[@]}" | tr '+' ' '); do
+  declare -F "test_$t" > /dev/null || { bad "no test named $t (tests: $(echo $all_tests | tr '+' ' '))"; continue; }
   started=$SECONDS
   "test_$t"
   # Where the suite's time goes (issue 34, item 6): every test's wall time, after its line.
