@@ -44,6 +44,18 @@
 #   swiftpush-worker-fastlane variant=V backlog=N rate_alone= rate_beside= rate_drop_pct= request_p50_ms= request_p99_ms= outcome_p50_ms= outcome_p99_ms= left_at_end= missing=0
 # (left_at_end: backlog entries still unsettled when the singles ended: above 0, they were sent
 # while the backlog drained). BENCH_TOKENS="" BENCH_LATENCY_RATES="" BENCH_FAST=1 runs it alone.
+#
+# Throttle row (issue 32, item 4), with BENCH_THROTTLE=1: two workers (max_in_flight 10,000, one
+# connection each) on a fresh shard against the recording mock. First an unthrottled campaign of
+# BENCH_THROTTLE_BULK (100,000) notifications alone; then the same beside a campaign throttled
+# at BENCH_THROTTLE_RATE (1,000/s; `swiftpush campaign throttle`) of RATE x
+# BENCH_THROTTLE_SECONDS (15) notifications (multicast entries of 100 and 500 tokens, both
+# enqueued before the workers start). From the mock's request times: the throttled campaign's
+# rate (first to last request), the most requests in any 10 s window over 10 s (the issue's
+# "within 10% over any 10 s window") and in any 1 s, and the unthrottled campaign's rate alone
+# and beside it. Last line, per variant:
+#   swiftpush-worker-throttle variant=V rate_limit=R throttled_rate= max_10s_rate= max_10s_pct_of_limit= max_1s= unthrottled_alone= unthrottled_beside= missing=0
+# BENCH_TOKENS="" BENCH_LATENCY_RATES="" BENCH_THROTTLE=1 runs it alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(cd "${1:?usage: bench-worker.sh RELEASE_DIR PKI_DIR}" && pwd)
@@ -54,6 +66,10 @@ latency_rates=${BENCH_LATENCY_RATES-100 1000 5000}
 latency_seconds=${BENCH_LATENCY_SECONDS:-3}
 fast_row=${BENCH_FAST:-}
 fast_backlog=${BENCH_FAST_BACKLOG:-200000}
+throttle_row=${BENCH_THROTTLE:-}
+throttle_rate=${BENCH_THROTTLE_RATE:-1000}
+throttle_seconds=${BENCH_THROTTLE_SECONDS:-15}
+throttle_bulk=${BENCH_THROTTLE_BULK:-100000}
 runs=${BENCH_RUNS:-1}
 outcome_format=${BENCH_OUTCOME_FORMAT:-1}
 cli=$build/swiftpush-cli
@@ -74,7 +90,7 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$out/redis" --appendon
 REDIS_PID=$!
 for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
 # The latency rows' mock records each request's arrival; started first: MOCK_PID stays the bench mock's.
-if [ -n "$latency_rates" ] || [ -n "$fast_row" ]; then
+if [ -n "$latency_rates" ] || [ -n "$fast_row" ] || [ -n "$throttle_row" ]; then
   mock_start latency "$cli" "$pki" --lenient-initial-limit --record --control-port-file "$out/latency-control.port"
   latency_port=$MOCK_PORT latency_mock_pid=$MOCK_PID
 fi
@@ -299,6 +315,78 @@ fast() {
   echo "$1, fast lane: backlog $fast_backlog alone ${alone%% *}/s; beside singles at 100/s: ${beside}"
   echo "$1 ${alone%% *} $beside" >> "$out/fast"
 }
+# throttle_drain VARIANT CLI ROUND WITH_THROTTLED: the throttle row's unthrottled campaign, alone
+# (0) or beside the throttled one (1), on a fresh shard, drained by two workers of CLI on the
+# recording mock; prints the measures (python's line below) from the mock's records.
+throttle_drain() {
+  local variant=$1 wcli=${2%@*} round=$3 throttled=$4
+  local shard=throttle-$variant-r$round-t$throttled
+  cat > "$out/$shard.json" <<JSON
+{"redis": {"host": "127.0.0.1", "port": $redis_port}, "shard": "$shard", "max_in_flight": 10000, "batch": 1000,
+ "apps": {"bench": {"key_file": "$pki/AuthKey_TESTKEY001.p8", "key_id": "TESTKEY001", "team_id": "TEAM123456",
+                    "host": "localhost", "port": $latency_port, "ca_file": "$pki/ca.pem", "topics": ["com.example.app"],
+                    "connections": 1}}}
+JSON
+  curl -s -X POST "http://127.0.0.1:$(cat "$out/latency-control.port")/record/reset" > /dev/null
+  "$wcli" enqueue --redis "127.0.0.1:$redis_port" --shard "$shard" --tokens "$out/throttle-bulk.txt" --payload "@$out/payload.json" \
+    --id tb --app bench --campaign bulk --per-entry 500 --quiet > /dev/null
+  if [ "$throttled" = 1 ]; then
+    "$wcli" enqueue --redis "127.0.0.1:$redis_port" --shard "$shard" --tokens "$out/throttle-slow.txt" --payload "@$out/payload.json" \
+      --id ts --app bench --campaign slow --per-entry 100 --quiet > /dev/null
+    "$wcli" campaign throttle slow "$throttle_rate" --redis "127.0.0.1:$redis_port" --shard "$shard" > /dev/null
+  fi
+  ${WORKER_RUNNER:-} "$wcli" worker --config "$out/$shard.json" --consumer w1 --quiet 2> "$out/w1.err" &
+  WORKERS=$!
+  ${WORKER_RUNNER:-} "$wcli" worker --config "$out/$shard.json" --consumer w2 --quiet 2> "$out/w2.err" &
+  WORKERS="$WORKERS $!"
+  until stream_drained "$redis_port" "$shard"; do
+    for p in $WORKERS; do kill -0 "$p" 2>/dev/null || { cat "$out/w1.err" "$out/w2.err"; echo "a worker died"; exit 1; }; done
+    sleep 0.1
+  done
+  # shellcheck disable=SC2086
+  kill -TERM $WORKERS; for p in $WORKERS; do wait "$p" || true; done
+  WORKERS=""
+  curl -s "http://127.0.0.1:$(cat "$out/latency-control.port")/record" > "$out/throttle.record"
+  python3 - "$out/throttle.record" "$throttle_bulk" "$([ "$throttled" = 1 ] && echo $((throttle_rate * throttle_seconds)) || echo 0)" <<'PY'
+import json, sys
+records, bulk_n, slow_n = json.load(open(sys.argv[1])), int(sys.argv[2]), int(sys.argv[3])
+# Tokens: the unthrottled campaign's begin "ff", the throttled one's "ee" (the files above).
+tb = sorted(r["received_us"] for r in records if r["device_token"].startswith("ff"))
+ts = sorted(r["received_us"] for r in records if r["device_token"].startswith("ee"))
+missing = max(0, bulk_n - len(tb)) + max(0, slow_n - len(ts))
+def most_in(t, window_us):
+    j, most = 0, 0
+    for i in range(len(t)):
+        while t[i] - t[j] >= window_us: j += 1
+        most = max(most, i - j + 1)
+    return most
+bulk_rate = len(tb) / max((tb[-1] - tb[0]) / 1e6, 1e-3) if tb else 0
+if ts:
+    slow_rate = (len(ts) - 1) / max((ts[-1] - ts[0]) / 1e6, 1e-3)
+    print(f"{bulk_rate:.0f} {slow_rate:.1f} {most_in(ts, 10_000_000) / 10:.1f} {most_in(ts, 1_000_000)} {missing}")
+else:
+    print(f"{bulk_rate:.0f} - - - {missing}")
+PY
+  rcli FLUSHALL > /dev/null
+}
+
+# throttle VARIANT CLI ROUND: the throttle row (both drains); appends to $out/throttle.
+throttle() {
+  local alone beside
+  alone=$(throttle_drain "$1" "$2" "$3" 0)
+  beside=$(throttle_drain "$1" "$2" "$3" 1)
+  read -r bulk_beside slow_rate max10 max1 missing <<< "$beside"
+  echo "$1, throttle: unthrottled ${alone%% *}/s alone, ${bulk_beside}/s beside a campaign throttled at $throttle_rate/s:" \
+    "it went at $slow_rate/s, at most $max10/s over any 10 s, $max1 in any 1 s (missing ${alone##* }+$missing)"
+  echo "$1 ${alone%% *} ${alone##* } $beside" >> "$out/throttle"
+}
+if [ -n "$throttle_row" ]; then
+  python3 -c "import sys; open(sys.argv[1], 'w').write(''.join('ff%062x\n' % (i % 10007 + 1) for i in range(int(sys.argv[2]))))" \
+    "$out/throttle-bulk.txt" "$throttle_bulk"
+  python3 -c "import sys; open(sys.argv[1], 'w').write(''.join('ee%062x\n' % (i % 10007 + 1) for i in range(int(sys.argv[2]))))" \
+    "$out/throttle-slow.txt" "$((throttle_rate * throttle_seconds))"
+fi
+
 if [ -n "$fast_row" ]; then
   python3 -c "import sys; open(sys.argv[1], 'w').write(''.join('ff%062x\n' % (i % 10007 + 1) for i in range(int(sys.argv[2]))))" \
     "$out/fast-tokens.txt" "$fast_backlog"
@@ -316,6 +404,9 @@ for round in $(seq 1 "$runs"); do
   done
   if [ -n "$fast_row" ]; then
     for v in $variants; do fast "${v%%=*}" "${v#*=}" "$round"; done
+  fi
+  if [ -n "$throttle_row" ]; then
+    for v in $variants; do throttle "${v%%=*}" "${v#*=}" "$round"; done
   fi
 done
 
@@ -389,5 +480,22 @@ for variant, got in runs.items():
           f"request_p50_ms={med('request_p50_ms'):.2f} request_p99_ms={med('request_p99_ms'):.2f} "
           f"outcome_p50_ms={med('outcome_p50_ms'):.2f} outcome_p99_ms={med('outcome_p99_ms'):.2f} "
           f"left_at_end={min(int(g['left']) for g in got)} missing={missing}")
+PY
+fi
+
+# The throttle row: medians over the rounds, per variant (the 10 s maximum: the largest).
+if [ -s "$out/throttle" ]; then python3 - "$out/throttle" "$throttle_rate" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    w = line.split()
+    runs.setdefault(w[0], []).append(w[1:])
+limit = float(sys.argv[2])
+for variant, got in runs.items():
+    med = lambda k: statistics.median(float(g[k]) for g in got)
+    max10 = max(float(g[4]) for g in got)
+    print(f"swiftpush-worker-throttle variant={variant} rate_limit={limit:g} throttled_rate={med(3):.1f} "
+          f"max_10s_rate={max10:.1f} max_10s_pct_of_limit={100 * max10 / limit:.1f} max_1s={max(int(g[5]) for g in got)} "
+          f"unthrottled_alone={med(0):.0f} unthrottled_beside={med(2):.0f} missing={sum(int(g[1]) + int(g[6]) for g in got)}")
 PY
 fi

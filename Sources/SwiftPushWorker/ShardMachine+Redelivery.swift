@@ -110,6 +110,14 @@ extension ShardMachine {
             }
             h.deliveries = count
             h.suspect = false
+            // Its campaign cancelled while it waited for its turn (intake saw it active): its
+            // notifications are REJECTED Cancelled here, never sent.
+            cancelIfCancelled(h, t)
+            if h.open == 0 {
+                settleIfComplete(h, t)
+                suspects.answered(tag: serial, app: app)
+                continue
+            }
             // This delivery is the last allowed one if it is written (`DeliveryCharge`).
             h.lastChance = charge.exhausted(deliveries: count, written: h.writtenBefore + 1)
             for i in h.tracks.indices where h.tracks[i].phase == .waiting {

@@ -35,7 +35,8 @@ public final class WorkerDriver {
     private let runners: [ShardRunner]
     /// A pipe: `requestStop` writes its second end, the loop polls its first.
     private let stopPipe: (read: Int32, write: Int32)
-    private var resultFDs: [(app: String, fd: Int32)] = []
+    private var resultFDs: [Int32] = []
+    /// GOAWAYs counted by each client (key: app, and `fast` for the fast lane's), seen so far.
     private var goawaysSeen: [String: UInt64] = [:]
     private var nextPublishNanos: UInt64 = 0
     private let startedMillis: Int64
@@ -76,11 +77,11 @@ public final class WorkerDriver {
         }
         stopPipe = (ends[0], ends[1])
         startedMillis = clock().wallMillis
-        metrics.showClients(clients.clients)
+        metrics.showClients(clients.all)
         metrics.showEvents(events)
-        for (app, client) in clients.clients.sorted(by: { $0.key < $1.key }) {
+        for (app, _, client) in clients.all {
             do throws(ClientError) {
-                resultFDs.append((app, try client.resultFileDescriptor()))
+                resultFDs.append(try client.resultFileDescriptor())
             } catch {
                 throw ConfigurationError("app \"\(app)\": \(error.description)")
             }
@@ -166,7 +167,7 @@ public final class WorkerDriver {
                 if lane.isBusy, let fd = lane.descriptor { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
             }
         }
-        for r in resultFDs { fds.append(pollfd(fd: r.fd, events: Int16(POLLIN), revents: 0)) }
+        for fd in resultFDs { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&fds, nfds_t(fds.count), Int32(timeoutMillis))
         if fds[0].revents != 0 {
             var bytes = [UInt8](repeating: 0, count: 16)
@@ -212,7 +213,7 @@ public final class WorkerDriver {
     private func takeResults() {
         takeStarted()
         var reader = NoteResultReader()
-        for (_, client) in clients.clients {
+        for (_, _, client) in clients.all {
             while client.poll(max: 4096, timeoutMillis: 0, into: &reader).count > 0 {}
         }
         if reader.results.isEmpty { return }
@@ -235,7 +236,7 @@ public final class WorkerDriver {
     /// the results, so that a machine hears an entry was written before its answers end it.
     private func takeStarted() {
         var byRunner = [[UInt64]](repeating: [], count: runners.count)
-        for (_, client) in clients.clients {
+        for (_, _, client) in clients.all {
             for tag in client.takeStarted() {
                 let (k, local) = ShardRunner.split(tag)
                 if k < runners.count { byRunner[k].append(local) }
@@ -319,11 +320,27 @@ public final class WorkerDriver {
         }
     }
 
-    /// Gives `app`'s client `items` (their tags raised by `tagBase`), without waiting: what it
-    /// took, refused and had no room for.
+    /// Gives `app`'s clients `items` (their tags raised by `tagBase`), without waiting: what
+    /// they took, refused and had no room for. The fast lane's notifications go to the app's
+    /// fast client (`AppClients`), the others to its bulk client, so that a fast one never
+    /// queues behind bulk ones already handed over.
     private func submit(app: String, _ items: [SendItem], tagBase: UInt64) -> SubmitReport {
+        let fast = items.filter { FastLane.isFast($0.entry.entry.entryID) }
+        if fast.isEmpty { return submit(app: app, items, fast: false, tagBase: tagBase) }
+        if fast.count == items.count { return submit(app: app, items, fast: true, tagBase: tagBase) }
+        var report = submit(app: app, fast, fast: true, tagBase: tagBase)
+        let bulk = submit(app: app, items.filter { !FastLane.isFast($0.entry.entry.entryID) }, fast: false, tagBase: tagBase)
+        report.taken += bulk.taken
+        report.refused += bulk.refused
+        report.notTaken += bulk.notTaken
+        report.closing = report.closing || bulk.closing
+        return report
+    }
+
+    /// Gives `items` to `app`'s client of one lane.
+    private func submit(app: String, _ items: [SendItem], fast: Bool, tagBase: UInt64) -> SubmitReport {
         var report = SubmitReport()
-        guard let client = clients.clients[app] else {
+        guard let client = clients.client(app: app, fast: fast) else {
             report.notTaken = items.map(\.tag)
             report.closing = true
             return report
@@ -357,10 +374,10 @@ public final class WorkerDriver {
         nextPublishNanos = now + 200_000_000
         let c = counters
         var open = 0
-        for (app, client) in clients.clients {
+        for (app, fast, client) in clients.all {
             let stats = client.stats()
             open += Int(stats.connections_open)
-            noteClientEvents(app: app, stats)
+            noteClientEvents(app: app, seenKey: fast ? app + "\u{0}fast" : app, stats)
         }
         events.flush()
         var gauges: [String: Double] = ["in_flight": 0, "held_entries": 0, "unsettled": 0, "pending": 0,
@@ -414,10 +431,11 @@ public final class WorkerDriver {
     }
 
     /// GOAWAYs, counted by the client: the ones since the last look become events.
-    private func noteClientEvents(app: String, _ stats: push_stats) {
-        let seen = goawaysSeen[app] ?? 0
+    /// `seenKey`: the client's key in `goawaysSeen` (one per lane).
+    private func noteClientEvents(app: String, seenKey: String, _ stats: push_stats) {
+        let seen = goawaysSeen[seenKey] ?? 0
         guard stats.goaways > seen else { return }
-        goawaysSeen[app] = stats.goaways
+        goawaysSeen[seenKey] = stats.goaways
         var s = stats
         let reason = withUnsafeBytes(of: &s.last_goaway_reason) { raw in
             String(decoding: raw.prefix(raw.firstIndex(of: 0) ?? raw.count), as: UTF8.self)

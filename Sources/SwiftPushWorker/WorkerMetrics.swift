@@ -23,8 +23,9 @@ public final class WorkerMetrics: @unchecked Sendable {
 
     /// The apps' clients, whose own figures (`push_client_metrics_text`: connections, retries,
     /// GOAWAYs, answer latency...) follow the worker's on the page, labelled by app. Set once
-    /// by the worker before serving.
-    private var appClients: [(app: String, client: PushClientGroup)] = []
+    /// by the worker before serving; the fast lane's clients (`AppClients.fastClients`) also
+    /// labelled `lane="fast"`.
+    private var appClients: [(app: String, fast: Bool, client: PushClientGroup)] = []
 
     /// The events of trouble with APNs, counted by app and kind (set once by the worker).
     private var events: APNsEventLog?
@@ -34,9 +35,9 @@ public final class WorkerMetrics: @unchecked Sendable {
         lock.withLock { events = log }
     }
 
-    /// Adds the apps' clients to what `render` shows.
-    func showClients(_ clients: [String: PushClientGroup]) {
-        lock.withLock { appClients = clients.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    /// Adds the apps' clients (`AppClients.all`) to what `render` shows.
+    func showClients(_ clients: [(app: String, fast: Bool, client: PushClientGroup)]) {
+        lock.withLock { appClients = clients }
     }
 
     /// Counts the outcomes a settle recorded, and their latencies (one lock for the batch).
@@ -108,7 +109,7 @@ public final class WorkerMetrics: @unchecked Sendable {
             s += "swiftpush_worker_latency_seconds_sum \(Self.number(latencySum))\n"
             s += "swiftpush_worker_latency_seconds_count \(latencyCount)\n"
             // The library's own metrics, one family each with a sample per app.
-            s += ClientMetrics.prometheusText(appClients.map { ("app=\"\(Self.escape($0.app))\"", $0.client.metrics()) })
+            s += ClientMetrics.prometheusText(appClients.map { ("app=\"\(Self.escape($0.app))\"" + ($0.fast ? ",lane=\"fast\"" : ""), $0.client.metrics()) })
             return s
         }
     }

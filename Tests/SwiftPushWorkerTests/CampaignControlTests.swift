@@ -88,6 +88,33 @@ import SwiftPushKeys
         #expect(h.sends.isEmpty)
     }
 
+    @Test("A cancel reaches re-delivered entries waiting for their paced turn: REJECTED Cancelled, never sent; what was in flight keeps its real outcome")
+    func cancelReachesPacedRedeliveries() throws {
+        let shard = InMemoryShard()
+        for i in 0..<50 { shard.add(Entries.single("s-\(i)", token: Entries.token(i), [("campaign", "spring")])) }
+        let first = MachineHarness(shard: shard)
+        first.answer = { _ in nil }
+        #expect(first.run { first.inFlight.count == 50 })
+        // Killed with all 50 in flight. The next life takes them back as suspects, sent in paced
+        // groups (1, 1, 2, ...: the next when the last is answered, or after a second): with APNs
+        // silent, the first group is out and the rest wait for their turn.
+        let second = MachineHarness(shard: shard)
+        second.answer = { _ in nil }
+        #expect(second.run { second.machine.heldEntryCount == 50 && second.sends.count >= 1 })
+        shard.campaigns["spring"] = CampaignControl(state: .cancelled)
+        #expect(second.run { second.logs.contains { $0.message == "campaign control applied" && $0.fields["campaign"] == "spring" } })
+        let sentBeforeCancel = second.sends.count
+        #expect(sentBeforeCancel < 50)
+        second.answer = { NoteResult(tag: $0.tag, kind: .accepted, status: 200, reason: .none) }
+        #expect(second.run { shard.isDrained && shard.length == 0 })
+        let by = try second.outcomesByNotification()
+        #expect(by.count == 50 && by.values.allSatisfy { $0 == 1 })
+        #expect(second.sends.count == sentBeforeCancel, "\(second.sends.count - sentBeforeCancel) sent after the cancel was read")
+        let rows = try second.rows()
+        #expect(rows.filter { $0.outcome == "ACCEPTED" }.count == sentBeforeCancel)
+        #expect(rows.filter { $0.reason == "Cancelled" }.count == 50 - sentBeforeCancel)
+    }
+
     @Test("A throttled campaign is sent at its rate (token bucket on the shard's clock); an unthrottled one beside it at once")
     func throttle() throws {
         let h = MachineHarness(settings: MachineHarness.settings { $0.reclaimIntervalMillis = 200 })

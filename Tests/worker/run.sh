@@ -1153,7 +1153,7 @@ else bad "$name (enqueue failed)"; fi
 
 # ---------------------------------------------------------------------------------------------
 test_app_options() {
-name="an app's connection options from the options table reach its client: \"connections\": 3 opens 3 connections to the mock (the table's default is 2) and \"max_streams\": 1 keeps one stream open on each (a key the worker dropped before it built apps through the table); every line of the worker's log is logfmt with an RFC 3339 UTC time"
+name="an app's connection options from the options table reach its client: \"connections\": 3 opens 3 connections to the mock (the table's default is 2), plus the fast lane's one (4 in all), and \"max_streams\": 1 keeps one stream open on each (a key the worker dropped before it built apps through the table); every line of the worker's log is logfmt with an RFC 3339 UTC time"
 shard=appopts
 mock_start opts "$cli" "$pki" --control-port-file "$out/opts.port" --lenient-initial-limit
 local opts_port=$MOCK_PORT
@@ -1176,7 +1176,7 @@ if wait_until 120 has_outcomes $shard "$total"; then
   peak=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["peak_concurrent_streams"])' "$out/opts.stats")
   # One format for every line: logfmt, the time first (RFC 3339, UTC, milliseconds).
   local others; others=$(grep -cvE '^ts=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z level=(info|warning|error) msg=' "$out/opts-a.err" || true)
-  if [ "$sa" -eq 0 ] && [ "$connections" = 3 ] && [ "$peak" = 1 ] && [ "$others" -eq 0 ] && grep -q 'msg="worker started" consumer=opts-a' "$out/opts-a.err" \
+  if [ "$sa" -eq 0 ] && [ "$connections" = 4 ] && [ "$peak" = 1 ] && [ "$others" -eq 0 ] && grep -q 'msg="worker started" consumer=opts-a' "$out/opts-a.err" \
      && grep -q 'msg=stopped .*accepted=[1-9]' "$out/opts-a.err"
   then ok "$name"
   else bad "$name (exit $sa, $connections connections, at most $peak streams at once on one, $others lines not logfmt)"; fi
@@ -1265,16 +1265,22 @@ else bad "$name (not drained: pending $(pending_count $shard), outcomes $(outcom
 # accepted_at_least SHARD N: the shard's counters hold N accepted notifications.
 accepted_at_least() { [ "$(rcli HGET "stats:{$1}" accepted 2>/dev/null || echo 0)" -ge "$2" ] 2>/dev/null; }
 test_fast_lane() {
-name="fast lane: singles enqueued on it while 50,000 multicast notifications (100 entries x 500) drain are recorded long before the backlog ends; the same singles on the bulk lane wait behind all of it"
+name="fast lane: singles enqueued on it while 50,000 multicast notifications (100 entries x 500) drain are recorded long before the backlog ends, their requests on a connection of their own (the app's fast client: no bulk request ever on it, so none queued ahead); the same singles on the bulk lane wait behind all of it"
 shard=fl
+# A mock of its own that records every request with its connection; the app's bulk client has
+# one connection, its fast client one more.
+mock_start fastrec "$cli" "$pki" --record --control-port-file "$out/fastrec.port" --lenient-initial-limit
+local fl_port=$MOCK_PORT
+wait_until 10 test -s "$out/fastrec.port" || { bad "$name (mock without control port)"; return; }
 tokens_file "$out/$shard.tokens" 50000
-config "$out/$shard.json" $shard "$mock_port"
+config "$out/$shard.json" $shard "$fl_port"
+sed -i 's/"topics": \["com.example.app"\]}/"topics": ["com.example.app"], "connections": 1}/g' "$out/$shard.json"
 python3 - "$out/$shard" <<'PY'
 import json, sys
-for lane in ("fast", "bulk"):
+for lane, prefix in (("fast", "ab"), ("bulk", "ac")):
     with open(f"{sys.argv[1]}.{lane}.jsonl", "w") as f:
         for i in range(5):
-            f.write(json.dumps({"id": f"{lane}-{i}", "app": "demo", "token": "ab%062x" % (i + 1),
+            f.write(json.dumps({"id": f"{lane}-{i}", "app": "demo", "token": prefix + "%062x" % (i + 1),
                                 "payload": {"aps": {"alert": f"{lane} {i}"}}}) + "\n")
 PY
 if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/$shard.tokens" --id fl --app demo \
@@ -1284,23 +1290,39 @@ if "$cli" enqueue --redis "127.0.0.1:$redis_port" --shard $shard --tokens "$out/
   if wait_until 120 accepted_at_least $shard 5000 \
      && "$cli" enqueue --batch 1 --lane fast --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.fast.jsonl" > /dev/null \
      && "$cli" enqueue --batch 1 --lane bulk --redis "127.0.0.1:$redis_port" --shard $shard --file "$out/$shard.bulk.jsonl" > /dev/null \
-     && [ "$(rcli XLEN "push:{$shard}:fast")" -ge 1 ] && wait_until 120 drained $shard; then
+     && wait_until 120 drained $shard; then
     sa=0; stop_worker "$a" || sa=$?
     "$cli" outcomes --redis "127.0.0.1:$redis_port" --shard $shard --json > "$out/$shard.outcomes"
-    # Per single: how many backlog notifications were recorded before it (outcomes in stream order).
-    verdict=$(python3 - "$out/$shard.outcomes" <<'PY'
+    curl -s "http://127.0.0.1:$(cat "$out/fastrec.port")/record" > "$out/$shard.record"
+    # Per single: how many backlog notifications were recorded before it (outcomes in stream
+    # order). The mock's records: the connections the fast singles' requests came on carry no
+    # backlog request (before the fast lane had a client of its own, all shared the app's one
+    # connection, queued behind up to max_in_flight - fast_reserve bulk requests); printed, the
+    # backlog requests the mock received between a fast single's XADD (its entry id, Redis's
+    # clock) and its request.
+    verdict=$(python3 - "$out/$shard.outcomes" "$out/$shard.record" <<'PY'
 import json, sys
-before, at = 0, {}
+before, at, added = 0, {}, {}
 for line in open(sys.argv[1]):
     o = json.loads(line)
     if o["id"].startswith("fl#"):
         before += o.get("count", 1)
     else:
         at[o["id"]] = before
+        if o.get("token") and o.get("entry"):
+            added[o["token"]] = int(o["entry"].lstrip("f").split("-")[0]) * 1000
 fast = [at.get(f"fast-{i}") for i in range(5)]
 bulk = [at.get(f"bulk-{i}") for i in range(5)]
-good = before == 50000 and None not in fast + bulk and max(fast) <= 25000 and min(bulk) >= 40000
-print(("yes" if good else "no") + f" backlog {before}; recorded before each fast single: {fast}; before each bulk-lane single: {bulk}")
+records = json.load(open(sys.argv[2]))
+backlog = [r for r in records if r["device_token"].startswith("ee")]
+singles = [r for r in records if r["device_token"].startswith("ab")]
+shared = {r["connection"] for r in singles} & {r["connection"] for r in backlog}
+ahead = [sum(1 for b in backlog if added.get(r["device_token"], 0) <= b["received_us"] < r["received_us"]) for r in singles]
+good = (before == 50000 and None not in fast + bulk and max(fast) <= 25000 and min(bulk) >= 40000
+        and len(singles) == 5 and len(backlog) >= 50000 and not shared)
+print(("yes" if good else "no") + f" backlog {before}; recorded before each fast single: {fast}; before each bulk-lane single: {bulk}; "
+      f"fast requests on connections {sorted({r['connection'] for r in singles})}, backlog on {sorted({r['connection'] for r in backlog})}; "
+      f"backlog requests received between a fast single's XADD and its request: {ahead}")
 PY
 )
     if [ "$sa" -eq 0 ] && [ "${verdict%% *}" = yes ] && [ "$(rcli XLEN "push:{$shard}:fast")" -eq 0 ]; then ok "$name (${verdict#* })"

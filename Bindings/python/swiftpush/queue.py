@@ -22,6 +22,7 @@ from __future__ import annotations
 import binascii
 import json
 import os
+import datetime
 import time
 import uuid
 from dataclasses import dataclass
@@ -277,6 +278,37 @@ def entry_fields(notification_id: str, token: str, payload: Union[Mapping[str, A
     return fields
 
 
+def send_at_millis(send_at: Union[datetime.datetime, int, float, None], now_ms: Optional[int] = None) -> Optional[int]:
+    """`send_at` as the ``send_at`` field's UNIX milliseconds (None: send now): a timezone-aware
+    ``datetime`` or UNIX milliseconds. What ``swiftpush enqueue --at`` checks: a naive datetime
+    (whose zone is a guess) and a time not in the future raise ValueError, saying so: such a
+    notification would be sent at once, which is not what a schedule asks for
+    (docs/worker.md, "Scheduled sending")."""
+    if send_at is None:
+        return None
+    if isinstance(send_at, datetime.datetime):
+        if send_at.tzinfo is None or send_at.utcoffset() is None:
+            raise ValueError(f"send_at {send_at.isoformat()}: a naive datetime; give one with a time zone (tzinfo)")
+        millis = int(send_at.timestamp() * 1000)
+        shown = send_at.isoformat()
+    elif isinstance(send_at, (int, float)) and not isinstance(send_at, bool):
+        millis, shown = int(send_at), str(send_at)
+    else:
+        raise TypeError(f"send_at must be a datetime or UNIX milliseconds, not {type(send_at).__name__}")
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    if millis <= now:
+        raise ValueError(f"send_at {shown} is in the past ({now - millis} ms ago): give a time to come, "
+                         "or leave send_at out to send now")
+    return millis
+
+
+def _scheduled(entries: list, millis: Optional[int]) -> list:
+    """`entries` ((stream, fields) pairs) with ``send_at`` added to each (millis None: as they are)."""
+    if millis is None:
+        return entries
+    return [(stream, dict(fields, send_at=str(millis))) for stream, fields in entries]
+
+
 class NotConfirmedError(Exception):
     """Entries were written but WAIT saw fewer replicas acknowledge them than asked for: a
     failover may lose them. `entries` holds their stream entry ids."""
@@ -312,8 +344,10 @@ class Producer:
     own (``lane=`` of `send`, `send_many`, `send_to_many`): the fast lane, ``push:{shard}:fast``,
     is read first by every worker, with a share of its in-flight budget that bulk traffic cannot
     take (docs/worker.md, "The fast lane"); the id of an entry there is returned as
-    ``"f" + <stream id>``, as outcome records name it. Thread-safety is redis-py's (a client may
-    be shared between threads).
+    ``"f" + <stream id>``, as outcome records name it. `send_at` (of `send`, `send_many`,
+    `send_to_many`: a timezone-aware datetime or UNIX milliseconds, in the future) holds the
+    entries until then, as ``swiftpush enqueue --at`` does (docs/worker.md, "Scheduled
+    sending"). Thread-safety is redis-py's (a client may be shared between threads).
     """
 
     def __init__(self, url: str = "redis://localhost:6379/0", shard: str = "0", redis_client: Any = None, *,
@@ -367,29 +401,32 @@ class Producer:
         return base + FAST_SUFFIX if lane == "fast" else base
 
     def send(self, notification_id: str, token: str, payload: Union[Mapping[str, Any], str, bytes],
-             lane: Optional[str] = None, **options: Any) -> str:
+             lane: Optional[str] = None, send_at: Union[datetime.datetime, int, float, None] = None,
+             **options: Any) -> str:
         """Adds one notification; returns its stream entry id. Options: app, topic, push_type,
         priority, expiration, collapse_id, not_after; `lane`: ``"fast"`` or ``"bulk"``
-        (default: the producer's)."""
+        (default: the producer's); `send_at`: hold it until then (`send_at_millis`: a time in
+        the past raises ValueError and writes nothing)."""
+        millis = send_at_millis(send_at)
         fields = entry_fields(notification_id, token, payload, **options)
         stream = self.stream_for(notification_id, lane)
-        if self.wait_replicas:
-            return self._write([(stream, fields)])[0]
-        return self._write([(stream, fields)])[0]
+        return self._write(_scheduled([(stream, fields)], millis))[0]
 
     def send_many(self, notifications: Iterable[Mapping[str, Any]], batch: int = 1000,
-                  per_entry: int = DEFAULT_PER_ENTRY, lane: Optional[str] = None) -> list:
+                  per_entry: int = DEFAULT_PER_ENTRY, lane: Optional[str] = None,
+                  send_at: Union[datetime.datetime, int, float, None] = None) -> list:
         """Adds many notifications (dicts with id, token, payload and options), in batch
         entries of up to `per_entry` notifications (grouped by shard, app and campaign; one
         read, guard call and record per entry: about a tenth of Redis's cost per notification,
         docs/worker.md "Benchmark"; their outcomes are records, format 3), or with
         ``per_entry=1`` each in a single entry of its own (format 1); `batch` entries are
-        pipelined at a time; `lane` as for `send`. Returns, for each notification in order, the
-        stream entry id that holds it."""
+        pipelined at a time; `lane` and `send_at` (every entry's) as for `send`. Returns, for
+        each notification in order, the stream entry id that holds it."""
         if not 1 <= per_entry <= MAX_TOKENS_PER_ENTRY:
             raise ValueError(f"per_entry must be 1 to {MAX_TOKENS_PER_ENTRY}")
+        millis = send_at_millis(send_at)
         if per_entry == 1:
-            return self._send_singles(notifications, batch, lane)
+            return self._send_singles(notifications, batch, lane, millis)
         groups: dict = {}
         order: list = []
         for n in notifications:
@@ -407,12 +444,15 @@ class Producer:
                 entries.append((stream, batch_fields(chunk, app=app, campaign=campaign)))
                 sizes.append(len(chunk))
         ids: list = []
+        entries = _scheduled(entries, millis)
         for first in range(0, len(entries), batch):
             ids += self._write(entries[first:first + batch], sizes[first:first + batch])
         return [ids[where[(key, k // per_entry)]] for key, k in order]
 
-    def _send_singles(self, notifications: Iterable[Mapping[str, Any]], batch: int, lane: Optional[str]) -> list:
-        """`send_many` with ``per_entry=1``: a single entry per notification."""
+    def _send_singles(self, notifications: Iterable[Mapping[str, Any]], batch: int, lane: Optional[str],
+                      millis: Optional[int]) -> list:
+        """`send_many` with ``per_entry=1``: a single entry per notification (``send_at``
+        `millis` on each, unless None)."""
         ids: list = []
         pending: list = []
         for n in notifications:
@@ -420,30 +460,32 @@ class Producer:
             nid = n.pop("id")
             pending.append((self.stream_for(nid, lane), entry_fields(nid, n.pop("token"), n.pop("payload"), **n)))
             if len(pending) == batch:
-                ids += self._write(pending)
+                ids += self._write(_scheduled(pending, millis))
                 pending = []
         if pending:
-            ids += self._write(pending)
+            ids += self._write(_scheduled(pending, millis))
         return ids
 
     def send_to_many(self, notification_id: str, tokens: Iterable[str],
                      payload: Union[Mapping[str, Any], str, bytes], per_entry: int = 500,
-                     lane: Optional[str] = None, **options: Any) -> list:
+                     lane: Optional[str] = None, send_at: Union[datetime.datetime, int, float, None] = None,
+                     **options: Any) -> list:
         """One payload to many devices: multicast entries of at most `per_entry` tokens each
         (1 to `MAX_TOKENS_PER_ENTRY`), pipelined; returns their stream entry ids in order. Each
         (id, token) pair is one notification with exactly one outcome. When the tokens fill more
         than one entry, entry k (from 0) gets the id ``f"{notification_id}#{k}"``, so that each
         entry's id is its own (a repeated id is a DuplicateId); with one entry the id is used as
-        it is. Options and `lane` as for `send`."""
+        it is. Options, `lane` and `send_at` as for `send`."""
         if not 1 <= per_entry <= MAX_TOKENS_PER_ENTRY:
             raise ValueError(f"per_entry must be 1 to {MAX_TOKENS_PER_ENTRY}")
+        millis = send_at_millis(send_at)
         tokens = list(tokens)
         chunks = [tokens[i:i + per_entry] for i in range(0, len(tokens), per_entry)]
         entries = []
         for k, chunk in enumerate(chunks):
             nid = notification_id if len(chunks) == 1 else f"{notification_id}#{k}"
             entries.append((self.stream_for(nid, lane), multicast_fields(nid, chunk, payload, **options)))
-        return self._write(entries) if entries else []
+        return self._write(_scheduled(entries, millis)) if entries else []
 
     def _write(self, entries: list, sizes: Optional[list] = None) -> list:
         """XADDs `entries` ((stream, fields) pairs); their entry ids in order. Then counts them

@@ -1,6 +1,7 @@
 """swiftpush.queue against a real redis-server and a real `swiftpush worker` sending to the mock."""
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import shutil
@@ -166,6 +167,46 @@ def test_the_fast_lane_producer_writes_to_push_s_fast_and_every_id_gets_one_outc
     assert sorted(seen) == sorted([f"pf-{i}" for i in range(20)] + ["pf-one"])
     assert sorted(o.entry for o in seen.values()) == sorted(ids)
     assert all(o.outcome == "ACCEPTED" for o in seen.values())
+
+
+def test_send_at_holds_entries_until_then_and_a_time_in_the_past_is_refused_unwritten(redis_url: str, worker: str) -> None:
+    # issue 32, item 5: send_at= as swiftpush enqueue --at (a datetime with a zone, or UNIX ms).
+    producer = queue.Producer(redis_url, shard=worker)
+    stats = f"stats:{{{worker}}}"
+    before = int(producer.redis.hget(stats, "enqueued") or 0)
+    past = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=5)
+    with pytest.raises(ValueError, match="is in the past"):
+        producer.send("ps-past", TOKEN, {"aps": {"alert": "late"}}, app="demo", send_at=past)
+    with pytest.raises(ValueError, match="is in the past"):
+        producer.send_many([{"id": "ps-past-2", "token": TOKEN, "app": "demo", "payload": {"aps": {}}}],
+                           send_at=int(time.time() * 1000) - 1)
+    with pytest.raises(ValueError, match="time zone"):
+        producer.send_to_many("ps-past-3", [TOKEN], {"aps": {}}, app="demo", send_at=datetime.datetime.now() + datetime.timedelta(hours=1))
+    with pytest.raises(TypeError, match="send_at"):
+        producer.send("ps-past-4", TOKEN, {"aps": {}}, app="demo", send_at="soon")
+    assert int(producer.redis.hget(stats, "enqueued") or 0) == before, "a refused send_at wrote something"
+    last = next(iter(reversed(list(producer.outcomes(follow=False)))), None)
+    at = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(milliseconds=1500)
+    at_ms = int(at.timestamp() * 1000)
+    ids = [producer.send("ps-one", TOKEN, {"aps": {"alert": "one"}}, app="demo", send_at=at)]
+    ids += producer.send_many([{"id": f"ps-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {"alert": "s"}}} for i in range(3)],
+                              per_entry=1, send_at=at_ms)
+    ids += producer.send_many([{"id": f"pt-{i}", "token": TOKEN, "app": "demo", "payload": {"aps": {"alert": "b"}}} for i in range(3)],
+                              send_at=at_ms)
+    ids += producer.send_to_many("ps-many", [TOKEN], {"aps": {"alert": "m"}}, app="demo", send_at=at)
+    assert int(producer.redis.hget(stats, "enqueued")) - before == 8
+    expected = ["ps-one", "ps-many"] + [f"ps-{i}" for i in range(3)] + [f"pt-{i}" for i in range(3)]
+    seen: dict = {}
+    deadline = time.monotonic() + 60
+    for o in producer.outcomes(after=last.stream_id if last else "0", block_ms=500):
+        assert o.id not in seen, f"{o.id}: two outcomes"
+        seen[o.id] = o
+        if len(seen) == len(expected) or time.monotonic() > deadline:
+            break
+    assert sorted(seen) == sorted(expected)
+    # Recorded (Redis's clock: the outcome's stream id) no earlier than send_at.
+    for o in seen.values():
+        assert o.outcome == "ACCEPTED" and int(o.stream_id.split("-")[0]) >= at_ms, o
 
 
 def test_shard_of_is_crc16_xmodem_mod_n_like_swiftpush_enqueue() -> None:
