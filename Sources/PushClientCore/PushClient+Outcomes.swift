@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushClientMachine
 import PushCore
 
 /// Handing finished notifications (`ClientCore`'s outbox) to pollers or the callback. On the I/O

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import PushCore
 @testable import PushClientCore
+@testable import PushClientMachine
 @testable import PushTransport
 
 /// The harness as `PushClient` drives its core, with no socket: the test plays the resolver,

@@ -1,5 +1,6 @@
 import PushCore
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// A `ClientCore` in memory with a few slots and a clock the test moves: notifications are made
 /// as a sender would leave them (`notification`), the core is fed events by hand, and what it
