@@ -38,6 +38,8 @@ extension PushClient {
             conn.sendGoaway()
             conn.flush()
             conn.close(nil)
+        case .log(let level, let event, let message):
+            log(level, event, message)
         }
     }
 

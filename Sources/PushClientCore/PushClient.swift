@@ -223,6 +223,9 @@ public final class PushClient: @unchecked Sendable {
     /// calls nothing back), so without runtime exclusivity checks (a `swift_beginAccess` per use
     /// otherwise, several per notification).
     @exclusivity(unchecked) var core: ClientCore
+    /// The core's outbox being published (`ClientCore.takeNews`), empty between publishes: the
+    /// two swap, so neither allocates.
+    @exclusivity(unchecked) var news = ResultOutbox()
     /// The connections' sockets, TLS and nghttp2 sessions, by `ConnectionID.index` (what the core
     /// knows of each is its entry at the same index).
     var connections: [APNsConnection?] = []

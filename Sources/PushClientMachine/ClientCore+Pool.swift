@@ -232,7 +232,7 @@ extension ClientCore {
 
     /// Logs a failed connection attempt: the error (as a TLS failure or protocol error when it
     /// is one) and the back-off it caused.
-    package func logAttemptFailed(_ error: TransportError, delayNanos: UInt64?) {
+    package mutating func logAttemptFailed(_ error: TransportError, delayNanos: UInt64?) {
         switch error.kind {
         case .tls: log(.error, .tlsFailure, error.description)
         case .protocolError: log(.error, .protocolError, error.description)

@@ -34,8 +34,9 @@ import PushCore
 ///   connection is its `ConnectionState`'s (`perform` carries out its actions); when connections
 ///   may be opened is the shared `ReconnectSchedule`'s, the pool's size `PoolSizing`'s.
 /// - Its only calls out are to objects that take their own locks and do no I/O (the shared
-///   `ReconnectSchedule`, the `ProviderToken`) and to the log callback. It never calls back into
-///   the driver, so the driver keeps it without runtime exclusivity checks (I/O thread only).
+///   `ReconnectSchedule`, the provider token through `TokenVerdicts`); log lines are actions
+///   (`.log`), which the driver hands to the log callback. It never calls back into the driver,
+///   so the driver keeps it without runtime exclusivity checks (I/O thread only).
 /// - The hot path is three calls per notification and allocates nothing: `takeStreams` and
 ///   `streamsStarted` around the driver's submits, and the stream's end in `absorb`.
 package struct ClientCore {
@@ -52,17 +53,20 @@ package struct ClientCore {
     package let reconnect: ReconnectSchedule
     /// The provider token (token authentication): told when a token is accepted or called expired.
     package let token: (any TokenVerdicts)?
-    /// The log callback.
-    package let log: ClientLog
+    /// The lowest level the client's log callback wants (nil: there is none): a line below it
+    /// is not even built. The callback itself stays with the driver, which runs it for each
+    /// `.log` action.
+    package let logMinLevel: Int32?
     /// Draws the jitter of retry delays, in [0, 1) (tests substitute a fixed draw).
     package var unitRandom: () -> Double = { Double.random(in: 0..<1) }
 
-    /// Notifications waiting for a stream or a retry delay, and how many are in flight.
-    package var queue = SendQueue()
+    /// Notifications waiting for a stream or a retry delay, and how many are in flight (the
+    /// driver hands submissions over with `take`, reads the gauges `queuedCount`, `inFlightCount`).
+    package internal(set) var queue = SendQueue()
     /// The connections, and opening them.
     package var pool: ConnectionPool
-    /// Outcomes and news not yet published.
-    package var outbox = ResultOutbox()
+    /// Outcomes and news not yet published (the driver takes them with `takeNews`).
+    package internal(set) var outbox = ResultOutbox()
     /// apns-id generator for notifications that bring none.
     package var uuid = UUIDGenerator()
     /// When deadlines, health and the pool's size are next looked at.
@@ -107,6 +111,8 @@ package struct ClientCore {
         case fail(ConnectionID, TransportError)
         /// The client is shutting down: send GOAWAY on `id`, write, close.
         case terminate(ConnectionID)
+        /// Report a log line to the client's log callback (only lines it wants are asked for).
+        case log(LogLevel, ClientLog.Event, String)
     }
 
     package init(configuration: Settings, slots: SlotTable, retryPolicy: RetryPolicy, reconnect: ReconnectSchedule,
@@ -116,7 +122,7 @@ package struct ClientCore {
         self.retryPolicy = retryPolicy
         self.reconnect = reconnect
         self.token = token
-        self.log = log
+        logMinLevel = log.callback?.minLevel
         timers = ClientTimers(idlePingMillis: configuration.timing.idlePingMillis, pingTimeoutMillis: configuration.timing.pingTimeoutMillis,
                               connectTimeoutMillis: configuration.timing.connectTimeoutMillis)
         var sizing: PoolSizing?
@@ -149,6 +155,14 @@ package struct ClientCore {
 
     /// Asks the driver to do `action`.
     package mutating func act(_ action: Action) { actions.append(action) }
+
+    /// Asks the driver to report a log line if the log callback wants its level. The message
+    /// is a plain `String`, built by the caller (an autoclosure reading the core would overlap
+    /// the mutation): every line is about a connection or the pool, none is per notification.
+    package mutating func log(_ level: LogLevel, _ event: ClientLog.Event, _ message: String) {
+        guard let minLevel = logMinLevel, level.rawValue >= minLevel else { return }
+        act(.log(level, event, message))
+    }
 
     /// Forgets every action not yet taken (shutdown: what they were for is over).
     package mutating func dropActions() {

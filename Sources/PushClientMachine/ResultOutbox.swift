@@ -21,6 +21,9 @@ package struct ResultOutbox {
     /// (`ClientConfiguration.startedTagShift`), not yet published.
     package var started: [UInt64] = []
 
+    /// Nothing yet.
+    package init() {}
+
     /// Nothing to publish.
     package var isEmpty: Bool {
         finished.isEmpty && counters == ClientCounters() && latencies.total == 0 && connectionError == nil

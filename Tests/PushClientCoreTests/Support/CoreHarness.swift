@@ -27,14 +27,14 @@ struct CoreHarness {
     }
 
     /// A core with `configuration` (its pool, timing and recovery settings), no provider token
-    /// and no log callback.
-    init(configuration: ClientConfiguration, unit: Double = 0, capacity: Int = 64) {
+    /// and `log` (by default no log callback).
+    init(configuration: ClientConfiguration, unit: Double = 0, capacity: Int = 64, log: ClientLog = ClientLog(callback: nil)) {
         slots = SlotTable(capacity: capacity)
         let r = configuration.recovery
         core = ClientCore(configuration: configuration, slots: slots,
                           retryPolicy: RetryPolicy(maxAnsweredAttempts: r.maxAttempts, baseDelayMillis: r.retryDelayMillis),
                           reconnect: ReconnectSchedule(firstDelayMillis: r.reconnectFirstDelayMillis, maxDelayMillis: r.reconnectMaxDelayMillis),
-                          token: nil, log: ClientLog(callback: nil))
+                          token: nil, log: log)
         core.unitRandom = { unit }
     }
 
