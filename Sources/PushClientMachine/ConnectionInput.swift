@@ -13,10 +13,12 @@ package struct ConnectionInput {
     /// No facts yet (the buffer is allocated by the first `append`).
     package init() {}
 
-    private var facts: UnsafeMutablePointer<ConnectionFact>?
-    private var capacity = 0
+    // Usable from inline: nghttp2's callbacks in the driver record facts per stream (issue 34).
+    @usableFromInline var facts: UnsafeMutablePointer<ConnectionFact>?
+    @usableFromInline var capacity = 0
     /// Facts recorded, and taken.
-    private var count = 0, taken = 0
+    @usableFromInline var count = 0
+    private var taken = 0
     /// Each GOAWAY's debug data (APNs's reason), in the order of the `.goaway` facts, and how
     /// many of them were taken.
     private var goawayReasons: [String?] = []
@@ -26,7 +28,7 @@ package struct ConnectionInput {
     package var isEmpty: Bool { taken == count }
 
     /// Records `fact` after the others.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ fact: ConnectionFact) {
         if count == capacity { grow() }
         (facts! + count).initialize(to: fact)
@@ -74,7 +76,7 @@ package struct ConnectionInput {
         }
     }
 
-    private mutating func grow() {
+    @usableFromInline mutating func grow() {
         let newCapacity = max(64, capacity * 2)
         let bigger = UnsafeMutablePointer<ConnectionFact>.allocate(capacity: newCapacity)
         if let facts {

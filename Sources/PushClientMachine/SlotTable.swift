@@ -26,26 +26,26 @@ import PushCore
 public struct Slot {
     /// The slot's byte buffer. Grown (never shrunk) only by the sending thread while it fills
     /// the slot (`SlotTable.reserve`); freed, wiped, with the table.
-    package struct Storage {
-        package var buffer: UnsafeMutableRawPointer? = nil
-        package var capacity: Int32 = 0
+    @usableFromInline package struct Storage {
+        @usableFromInline package var buffer: UnsafeMutableRawPointer? = nil
+        @usableFromInline package var capacity: Int32 = 0
     }
 
     /// Intrusive links: queue membership (free, submission, pending, completion) or a
     /// connection's in-flight list (`prev` only there). Written by whoever owns the list the
     /// slot is in: under the hand-off lock for the shared lists, by the I/O thread for its
     /// queues and in-flight lists, by a caller thread for the batches it is filling or reading.
-    package struct Links {
-        package var next: Int32 = -1
-        package var prev: Int32 = -1
+    @usableFromInline package struct Links {
+        @usableFromInline package var next: Int32 = -1
+        @usableFromInline package var prev: Int32 = -1
     }
 
     /// A field's bytes in the slot's buffer.
-    package struct BufferRange {
-        package var offset: Int32 = 0
-        package var length: Int32 = 0
+    @usableFromInline package struct BufferRange {
+        @usableFromInline package var offset: Int32 = 0
+        @usableFromInline package var length: Int32 = 0
         /// `length` bytes from `offset` (empty: both zero).
-        package init(offset: Int32 = 0, length: Int32 = 0) {
+        @inlinable package init(offset: Int32 = 0, length: Int32 = 0) {
             self.offset = offset
             self.length = length
         }
@@ -54,97 +54,99 @@ public struct Slot {
     /// The notification as the caller handed it, and when: written by the sending thread (send
     /// path, outside the lock, before it hands the slot over), then only read, by the I/O
     /// thread (requests, deadline scans) and by whoever reads the result (`tag`).
-    package struct Request {
+    @usableFromInline package struct Request {
         /// The caller's tag, returned with the result.
-        package var tag: UInt64 = 0
-        package var submitNanos: UInt64 = 0
+        @usableFromInline package var tag: UInt64 = 0
+        @usableFromInline package var submitNanos: UInt64 = 0
         /// `submitNanos` + the configured deadline: the I/O thread fails the notification then.
-        package var deadlineNanos: UInt64 = 0
+        @usableFromInline package var deadlineNanos: UInt64 = 0
         /// The path starts at `SlotLayout.request`.
-        package var pathLength: Int32 = 0
-        package var topic = BufferRange()
-        package var payload = BufferRange()
-        package var collapseID = BufferRange()
+        @usableFromInline package var pathLength: Int32 = 0
+        @usableFromInline package var topic = BufferRange()
+        @usableFromInline package var payload = BufferRange()
+        @usableFromInline package var collapseID = BufferRange()
         /// The apns-expiration header's digits (length 0: none).
-        package var expiration = BufferRange()
+        @usableFromInline package var expiration = BufferRange()
         /// A broadcast's apns-channel-id (length 0: a device notification).
-        package var channelID = BufferRange()
-        package var pushType: Int32 = 0
-        package var priority: Int32 = 10
+        @usableFromInline package var channelID = BufferRange()
+        @usableFromInline package var pushType: Int32 = 0
+        @usableFromInline package var priority: Int32 = 10
         /// The apns-id at `SlotLayout.apnsId` is the caller's; otherwise the I/O thread writes
         /// one before the first attempt.
-        package var hasCallerApnsId = false
+        @usableFromInline package var hasCallerApnsId = false
     }
 
     /// Sending it: I/O thread only, once the slot is handed over (the sending thread zeroes it
     /// before; the result reader reads `attempts` and `unprocessedWrites` after).
-    package struct Transmission {
+    @usableFromInline package struct Transmission {
         /// Zero, empty.
-        package init() {}
+        @inlinable package init() {}
         /// Payload bytes nghttp2 has taken of the current attempt.
-        package var payloadSent: Int32 = 0
-        package var attempts: UInt32 = 0
+        @usableFromInline package var payloadSent: Int32 = 0
+        @usableFromInline package var attempts: UInt32 = 0
         /// Writes the server said it never processed (REFUSED_STREAM, above a GOAWAY's
         /// last-stream-id): the result's `attempts` leaves them out; `attempts` (and the stats'
         /// `sent`) count every write.
-        package var unprocessedWrites: UInt32 = 0
+        @usableFromInline package var unprocessedWrites: UInt32 = 0
         /// Attempts that got a retryable answer (429, 5xx, expired token): what the retry budget
         /// (`maxAttempts`) limits. Resends of requests the server never processed (REFUSED_STREAM,
         /// above a GOAWAY's last-stream-id) don't count here; they are bounded by the deadline and
         /// by `RetryPolicy.maxWrites`.
-        package var answeredAttempts: UInt32 = 0
+        @usableFromInline package var answeredAttempts: UInt32 = 0
         /// The current attempt's stream (0: none). Which connection carries it is said by the
         /// in-flight list the slot is on (`InFlightList`), not by a field here.
-        package var streamID: Int32 = 0
+        @usableFromInline package var streamID: Int32 = 0
     }
 
     /// The server's answer to the latest attempt, then the outcome: written by the I/O thread
     /// (the sending thread zeroes it before the hand-off, and marks a notification accepted
     /// during close cancelled); read, after the result is published, by the thread that polls
     /// or by the result callback. The texts' bytes are in the buffer (`SlotLayout`).
-    package struct Answer {
+    @usableFromInline package struct Answer {
         /// Zero, empty.
-        package init() {}
-        package var timestampMs: Int64 = 0
-        package var latencyUs: Int64 = 0
-        package var outcome: Int32 = 0
-        package var status: Int32 = 0
-        package var reason: Int32 = 0
+        @inlinable package init() {}
+        @usableFromInline package var timestampMs: Int64 = 0
+        @usableFromInline package var latencyUs: Int64 = 0
+        @usableFromInline package var outcome: Int32 = 0
+        @usableFromInline package var status: Int32 = 0
+        @usableFromInline package var reason: Int32 = 0
         /// Raw response body bytes at `SlotLayout.body`.
-        package var bodyLength: Int32 = 0
-        package var uniqueIdLength: Int32 = 0
-        package var reasonTextLength: Int32 = 0
+        @usableFromInline package var bodyLength: Int32 = 0
+        @usableFromInline package var uniqueIdLength: Int32 = 0
+        @usableFromInline package var reasonTextLength: Int32 = 0
     }
 
-    package var storage = Storage()
-    package var links = Links()
-    package var request = Request()
-    package var transmission = Transmission()
-    package var answer = Answer()
+    @usableFromInline package var storage = Storage()
+    @usableFromInline package var links = Links()
+    @usableFromInline package var request = Request()
+    @usableFromInline package var transmission = Transmission()
+    @usableFromInline package var answer = Answer()
 }
 
 
 
 /// Fixed offsets inside a slot's byte buffer.
-package enum SlotLayout {
-    package static let apnsId = 0                 // 36 bytes
-    package static let uniqueId = 36              // 36 bytes
-    package static let reasonText = 72            // up to 127 bytes (+ NUL in results)
-    package static let reasonTextCapacity = 127
-    package static let body = 200                 // raw response body, up to 256 bytes
-    package static let bodyCapacity = 256
-    package static let request = 456              // path ("/3/device/<token>") then the rest
-    package static let pathPrefix: StaticString = "/3/device/"
+@usableFromInline package enum SlotLayout {
+    @usableFromInline package static let apnsId = 0                 // 36 bytes
+    @usableFromInline package static let uniqueId = 36              // 36 bytes
+    @usableFromInline package static let reasonText = 72            // up to 127 bytes (+ NUL in results)
+    @usableFromInline package static let reasonTextCapacity = 127
+    @usableFromInline package static let body = 200                 // raw response body, up to 256 bytes
+    @usableFromInline package static let bodyCapacity = 256
+    @usableFromInline package static let request = 456              // path ("/3/device/<token>") then the rest
+    @usableFromInline package static let pathPrefix: StaticString = "/3/device/"
     /// A broadcast's path: this, then the bundle id.
-    package static let broadcastPathPrefix: StaticString = "/4/broadcasts/apps/"
+    @usableFromInline package static let broadcastPathPrefix: StaticString = "/4/broadcasts/apps/"
 }
 
 /// The slots of one client, created lazily in chunks up to a fixed capacity and addressed by
 /// index (indices travel through nghttp2 as stream user data and through the queues as links).
 public final class SlotTable: @unchecked Sendable {
-    private static let chunkShift = 10
-    private static let chunkSize = 1 << chunkShift
-    private var chunks: UnsafeMutablePointer<UnsafeMutablePointer<Slot>?>
+    // Usable from inline: the driver (another module) reads slots on its hot path (issue 34);
+    // `chunks` is a constant, so reading it needs no exclusivity check (a var would, per use).
+    @usableFromInline static let chunkShift = 10
+    @usableFromInline static let chunkSize = 1 << chunkShift
+    @usableFromInline let chunks: UnsafeMutablePointer<UnsafeMutablePointer<Slot>?>
     private let chunkCount: Int
     /// How many slots may exist.
     public let capacity: Int
@@ -175,7 +177,7 @@ public final class SlotTable: @unchecked Sendable {
     }
 
     /// The slot at `index` (must exist).
-    @inline(__always)
+    @inlinable @inline(__always)
     package subscript(index: Int32) -> UnsafeMutablePointer<Slot> {
         chunks[Int(index) >> Self.chunkShift]! + (Int(index) & (Self.chunkSize - 1))
     }
@@ -196,7 +198,7 @@ public final class SlotTable: @unchecked Sendable {
 
     /// Ensures the slot's buffer holds at least `bytes`; returns false when memory ran out.
     /// Buffers only grow, so a steady workload stops allocating.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func reserve(_ slot: UnsafeMutablePointer<Slot>, bytes: Int) -> Bool {
         if Int(slot.pointee.storage.capacity) >= bytes { return true }
         let newCapacity = max(1024, (bytes + 255) & ~255)
@@ -207,22 +209,23 @@ public final class SlotTable: @unchecked Sendable {
     }
 }
 
-/// A FIFO of slots linked through `Slot.links.next`; holds no memory of its own.
-package struct SlotList {
+/// A FIFO of slots linked through `Slot.links.next`; holds no memory of its own. Its operations
+/// are inlinable: the driver's sends and hand-offs use them per notification (issue 34).
+@usableFromInline package struct SlotList {
     /// Zero, empty.
-    package init() {}
-    package var head: Int32 = -1
-    package var tail: Int32 = -1
-    package var count = 0
+    @inlinable package init() {}
+    @usableFromInline package var head: Int32 = -1
+    @usableFromInline package var tail: Int32 = -1
+    @usableFromInline package var count = 0
     /// No slot added since the list was made has an earlier deadline (`Slot.request.deadlineNanos`):
     /// exact while slots are only added, a lower bound after removals. The deadline scan skips
     /// the whole queue while `now` is below it, instead of walking thousands of queued slots
     /// every scan interval (5% of the client's CPU at 50 ms answers, before).
-    private(set) var earliestDeadline: UInt64 = .max
+    @usableFromInline package var earliestDeadline: UInt64 = .max
 
-    package var isEmpty: Bool { head < 0 }
+    @inlinable package var isEmpty: Bool { head < 0 }
 
-    package mutating func append(_ index: Int32, in table: SlotTable) {
+    @inlinable package mutating func append(_ index: Int32, in table: SlotTable) {
         earliestDeadline = min(earliestDeadline, table[index].pointee.request.deadlineNanos)
         table[index].pointee.links.next = -1
         if tail >= 0 { table[tail].pointee.links.next = index } else { head = index }
@@ -230,7 +233,7 @@ package struct SlotList {
         count += 1
     }
 
-    package mutating func prepend(_ index: Int32, in table: SlotTable) {
+    @inlinable package mutating func prepend(_ index: Int32, in table: SlotTable) {
         earliestDeadline = min(earliestDeadline, table[index].pointee.request.deadlineNanos)
         table[index].pointee.links.next = head
         head = index
@@ -238,7 +241,7 @@ package struct SlotList {
         count += 1
     }
 
-    package mutating func popFirst(in table: SlotTable) -> Int32 {
+    @inlinable package mutating func popFirst(in table: SlotTable) -> Int32 {
         let h = head
         guard h >= 0 else { return -1 }
         head = table[h].pointee.links.next
@@ -248,7 +251,7 @@ package struct SlotList {
     }
 
     /// Moves all of `other` to the end of this list in O(1).
-    package mutating func splice(_ other: inout SlotList, in table: SlotTable) {
+    @inlinable package mutating func splice(_ other: inout SlotList, in table: SlotTable) {
         guard !other.isEmpty else { return }
         if tail >= 0 { table[tail].pointee.links.next = other.head } else { head = other.head }
         tail = other.tail
