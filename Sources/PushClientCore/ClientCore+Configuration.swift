@@ -22,9 +22,6 @@ extension ClientCore {
     init(configuration: ClientConfiguration, slots: SlotTable, retryPolicy: RetryPolicy, reconnect: ReconnectSchedule,
          token: ProviderToken?, log: ClientLog) {
         self.init(configuration: Settings(configuration), slots: slots, retryPolicy: retryPolicy, reconnect: reconnect,
-                  token: token, log: log)
+                  tokenAuthentication: token != nil, log: log)
     }
 }
-
-/// The provider token answers the machine's questions itself (both take its lock).
-extension ProviderToken: TokenVerdicts {}

@@ -68,7 +68,7 @@ extension ClientCore {
                 // shows the token it carried is good.
                 pool.mayBeBackingOff = false
                 reconnect.succeeded()
-                token?.accepted(generation: pool.entries[e].record.tokenGeneration)
+                if tokenAuthentication { act(.tokenAccepted(generation: pool.entries[e].record.tokenGeneration)) }
             }
             settle(index, slot, after: .accepted, status: 200, reason: .none, text: nil, now: now)
         } else if status != 0 {
@@ -126,14 +126,14 @@ extension ClientCore {
         case .token:
             // ExpiredProviderToken: a token APNs calls expired is useless whatever its age: sign a
             // new one once; if that one is refused too, the clock is the likely cause: say so and
-            // stop re-signing. Either way the client backs off before the next connection.
-            let verdict = token?.expiredRejection(generation: pool.entries[e].record.tokenGeneration) ?? .alreadyReplaced
-            switch verdict {
-            case .clockSuspect(let iat, let localTime): clockSuspectText = TokenExpiryVerdict.clockSuspectText(iat: iat, localTime: localTime)
-            case .resigned: clockSuspectText = nil
-            case .alreadyReplaced: break
+            // stop re-signing. Either way the client backs off before the next connection. The
+            // token decides (shared by a group's threads, it signs and reads the wall clock): the
+            // driver asks it and reports its verdict (`tokenVerdict`).
+            if tokenAuthentication {
+                act(.tokenExpired(pool.id(e), generation: pool.entries[e].record.tokenGeneration, text: text))
+            } else {
+                tokenVerdict(.alreadyReplaced, on: e, text: text, now: now)
             }
-            connectionRefused(e, text: clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
         case .connection:
             // TooManyProviderTokenUpdates (a refusal of the credentials too) / IdleTimeout.
             if reason.isConnectionRefusal { connectionRefused(e, text: "APNs refused the connection: \(text)", now: now) }
@@ -143,5 +143,23 @@ extension ClientCore {
         case .backoff, .later, .never, .unknown, .local:
             break
         }
+    }
+
+    /// The provider token's verdict on an expiry that connection `id` was answered
+    /// (`.tokenExpired`): a new token clears the clock's suspicion, a refused fresh one names the
+    /// clock in what ends from now on; either way the connection counts as refused and the client
+    /// backs off (`connectionRefused`). A connection gone since is not counted again.
+    package mutating func tokenVerdict(_ verdict: TokenExpiryVerdict, on id: ConnectionID, text: String, now: UInt64) {
+        guard let e = pool.entry(id) else { return }
+        tokenVerdict(verdict, on: e, text: text, now: now)
+    }
+
+    private mutating func tokenVerdict(_ verdict: TokenExpiryVerdict, on e: Int, text: String, now: UInt64) {
+        switch verdict {
+        case .clockSuspect(let iat, let localTime): clockSuspectText = TokenExpiryVerdict.clockSuspectText(iat: iat, localTime: localTime)
+        case .resigned: clockSuspectText = nil
+        case .alreadyReplaced: break
+        }
+        connectionRefused(e, text: clockSuspectText ?? "APNs refused the provider token: \(text)", now: now)
     }
 }

@@ -33,9 +33,10 @@ import PushCore
 /// - What becomes of one attempt is `RetryPolicy`'s decision (`settle`); what becomes of one
 ///   connection is its `ConnectionState`'s (`perform` carries out its actions); when connections
 ///   may be opened is the shared `ReconnectSchedule`'s, the pool's size `PoolSizing`'s.
-/// - Its only calls out are to objects that take their own locks and do no I/O (the shared
-///   `ReconnectSchedule`, the provider token through `TokenVerdicts`); log lines are actions
-///   (`.log`), which the driver hands to the log callback. It never calls back into the driver,
+/// - Its only call out is to the shared `ReconnectSchedule` (its own lock, no I/O); the provider
+///   token is told and asked through actions (`.tokenAccepted`, `.tokenExpired`, answered with
+///   `tokenVerdict`), and log lines are actions (`.log`), which the driver hands to the log
+///   callback. It never calls back into the driver,
 ///   so the driver keeps it without runtime exclusivity checks (I/O thread only).
 /// - The hot path is three calls per notification and allocates nothing: `takeStreams` and
 ///   `streamsStarted` around the driver's submits, and the stream's end in `absorb`.
@@ -51,8 +52,10 @@ package struct ClientCore {
     package let timers: ClientTimers
     /// When connections may be opened (the back-off after refusals), shared by a group's threads.
     package let reconnect: ReconnectSchedule
-    /// The provider token (token authentication): told when a token is accepted or called expired.
-    package let token: (any TokenVerdicts)?
+    /// The client signs provider tokens (token authentication): answers tell the token about
+    /// itself through actions (`.tokenAccepted`, `.tokenExpired`), and the driver reports what
+    /// the token made of an expiry (`tokenVerdict`). The core never calls the token.
+    package let tokenAuthentication: Bool
     /// The lowest level the client's log callback wants (nil: there is none): a line below it
     /// is not even built. The callback itself stays with the driver, which runs it for each
     /// `.log` action.
@@ -111,17 +114,24 @@ package struct ClientCore {
         case fail(ConnectionID, TransportError)
         /// The client is shutting down: send GOAWAY on `id`, write, close.
         case terminate(ConnectionID)
+        /// A request carrying the provider token of `generation` was accepted: tell the token
+        /// (`ProviderToken.accepted`), so that a later expiry may re-sign.
+        case tokenAccepted(generation: Int)
+        /// APNs called the provider token of `generation` expired on `id` (its answer's text
+        /// `text`): ask the token what that means (`ProviderToken.expiredRejection`, which may
+        /// sign a new one and reads the wall clock) and report it with `tokenVerdict`.
+        case tokenExpired(ConnectionID, generation: Int, text: String)
         /// Report a log line to the client's log callback (only lines it wants are asked for).
         case log(LogLevel, ClientLog.Event, String)
     }
 
     package init(configuration: Settings, slots: SlotTable, retryPolicy: RetryPolicy, reconnect: ReconnectSchedule,
-         token: (any TokenVerdicts)?, log: ClientLog) {
+         tokenAuthentication: Bool, log: ClientLog) {
         self.configuration = configuration
         self.slots = slots
         self.retryPolicy = retryPolicy
         self.reconnect = reconnect
-        self.token = token
+        self.tokenAuthentication = tokenAuthentication
         logMinLevel = log.callback?.minLevel
         timers = ClientTimers(idlePingMillis: configuration.timing.idlePingMillis, pingTimeoutMillis: configuration.timing.pingTimeoutMillis,
                               connectTimeoutMillis: configuration.timing.connectTimeoutMillis)

@@ -3,9 +3,10 @@ import Testing
 @testable import PushClientCore
 @testable import PushClientMachine
 
-/// What the core hands the driver instead of calling out (issue 34): log lines are actions for
-/// the driver to report, and what is to be published is taken whole. In memory.
-@Suite("ClientCore: log lines and news, as the driver takes them")
+/// What the core hands the driver instead of calling out (issue 34): log lines and the provider
+/// token's news are actions for the driver to carry out, and what is to be published is taken
+/// whole. In memory.
+@Suite("ClientCore: log lines, the token's news and the outbox, as the driver takes them")
 struct ClientCoreNewsTests {
     /// Counts calls of a log callback (called, if at all, on the test's own thread).
     final class Calls: @unchecked Sendable {
@@ -77,5 +78,48 @@ struct ClientCoreNewsTests {
         #expect(!h.core.hasNews)
         #expect(!news.isEmpty)
         #expect(h.core.queuedCount == 0 && h.core.inFlightCount == 0)
+    }
+
+    /// A one-connection core signing provider tokens, its connection ready.
+    static func tokenHarness() -> (CoreHarness, ConnectionID) {
+        var c = ClientConfiguration()
+        c.pool.connections = 1
+        var h = CoreHarness(configuration: c, tokenAuthentication: true)
+        let id = h.connect(maxStreams: 100)[0]
+        return (h, id)
+    }
+
+    @Test("An accepted answer tells the token through a .tokenAccepted action")
+    func tokenAcceptedIsAnAction() {
+        var (h, id) = Self.tokenHarness()
+        let n = h.submit(1)[0]
+        h.dispatch()
+        h.answer(n, on: id)
+        let told = h.takeActions().compactMap { action -> Int? in
+            if case .tokenAccepted(let generation) = action { return generation }
+            return nil
+        }
+        #expect(told == [0])
+    }
+
+    @Test("An expired token is a .tokenExpired action: the refusal, the back-off and the clock's name wait for the token's verdict")
+    func tokenExpiryIsAnAction() {
+        var (h, id) = Self.tokenHarness()
+        let n = h.submit(1, deadlineMillis: 1_000)[0]
+        h.dispatch()
+        h.answer(n, on: id, status: 403, reason: "ExpiredProviderToken")
+        let asked = h.takeActions().compactMap { action -> (ConnectionID, Int, String)? in
+            if case .tokenExpired(let on, let generation, let text) = action { return (on, generation, text) }
+            return nil
+        }
+        #expect(asked.count == 1 && asked.first?.0 == id && asked.first?.1 == 0)
+        #expect(h.core.lastConnectionError == nil, "no refusal before the verdict")
+        h.core.tokenVerdict(.clockSuspect(iat: 100, localTime: 200), on: id, text: asked.first?.2 ?? "", now: h.now)
+        #expect(h.core.clockSuspectText?.contains("check this host's clock") == true)
+        #expect(h.core.lastConnectionError?.description.contains("iat=100") == true, "\(String(describing: h.core.lastConnectionError))")
+        #expect(h.core.reconnect.nextAttemptNanos > h.now, "the client backs off")
+        h.advance(millis: 1_000)
+        _ = h.turn()
+        #expect(h.result(n).text.contains("check this host's clock"), "the notification names the clock")
     }
 }

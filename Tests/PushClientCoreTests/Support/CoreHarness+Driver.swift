@@ -142,7 +142,7 @@ extension CoreHarness {
                 core.connectionClosed(id, error: nil, now: now)
             case .fail(let id, let error):
                 core.connectionClosed(id, error: error, now: now)
-            case .cancelStream, .flush, .ping, .log:
+            case .cancelStream, .flush, .ping, .log, .tokenAccepted, .tokenExpired:
                 break
             }
         }

@@ -26,15 +26,17 @@ struct CoreHarness {
         self.init(configuration: configuration, unit: unit)
     }
 
-    /// A core with `configuration` (its pool, timing and recovery settings), no provider token
-    /// and `log` (by default no log callback).
-    init(configuration: ClientConfiguration, unit: Double = 0, capacity: Int = 64, log: ClientLog = ClientLog(callback: nil)) {
+    /// A core with `configuration` (its pool, timing and recovery settings), `log` (by default no
+    /// log callback), signing provider tokens if `tokenAuthentication` (the driver's part, asking
+    /// the token, is the test's).
+    init(configuration: ClientConfiguration, unit: Double = 0, capacity: Int = 64, log: ClientLog = ClientLog(callback: nil),
+         tokenAuthentication: Bool = false) {
         slots = SlotTable(capacity: capacity)
         let r = configuration.recovery
-        core = ClientCore(configuration: configuration, slots: slots,
+        core = ClientCore(configuration: ClientCore.Settings(configuration), slots: slots,
                           retryPolicy: RetryPolicy(maxAnsweredAttempts: r.maxAttempts, baseDelayMillis: r.retryDelayMillis),
                           reconnect: ReconnectSchedule(firstDelayMillis: r.reconnectFirstDelayMillis, maxDelayMillis: r.reconnectMaxDelayMillis),
-                          token: nil, log: log)
+                          tokenAuthentication: tokenAuthentication, log: log)
         core.unitRandom = { unit }
     }
 
