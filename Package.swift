@@ -41,7 +41,7 @@ let package = Package(
         .executable(name: "swiftpush-cli", targets: ["SwiftPushCLI"]),
         // The modules under the C ABI, for the fuzz harnesses' own package (FuzzTesting/, which
         // depends on this one by path). Not an API: linked statically into the harnesses.
-        .library(name: "SwiftPushFuzzable", targets: ["PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPush", "CSwiftPushABI"]),
+        .library(name: "SwiftPushFuzzable", targets: ["PushCore", "PushCrypto", "PushTransport", "PushClientMachine", "PushClientCore", "PushChannels", "SwiftPush", "CSwiftPushABI"]),
         // The Swift API (async/await, swift-log, swift-metrics, ServiceLifecycle): what a Swift
         // program imports. Not the C ABI (product swiftpush, target SwiftPush).
         .library(name: "SwiftPushKit", targets: ["SwiftPushKit"]),
@@ -83,23 +83,34 @@ let package = Package(
         .systemLibrary(name: "CPushSystem"),
         // The C types of the public ABI (structs, enums, constants); merged into Include/swiftpush.h.
         .target(name: "CSwiftPushABI"),
-        // No I/O: notification model, validation, reasons, JWT signing, response parsing, policies.
-        .target(name: "PushCore", dependencies: ["COpenSSL", "CSwiftPushABI"]),
+        // No I/O and no C library: notification model, validation, reasons, response parsing,
+        // policies, the log's and the transport's values. Under the client's machine, which must
+        // not reach OpenSSL (issue 34).
+        .target(name: "PushCore", dependencies: ["CSwiftPushABI"]),
+        // What needs OpenSSL and no I/O: the token-signing key, the provider token (JWT),
+        // secrets cleared with OPENSSL_cleanse, OpenSSL's error queue.
+        .target(name: "PushCrypto", dependencies: ["PushCore", "COpenSSL"]),
         // I/O, knowing nothing of APNs's requests: the event loop, sockets, name resolution, TLS,
         // the TLS + HTTP/2 byte pump (TLSH2Socket), file reading. Under the client and the mock.
-        .target(name: "PushTransport", dependencies: ["PushCore", "COpenSSL", "CNGHTTP2", "CPushSystem"]),
+        .target(name: "PushTransport", dependencies: ["PushCore", "PushCrypto", "COpenSSL", "CNGHTTP2", "CPushSystem"]),
+        // The client's machine (issue 34): ClientCore (every decision of the I/O thread, events
+        // in, actions out), ConnectionState, the pool, the queue, the slots and the outcomes'
+        // bookkeeping. No I/O, and dependencies that cannot reach OpenSSL, nghttp2 or the
+        // transport, so the compiler keeps it pure (scripts/check-target-imports.py checks the
+        // closure; `make test` builds with --explicit-target-dependency-import-check error).
+        .target(name: "PushClientMachine", dependencies: ["PushCore", "CSwiftPushABI"]),
         // The APNs client: PushClient(Group), its connections (APNsConnection, ConnectionState),
         // slots, pool, retries, options, metrics. Built on PushTransport.
-        .target(name: "PushClientCore", dependencies: ["PushTransport", "PushCore", "COpenSSL", "CNGHTTP2", "CSwiftPushABI", "CPushSystem"]),
+        .target(name: "PushClientCore", dependencies: ["PushClientMachine", "PushTransport", "PushCore", "PushCrypto", "COpenSSL", "CNGHTTP2", "CSwiftPushABI", "CPushSystem"]),
         // Channel management (create, read, delete, list broadcast channels): blocking calls on
         // connections of their own, with the client's configuration and ConnectionState.
-        .target(name: "PushChannels", dependencies: ["PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "COpenSSL", "CNGHTTP2", "CPushSystem"]),
+        .target(name: "PushChannels", dependencies: ["PushClientCore", "PushTransport", "PushCore", "PushCrypto", "CSwiftPushABI", "COpenSSL", "CNGHTTP2", "CPushSystem"]),
         // The @c exports: the whole public C ABI of libswiftpush.so.
         .target(name: "SwiftPush", dependencies: ["PushChannels", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI"],
                 exclude: ["exports.map"], linkerSettings: abiLinkerFlags),
         // The Swift API: values, async/await, a host-thread engine, Logger, metrics, Service.
         .target(name: "SwiftPushKit", dependencies: [
-                    "PushChannels", "PushClientCore", "PushCore", "CSwiftPushABI",
+                    "PushChannels", "PushClientCore", "PushCore", "PushCrypto", "CSwiftPushABI",
                     .product(name: "Logging", package: "swift-log"),
                     .product(name: "CoreMetrics", package: "swift-metrics"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -108,11 +119,11 @@ let package = Package(
         .executableTarget(name: "SwiftPushKitBench", dependencies: ["SwiftPushKit", .product(name: "Logging", package: "swift-log")],
                           swiftSettings: [.swiftLanguageMode(.v6)]),
         // The mock APNs server (a library, used by the CLI and the tests).
-        .target(name: "APNsMock", dependencies: ["PushCore", "PushTransport", "COpenSSL", "CNGHTTP2"]),
+        .target(name: "APNsMock", dependencies: ["PushCore", "PushCrypto", "PushTransport", "COpenSSL", "CNGHTTP2"]),
         // Redis for the worker and the CLI: connections in the clear or over TLS (OpenSSL, with
         // certificate and host-name verification), AUTH, Redis Cluster routing, WAIT; hiredis
         // for its RESP reader only. Not part of libswiftpush.so.
-        .target(name: "SwiftPushRedis", dependencies: ["PushCore", "PushTransport", "CHiredis", "COpenSSL"]),
+        .target(name: "SwiftPushRedis", dependencies: ["PushCore", "PushCrypto", "PushTransport", "CHiredis", "COpenSSL"]),
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
         // The fleet's Redis key names and the heartbeat's record: what the worker writes and the
@@ -129,7 +140,7 @@ let package = Package(
                                                              .product(name: "Logging", package: "swift-log")]),
         // The command-line tool: send, bench, mock, jwt, worker, enqueue, outcomes, channels, status.
         // send, bench and channels use the Swift API (SwiftPushKit), as any Swift host would.
-        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushKeys", "SwiftPushRedis",
+        .executableTarget(name: "SwiftPushCLI", dependencies: ["APNsMock", "PushCore", "PushCrypto", "PushTransport", "PushClientCore", "PushChannels", "SwiftPushWorker", "SwiftPushKeys", "SwiftPushRedis",
                                                               "SwiftPushKit", "CSwiftPushABI", "SwiftPushStatus", "SwiftPushWorkerHTTP",
                                                               .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                                                               .product(name: "Logging", package: "swift-log")]),
@@ -148,19 +159,19 @@ let package = Package(
         // task), `TestFiles`; fork and prctl in C (CTestProcess). Test support, not a product.
         .target(name: "CTestProcess", path: "Tests/CTestProcess"),
         .target(name: "TestProcessSupport", dependencies: ["CTestProcess"], path: "Tests/TestProcessSupport"),
-        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "COpenSSL"]),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "PushCrypto", "COpenSSL"]),
         // PushClientCore's pure parts in memory: no sockets, no threads, no mock (PushTransport only
         // for its values, such as TransportError).
-        .testTarget(name: "PushClientCoreTests", dependencies: ["PushClientCore", "PushTransport", "PushCore"]),
+        .testTarget(name: "PushClientCoreTests", dependencies: ["PushClientMachine", "PushClientCore", "PushTransport", "PushCore"]),
         // The client against the mock over real TLS and HTTP/2: PushTransport, PushClientCore and
         // PushChannels together (one target: they share the client test support and the mock).
-        .testTarget(name: "PushTransportTests", dependencies: ["TestProcessSupport", "PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore",
+        .testTarget(name: "PushTransportTests", dependencies: ["TestProcessSupport", "PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore", "PushCrypto",
                                                      "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["TestProcessSupport", "APNsMock", "PushCore", "PushTransport"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["TestProcessSupport", "APNsMock", "PushCore", "PushCrypto", "PushTransport"]),
         .testTarget(name: "SwiftPushWorkerTests", dependencies: ["TestProcessSupport", "SwiftPushWorker", "SwiftPushKeys", "SwiftPushRedis", "PushCore", "CHiredis",
                                                                  "SwiftPushKit", "PushClientCore", "CSwiftPushABI"]),
         // SwiftPushRedis: unit tests, and real redis-servers (TLS, ACL users, a 6-node cluster).
-        .testTarget(name: "SwiftPushRedisTests", dependencies: ["TestProcessSupport", "SwiftPushRedis", "PushCore", "CHiredis"]),
+        .testTarget(name: "SwiftPushRedisTests", dependencies: ["TestProcessSupport", "SwiftPushRedis", "PushCore", "PushCrypto", "CHiredis"]),
         .testTarget(name: "SwiftPushKitTests", dependencies: [
                         "TestProcessSupport", "SwiftPushKit", "APNsMock", "PushCore", "PushClientCore",
                         .product(name: "Logging", package: "swift-log"),

@@ -6,7 +6,7 @@
 // replayers (`.build/debug/FuzzPayload FILE|DIR...`).
 import PackageDescription
 
-/// The modules under the C ABI (PushCore, PushTransport, PushClientCore, PushChannels, SwiftPush, CSwiftPushABI).
+/// The modules under the C ABI (PushCore, PushCrypto, PushTransport, PushClientMachine, PushClientCore, PushChannels, SwiftPush, CSwiftPushABI).
 let swiftpush: Target.Dependency = .product(name: "SwiftPushFuzzable", package: "swiftpush")
 
 let package = Package(

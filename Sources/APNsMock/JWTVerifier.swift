@@ -1,5 +1,6 @@
 import COpenSSL
 import PushCore
+import PushCrypto
 
 /// Checks provider tokens (the JWT in `authorization: bearer <jwt>`) the way APNs does.
 ///

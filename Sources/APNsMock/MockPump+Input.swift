@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushCrypto
 import PushTransport
 
 /// Input: SSL_read, the frame scanner, nghttp2. New client streams are counted as the scanner

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushCrypto
 import PushTransport
 
 /// Output: nghttp2's frames gathered into `output`, written with `SSL_write` into the socket

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushCrypto
 import PushTransport
 
 /// The byte pump of one client connection: the TLS socket, the nghttp2 server session, and

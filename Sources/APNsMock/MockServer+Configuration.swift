@@ -1,4 +1,5 @@
 import PushCore
+import PushCrypto
 import PushTransport
 
 extension MockServer {

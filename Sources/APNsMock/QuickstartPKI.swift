@@ -3,6 +3,7 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import PushCrypto
 
 /// The throwaway keys and certificates `swiftpush mock --quickstart DIR` serves with, made
 /// in-process with OpenSSL (no `openssl` command needed) and kept in DIR, so that a restarted

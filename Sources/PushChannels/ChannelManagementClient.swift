@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CSwiftPushABI
 import PushCore
+import PushCrypto
 import PushTransport
 import PushClientCore
 import CPushSystem

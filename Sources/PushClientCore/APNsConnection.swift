@@ -3,6 +3,7 @@ import Glibc
 #endif
 import COpenSSL
 import CNGHTTP2
+import PushClientMachine
 import PushCore
 import PushTransport
 import CPushSystem

@@ -1,3 +1,4 @@
+import PushClientMachine
 import PushCore
 
 /// Deadlines of the caller's own blocking calls (send waiting for room, poll,

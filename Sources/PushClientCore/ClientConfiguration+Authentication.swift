@@ -1,4 +1,6 @@
+import PushClientMachine
 import PushCore
+import PushCrypto
 import PushTransport
 
 extension ClientConfiguration.Credentials {

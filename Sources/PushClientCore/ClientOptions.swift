@@ -3,7 +3,9 @@ import Glibc
 #endif
 import COpenSSL
 import CSwiftPushABI
+import PushClientMachine
 import PushCore
+import PushCrypto
 import PushTransport
 
 // Setting options on a `ClientConfiguration`: the checks push_config_set_int and

@@ -1,3 +1,4 @@
+import PushClientMachine
 import PushCore
 import PushTransport
 

@@ -1,4 +1,5 @@
 import CSwiftPushABI
+import PushClientMachine
 import PushCore
 
 /// The versions of the caller's `push_notification` record (docs/abi.md: records grow at

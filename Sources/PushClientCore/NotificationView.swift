@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushClientMachine
 import PushCore
 
 /// One field of a notification: bytes borrowed from the caller for the length of a send.

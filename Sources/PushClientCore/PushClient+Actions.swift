@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushClientMachine
 import PushCore
 import PushTransport
 
@@ -37,6 +38,12 @@ extension PushClient {
             conn.sendGoaway()
             conn.flush()
             conn.close(nil)
+        case .tokenAccepted(let generation):
+            token?.accepted(generation: generation)
+        case .tokenExpired(let id, let generation, let text):
+            core.tokenVerdict(token?.expiredRejection(generation: generation) ?? .alreadyReplaced, on: id, text: text, now: now)
+        case .log(let level, let event, let message):
+            log(level, event, message)
         }
     }
 

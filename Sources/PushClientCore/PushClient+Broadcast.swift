@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSwiftPushABI
+import PushClientMachine
 import PushCore
 
 /// Broadcasts (`POST /4/broadcasts/apps/<bundle id>`, apns.md "Broadcast push and channels")

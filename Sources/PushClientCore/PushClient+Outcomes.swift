@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushClientMachine
 import PushCore
 
 /// Handing finished notifications (`ClientCore`'s outbox) to pollers or the callback. On the I/O
@@ -25,20 +26,21 @@ extension PushClient {
         }
     }
 
-    /// Hands what the core has for the callers (`ClientCore.outbox`) over: finished notifications
+    /// Hands what the core has for the callers (`ClientCore.takeNews`) over: finished notifications
     /// to the result callback or to pollers, counters, latencies and the connections' news, in
     /// one lock; wakes whoever waits.
     func publish() {
-        if core.outbox.isEmpty { return }
-        var finished = core.outbox.takeFinished()
+        guard core.hasNews else { return }
+        core.takeNews(into: &news)
+        var finished = news.takeFinished()
         if let callback = configuration.callbacks.result {
             deliver(&finished, to: callback, buffer: callbackBuffer)
         }
         let newResults = !finished.isEmpty // (empty after a callback took them)
         // The per-connection list is rebuilt at each scan and when connections come and go;
         // otherwise the queue gauges ride along (no allocation).
-        let state = core.outbox.stateChanged ? core.publishedState() : nil
-        let queued = core.queue.pending.count + core.queue.delayed.count, inFlight = core.queue.inFlightTotal
+        let state = news.stateChanged ? core.publishedState() : nil
+        let queued = core.queuedCount, inFlight = core.inFlightCount
         handoff.withLockNotifying { h, waiters in
             h.completions.splice(&finished, in: slots)
             moveOutbox(into: &h)
@@ -53,26 +55,27 @@ extension PushClient {
         }
     }
 
-    /// Moves the outbox's counters, outcome counts, latencies and connection news into the
-    /// hand-off (under its lock), leaving the outbox with nothing to publish but its finished list.
+    /// Moves the taken outbox's (`news`) counters, outcome counts, latencies and connection news
+    /// into the hand-off (under its lock), leaving it empty (its finished list was taken before)
+    /// for the next `takeNews`.
     func moveOutbox(into h: inout Handoff) {
-        h.counters.add(core.outbox.counters)
-        core.outbox.counters = ClientCounters()
-        h.outcomeCounts.drain(&core.outbox.outcomeCounts)
-        if core.outbox.latencies.total > 0 {
-            h.latencies.merge(core.outbox.latencies)
-            core.outbox.latencies = LatencyHistogram()
+        h.counters.add(news.counters)
+        news.counters = ClientCounters()
+        h.outcomeCounts.drain(&news.outcomeCounts)
+        if news.latencies.total > 0 {
+            h.latencies.merge(news.latencies)
+            news.latencies = LatencyHistogram()
         }
-        if let error = core.outbox.connectionError {
+        if let error = news.connectionError {
             h.lastConnectionError = error
-            core.outbox.connectionError = nil
+            news.connectionError = nil
         }
-        h.openConnections += core.outbox.openConnectionsChange
-        core.outbox.openConnectionsChange = 0
-        core.outbox.stateChanged = false
-        if !core.outbox.started.isEmpty {
-            if h.started.isEmpty { swap(&h.started, &core.outbox.started) } else { h.started += core.outbox.started }
-            core.outbox.started.removeAll(keepingCapacity: true)
+        h.openConnections += news.openConnectionsChange
+        news.openConnectionsChange = 0
+        news.stateChanged = false
+        if !news.started.isEmpty {
+            if h.started.isEmpty { swap(&h.started, &news.started) } else { h.started += news.started }
+            news.started.removeAll(keepingCapacity: true)
         }
     }
 }

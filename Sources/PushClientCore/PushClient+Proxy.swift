@@ -1,5 +1,7 @@
 import COpenSSL
+import PushClientMachine
 import PushCore
+import PushCrypto
 
 extension PushClient {
     /// The HTTP/1.1 CONNECT request that opens a tunnel to `host:port` through the proxy

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSwiftPushABI
+import PushClientMachine
 import PushCore
 
 /// The caller-side half of the client: send, poll, wait, close. Any thread may call these.

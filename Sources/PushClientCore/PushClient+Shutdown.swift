@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushClientMachine
 import PushCore
 import PushTransport
 
@@ -14,7 +15,8 @@ extension PushClient {
         let now = configuration.timing.clock.monotonicNanos()
         core.shutDown(now: now)
         performActions(now: now) // each connection: GOAWAY, write, close (its end goes to the core as any other)
-        var finished = core.outbox.takeFinished()
+        core.takeNews(into: &news)
+        var finished = news.takeFinished()
         if let callback = configuration.callbacks.result { deliver(&finished, to: callback, buffer: callbackBuffer) }
         var late = handoff.withLock { h in
             h.completions.splice(&finished, in: slots)
@@ -26,7 +28,8 @@ extension PushClient {
             return late
         }
         core.cancel(&late, now: configuration.timing.clock.monotonicNanos()) // (sent after `now`, maybe)
-        finished = core.outbox.takeFinished()
+        core.takeNews(into: &news)
+        finished = news.takeFinished()
         if let callback = configuration.callbacks.result { deliver(&finished, to: callback, buffer: callbackBuffer) }
         handoff.withLockNotifying { h, waiters in
             h.completions.splice(&finished, in: slots)

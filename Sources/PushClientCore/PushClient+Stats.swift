@@ -1,4 +1,5 @@
 import CSwiftPushABI
+import PushClientMachine
 import PushCore
 
 /// Stats: a snapshot of counters, queues, connections and latency, readable from any thread.

@@ -2,7 +2,9 @@
 import Glibc
 #endif
 import COpenSSL
+import PushClientMachine
 import PushCore
+import PushCrypto
 import PushTransport
 import CSwiftPushABI
 
@@ -221,6 +223,9 @@ public final class PushClient: @unchecked Sendable {
     /// calls nothing back), so without runtime exclusivity checks (a `swift_beginAccess` per use
     /// otherwise, several per notification).
     @exclusivity(unchecked) var core: ClientCore
+    /// The core's outbox being published (`ClientCore.takeNews`), empty between publishes: the
+    /// two swap, so neither allocates.
+    @exclusivity(unchecked) var news = ResultOutbox()
     /// The connections' sockets, TLS and nghttp2 sessions, by `ConnectionID.index` (what the core
     /// knows of each is its entry at the same index).
     var connections: [APNsConnection?] = []
@@ -336,35 +341,4 @@ public struct ResultCallback: @unchecked Sendable {
 /// `StatusError` of PushCore).
 public typealias ClientError = StatusError
 
-/// The I/O thread's state as the stats show it (copied under the lock at each publish).
-struct PublishedState {
-    var queued = 0
-    var inFlight = 0
-    var connectionsOpen = 0
-    var connectionsOpening = 0
-    var lastGoawayReason = ""
-    /// (state, stream limit, in flight) per connection: pool first, then draining ones.
-    var connections: [(Int32, Int32, Int32)] = []
-}
 
-/// Counters kept by the client (published under the lock).
-public struct ClientCounters: Sendable, Equatable {
-    public init() {}
-    public var accepted: UInt64 = 0
-    public var rejected: UInt64 = 0
-    public var failed: UInt64 = 0
-    public var resent: UInt64 = 0
-    public var goaways: UInt64 = 0
-    public var connectionsOpened: UInt64 = 0
-    public var sent: UInt64 = 0
-
-    public mutating func add(_ other: ClientCounters) {
-        accepted += other.accepted
-        rejected += other.rejected
-        failed += other.failed
-        resent += other.resent
-        goaways += other.goaways
-        connectionsOpened += other.connectionsOpened
-        sent += other.sent
-    }
-}

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSwiftPushABI
+import PushClientMachine
 import PushCore
 import Synchronization
 

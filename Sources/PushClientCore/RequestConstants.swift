@@ -1,3 +1,4 @@
+import PushClientMachine
 import PushCore
 
 /// What every request of the client's life uses unchanged, set once by `init` (read by any

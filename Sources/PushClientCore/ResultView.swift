@@ -1,3 +1,4 @@
+import PushClientMachine
 import CSwiftPushABI
 
 /// A finished notification's result, read where it lies (its slot) while a poll or the result

@@ -1,3 +1,4 @@
+import PushClientMachine
 /// Lays a request out in a slot's buffer, field after field from `SlotLayout.request`, and says
 /// where each field went. Both request kinds fill their slot with it (`fillDevice`,
 /// `fillBroadcast`), so the copy-and-record steps exist once. The caller has reserved room for

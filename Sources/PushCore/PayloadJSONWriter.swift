@@ -113,7 +113,7 @@ package struct PayloadJSONWriter {
     }
 
     /// The offset of the first byte that is not valid UTF-8, or nil (`UTF8Validation`).
-    static func firstInvalidUTF8(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    package static func firstInvalidUTF8(_ bytes: UnsafeRawBufferPointer) -> Int? {
         UTF8Validation.firstInvalid(bytes)
     }
 }

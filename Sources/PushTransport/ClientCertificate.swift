@@ -1,5 +1,6 @@
 import COpenSSL
 import PushCore
+import PushCrypto
 
 /// A TLS client certificate for certificate-based authentication: PEM files, or a PKCS#12
 /// (`.p12`) bundle with its password. Apple issues one per app (apns.md, "Certificate

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import PushCrypto
 
 /// Reads small files whole (keys, certificates, payloads, corpora). File reading lives here, in
 /// the I/O module: PushCore does no I/O.

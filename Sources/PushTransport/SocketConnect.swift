@@ -6,13 +6,9 @@ import CPushSystem
 
 /// Resolving and connecting TCP sockets without blocking the event loop on the connect.
 public enum SocketConnect {
-    /// One resolved address.
-    public struct Address: Sendable {
-        var storage: sockaddr_storage
-        var length: socklen_t
-        /// The address family (AF_INET or AF_INET6).
-        public var family: Int32 { Int32(storage.ss_family) }
-    }
+    /// One resolved address (a value of PushCore, so that the client's machine passes
+    /// addresses on without depending on this module).
+    public typealias Address = SocketAddress
 
     /// Resolves `host` afresh (no cache: Apple asks providers to resolve for each new connection
     /// and spread connections over the addresses returned).

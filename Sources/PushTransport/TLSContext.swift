@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushCrypto
 
 /// An OpenSSL context configured the way APNs needs: TLS 1.2 or newer, ALPN `h2`, and (for
 /// clients) certificate and host-name verification against the system trust store or a CA file.

@@ -1,4 +1,5 @@
 import COpenSSL
+import PushCore
 
 extension TLSH2Socket {
     /// Throws unless the server agreed to HTTP/2 in the TLS handshake (ALPN `h2`), which APNs

@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import CNGHTTP2
 import PushCore
+import PushCrypto
 import CPushSystem
 
 /// A non-blocking TCP socket carrying TLS and, above it, one nghttp2 session: the client
@@ -380,7 +381,7 @@ open class TLSH2Socket: EventHandler {
 
     /// What a connection closed between the TLS handshake and the server's SETTINGS reports (the
     /// client's connections, device and channel management alike).
-    package static let closedAfterHandshakeText = "the server closed the connection right after the TLS handshake; with certificate authentication this usually means the certificate was refused"
+    package static let closedAfterHandshakeText = TransportError.closedAfterHandshakeText
 
     /// True while bytes wait to be written.
     public var hasPendingOutput: Bool { out.start != out.end }

@@ -5,6 +5,7 @@ import Foundation
 import ArgumentParser
 import Logging
 import PushCore
+import PushCrypto
 import PushClientCore
 import SwiftPushKit
 

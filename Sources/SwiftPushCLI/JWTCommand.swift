@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushCore
+import PushCrypto
 import PushTransport
 
 /// `swiftpush jwt`: prints a provider token (the JWT alone, without "bearer "), e.g. for h2load

@@ -1,4 +1,5 @@
 import PushCore
+import PushCrypto
 import PushClientCore
 
 /// How the client authenticates to APNs: a token key (`.p8`, with its key id and team id: one

@@ -1,4 +1,5 @@
 import PushCore
+import PushCrypto
 import PushClientCore
 
 /// An HTTP CONNECT proxy that connections tunnel through (to APNs and to the channel

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushCrypto
 
 /// The `"redis"` object of a JSON configuration (worker.json, the CLI's `--redis-config`):
 ///

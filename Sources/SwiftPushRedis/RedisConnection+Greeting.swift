@@ -1,5 +1,6 @@
 import COpenSSL
 import PushCore
+import PushCrypto
 
 extension RedisConnection {
     /// The first exchange on a new connection: `AUTH [username] password`, or `PING` when there

@@ -1,4 +1,5 @@
 import PushCore
+import PushCrypto
 
 /// A configuration made ready to connect: the password read (from the configuration, its file
 /// or its environment variable) into memory cleared when the connector is freed, the TLS

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PushCore
+import PushCrypto
 import PushTransport
 
 /// Where the Redis password comes from: nowhere, the configuration itself, a file or an

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import COpenSSL
 import PushCore
+import PushCrypto
 import PushTransport
 
 /// One TCP connection to a Redis node, in the clear or over TLS: the byte stream under

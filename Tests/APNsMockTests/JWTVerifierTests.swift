@@ -1,5 +1,6 @@
 import Testing
 import PushCore
+import PushCrypto
 import PushTransport
 @testable import APNsMock
 

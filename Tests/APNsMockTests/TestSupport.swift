@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PushCore
+import PushCrypto
 import PushTransport
 import TestProcessSupport
 @testable import APNsMock

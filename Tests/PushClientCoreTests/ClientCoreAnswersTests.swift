@@ -2,6 +2,7 @@ import PushCore
 import PushTransport
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// Answers: what a connection's facts mean for the notifications (their outcomes, retries after
 /// a back-off measured on the injected clock) and for the connection. In memory.

@@ -2,6 +2,7 @@ import PushCore
 import PushTransport
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// A lost connection: what was in flight on it is sent again once if the server never processed
 /// it, or ends FAILED ConnectionLost; never both, never neither. Its position reconnects, after

@@ -2,6 +2,7 @@ import PushCore
 import PushTransport
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// Deadlines and timers, looked at every scan interval: streams with no answer in time, queued
 /// notifications nothing could send, connection attempts that take too long, idle connections'

@@ -2,6 +2,7 @@ import PushCore
 import PushTransport
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// Dispatch: which queued notifications go on which connection, under the server's and our
 /// stream limits. In memory: the harness plays the driver and the connections.

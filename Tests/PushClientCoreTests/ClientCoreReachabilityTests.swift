@@ -2,6 +2,7 @@ import PushCore
 import PushTransport
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// Fail-fast (`recovery.unreachableAfterMillis`) and a caller's cancellation of what was not
 /// written (`cancelUnsent`), with the harness's clock: each notification ends once, with the

@@ -2,6 +2,7 @@ import PushCore
 import PushTransport
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// What `ClientCore` does with a notification when an attempt ends, and with notifications that
 /// wait: retries after a back-off, resends, final outcomes, queue deadlines. In memory, with a

@@ -2,6 +2,7 @@ import PushCore
 import PushTransport
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// Close and shutdown: a closing client drains, then every notification still held gets its one
 /// outcome, whatever list it was in; and, over many random runs of answers, resets, GOAWAYs,

@@ -1,5 +1,6 @@
 import PushCore
 import PushClientCore
+import PushClientMachine
 import Testing
 
 /// The connection machine beyond stream capacity: the transport phases, what answers do to the

@@ -1,4 +1,5 @@
 import PushClientCore
+import PushClientMachine
 import Testing
 
 @Suite("ConnectionState", .timeLimit(.minutes(1)))

@@ -1,5 +1,6 @@
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// The delayed-retry heap: due order whatever the insertion order, so the I/O loop can sleep
 /// until exactly the next one.

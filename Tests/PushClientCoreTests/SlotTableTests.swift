@@ -1,5 +1,6 @@
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// The slot table (chunked, created on demand, bounded) and the index lists threaded through it:
 /// the FIFO queues (`SlotList`) and a connection's streams in flight (`InFlightList`).

@@ -1,5 +1,6 @@
 import Testing
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// How a request is laid out in a slot's buffer: fields one after another from
 /// `SlotLayout.request`, each range saying where its bytes went.

@@ -1,4 +1,5 @@
 import PushCore
+import PushCrypto
 import Testing
 
 @Suite("ECDSASignature", .timeLimit(.minutes(1)))

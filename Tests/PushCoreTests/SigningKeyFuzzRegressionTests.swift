@@ -1,5 +1,6 @@
 import Foundation // Data(base64Encoded:), to damage a PEM's DER
 import PushCore
+import PushCrypto
 import Testing
 
 /// Inputs that broke a property of the `keys` fuzz harness (Tests/fuzz) before the fix. (The

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushCrypto
 import Testing
 
 @Suite("SigningKey", .timeLimit(.minutes(1)))

@@ -4,6 +4,7 @@ import TestProcessSupport
 import Synchronization
 import CSwiftPushABI
 import PushCore
+import PushCrypto
 @testable import APNsMock
 @testable import PushClientCore
 @testable import PushTransport

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PushCore
+import PushCrypto
 @testable import PushTransport
 
 /// Reading keys and other small files (PushTransport: PushCore does no I/O).

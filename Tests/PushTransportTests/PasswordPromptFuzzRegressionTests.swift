@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation // dlsym
 import PushCore
+import PushCrypto
 import PushTransport
 import Synchronization
 import Testing

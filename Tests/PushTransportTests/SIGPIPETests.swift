@@ -5,6 +5,7 @@ import Testing
 import COpenSSL
 @testable import PushTransport
 import PushCore
+import PushCrypto
 
 /// A TLS write to a peer that has gone must be an error, never SIGPIPE: the channel management
 /// API's blocking calls (and Redis connections) write on the caller's thread, which has not

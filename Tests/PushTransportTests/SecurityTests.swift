@@ -4,6 +4,7 @@ import TestProcessSupport
 import COpenSSL
 import CSwiftPushABI
 @testable import PushCore
+@testable import PushCrypto
 @testable import APNsMock
 @testable import PushClientCore
 @testable import PushTransport

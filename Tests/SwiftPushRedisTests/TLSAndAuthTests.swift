@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushCrypto
 import SwiftPushRedis
 import Testing
 

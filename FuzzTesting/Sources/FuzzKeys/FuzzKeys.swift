@@ -4,6 +4,7 @@ import Glibc
 import COpenSSL
 import FuzzSupport
 import PushCore
+import PushCrypto
 import PushTransport
 
 // The credential loaders over arbitrary bytes: `.p8` token keys (SigningKey(pem:)), `.p12`

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import PushCore
 @testable import PushClientCore
+@testable import PushClientMachine
 @testable import PushTransport
 
 /// The harness as `PushClient` drives its core, with no socket: the test plays the resolver,
@@ -70,6 +71,8 @@ extension CoreHarness {
                 case .connect(let id, _):
                     core.connectStarted(id, fallback: [], now: now)
                     ids.append(id)
+                case .log:
+                    break
                 default:
                     preconditionFailure("maintainPool asked for \(action)")
                 }
@@ -139,7 +142,7 @@ extension CoreHarness {
                 core.connectionClosed(id, error: nil, now: now)
             case .fail(let id, let error):
                 core.connectionClosed(id, error: error, now: now)
-            case .cancelStream, .flush, .ping:
+            case .cancelStream, .flush, .ping, .log, .tokenAccepted, .tokenExpired:
                 break
             }
         }

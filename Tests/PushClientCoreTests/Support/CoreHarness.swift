@@ -1,5 +1,6 @@
 import PushCore
 @testable import PushClientCore
+@testable import PushClientMachine
 
 /// A `ClientCore` in memory with a few slots and a clock the test moves: notifications are made
 /// as a sender would leave them (`notification`), the core is fed events by hand, and what it
@@ -25,15 +26,17 @@ struct CoreHarness {
         self.init(configuration: configuration, unit: unit)
     }
 
-    /// A core with `configuration` (its pool, timing and recovery settings), no provider token
-    /// and no log callback.
-    init(configuration: ClientConfiguration, unit: Double = 0, capacity: Int = 64) {
+    /// A core with `configuration` (its pool, timing and recovery settings), `log` (by default no
+    /// log callback), signing provider tokens if `tokenAuthentication` (the driver's part, asking
+    /// the token, is the test's).
+    init(configuration: ClientConfiguration, unit: Double = 0, capacity: Int = 64, log: ClientLog = ClientLog(callback: nil),
+         tokenAuthentication: Bool = false) {
         slots = SlotTable(capacity: capacity)
         let r = configuration.recovery
-        core = ClientCore(configuration: configuration, slots: slots,
+        core = ClientCore(configuration: ClientCore.Settings(configuration), slots: slots,
                           retryPolicy: RetryPolicy(maxAnsweredAttempts: r.maxAttempts, baseDelayMillis: r.retryDelayMillis),
                           reconnect: ReconnectSchedule(firstDelayMillis: r.reconnectFirstDelayMillis, maxDelayMillis: r.reconnectMaxDelayMillis),
-                          token: nil, log: ClientLog(callback: nil))
+                          tokenAuthentication: tokenAuthentication, log: log)
         core.unitRandom = { unit }
     }
 

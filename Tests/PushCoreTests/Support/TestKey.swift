@@ -1,5 +1,6 @@
 import COpenSSL
 import PushCore
+import PushCrypto
 
 /// A key pair made in memory with OpenSSL for one test (no subprocess, no files), with its PEM
 /// encodings and an independent ES256 verifier.
