@@ -47,6 +47,28 @@ final class ResultRouter: Sendable {
         var next: Int
     }
 
+    /// What a send does once its notification is in the outbox (or not, `cancelled`).
+    private enum AfterQueue {
+        /// Its task was cancelled first: nothing was queued.
+        case cancelled
+        /// The first in an empty outbox: it schedules the flush job.
+        case scheduleFlush
+        /// It filled the outbox to `inlineFlush`: it submits the outbox itself.
+        case flushNow
+        /// A flush is scheduled already.
+        case nothing
+    }
+
+    /// How many sends the outbox holds before the send that adds the last one submits them
+    /// itself instead of leaving them to the flush job. The job runs only after every task
+    /// that one batch of results woke (up to 1,024) has sent, so the I/O thread would get
+    /// them all at once, late, and the connection would idle meanwhile: submitted in runs of
+    /// 64, the first requests are written while later tasks are still sending. It costs no
+    /// more wake-ups: with 1,000 tasks it took context switches per notification from 0.053
+    /// to 0.012 and futex calls from 0.052 to 0.015 (fewer flush jobs, each of which woke a
+    /// thread of the pool).
+    static let inlineFlush = 64
+
     private struct State {
         var waiters: [UInt64: Waiter] = [:]
         /// Single sends not yet handed to the engine, tagged `id << 24`: the next flush submits
@@ -107,6 +129,7 @@ final class ResultRouter: Sendable {
     /// outbox schedules a flush (a job of its own on the global executor, which runs after the
     /// tasks already waiting to run), so the sends of the many tasks that one batch of results
     /// woke are submitted in one engine call. One lock per send here, one per flush there.
+    /// The send that fills the outbox to `inlineFlush` submits it itself, at once.
     func send(_ notification: PushNotification) async -> Result<PushResult, PushError>? {
         if Task.isCancelled {
             engine.recordCancelledUnsubmitted(1)
@@ -115,23 +138,30 @@ final class ResultRouter: Sendable {
         let id = newID()
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                let lead = state.withLock { s -> Bool? in
+                let next = state.withLock { s -> AfterQueue in
                     // The task's flag is set before its cancel handler runs, and the handler
                     // takes this lock: a task not cancelled here has its cancel (if any) find
                     // its waiter.
-                    if Task.isCancelled { return nil }
+                    if Task.isCancelled { return .cancelled }
                     s.waiters[id] = .single(continuation)
                     s.outbox.append(TaggedNotification(tag: id << Self.indexBits, notification: notification))
-                    if s.flushScheduled { return false }
+                    if s.outbox.count >= Self.inlineFlush { return .flushNow }
+                    if s.flushScheduled { return .nothing }
                     s.flushScheduled = true
-                    return true
+                    return .scheduleFlush
                 }
-                guard let lead else {
+                switch next {
+                case .cancelled:
                     // Cancelled before it was queued: never sent, counted Cancelled.
                     engine.recordCancelledUnsubmitted(1)
-                    return continuation.resume(returning: nil)
+                    continuation.resume(returning: nil)
+                case .scheduleFlush:
+                    Task.detached(priority: Task.currentPriority) { [self] in flush(scheduled: true) }
+                case .flushNow:
+                    flush(scheduled: false)
+                case .nothing:
+                    break
                 }
-                if lead { Task.detached(priority: Task.currentPriority) { [self] in flush() } }
             }
         } onCancel: {
             cancel(id: id)
@@ -139,14 +169,16 @@ final class ResultRouter: Sendable {
     }
 
     /// Submits the outbox in one engine call (what finds no slot waits for the feeder, in
-    /// order); a notification that breaks a rule alone is refused.
-    private func flush() {
+    /// order); a notification that breaks a rule alone is refused. `scheduled`: this is the
+    /// flush job (a send's inline flush leaves the job scheduled, for what comes after it).
+    private func flush(scheduled: Bool) {
         var skipped = 0
         let (items, queueAll, cancelsBefore) = state.withLock { s -> ([TaggedNotification], Bool, Int) in
-            s.flushScheduled = false
+            if scheduled { s.flushScheduled = false }
             var items: [TaggedNotification] = []
             swap(&items, &s.outbox)
-            s.outbox.reserveCapacity(items.count)
+            // Room for a run of sends without growing (growing copies what was appended).
+            s.outbox.reserveCapacity(Swift.max(items.count, Self.inlineFlush))
             if s.outboxMayHoldCancelled {
                 s.outboxMayHoldCancelled = false
                 // Waiters cancelled while queued here: never sent.
