@@ -9,17 +9,25 @@ enum LibraryThread {
     /// Starts a detached thread running `body`. A thread that cannot be made runs `body` on the
     /// caller's, so the work is never lost (only its waiting is then the caller's).
     static func start(_ body: @escaping @Sendable () -> Void) {
+        if let thread = spawn(body) { pthread_detach(thread) } else { body() }
+    }
+
+    /// Starts a thread running `body` that its owner joins (`pthread_join`) or detaches; nil,
+    /// with `body` not run, when no thread could be made. A thread that used OpenSSL (a channel
+    /// call signs tokens and does TLS on it) frees OpenSSL's per-thread state as it ends: joined
+    /// before the process exits, that cannot run beside OpenSSL's own clean-up at exit.
+    static func spawn(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
         let box = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let rc = pthread_create(&thread, &attributes, { arg in
+        let rc = pthread_create(&thread, nil, { arg in
             Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue().body()
             return nil
         }, box)
-        pthread_attr_destroy(&attributes)
-        if rc != 0 { Unmanaged<Body>.fromOpaque(box).takeRetainedValue().body() }
+        if rc != 0 {
+            Unmanaged<Body>.fromOpaque(box).release()
+            return nil
+        }
+        return thread
     }
 
     private final class Body: Sendable {

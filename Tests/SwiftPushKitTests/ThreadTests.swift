@@ -103,4 +103,25 @@ struct ThreadTests {
         let r = try await note.value
         #expect(r.outcome == .failed && client.stats().failed == 1, "ended by the shutdown, once: \(r)")
     }
+
+    @Test("A call thread stopped while idle has ended, its thread-local state freed, when stop returns")
+    func callThreadEndsAtStop() async {
+        // A thread-local value whose destructor runs as the thread ends, as OpenSSL's per-thread
+        // state is freed: a call thread still ending after stop returned freed it beside the
+        // process's exit (and OpenSSL's clean-up at exit), which crashed `swiftpush channels`.
+        var key = pthread_key_t()
+        #expect(pthread_key_create(&key, { _ in callThreadLocalsFreed.store(true, ordering: .sequentiallyConsistent) }) == 0)
+        defer { pthread_key_delete(key) }
+        callThreadLocalsFreed.store(false, ordering: .sequentiallyConsistent)
+        let calls = CallThread()
+        let k = key
+        let set = await calls.run { pthread_setspecific(k, UnsafeRawPointer(bitPattern: 1)) == 0 }
+        #expect(set == true)
+        calls.stop()
+        let freed = callThreadLocalsFreed.load(ordering: .sequentiallyConsistent)
+        #expect(freed, "the thread's locals are freed before stop returns")
+    }
 }
+
+/// Set by `callThreadEndsAtStop`'s thread-local destructor (a C function: it captures nothing).
+let callThreadLocalsFreed = Atomic<Bool>(false)
