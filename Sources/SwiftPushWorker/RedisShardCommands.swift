@@ -55,8 +55,10 @@ public struct RedisShardCommands: Sendable {
             var a = ["XREADGROUP", "GROUP", group, consumer, "COUNT", String(max)]
             if block > 0 { a += ["BLOCK", String(block)] }
             return [RedisArguments(a + ["STREAMS", keys.fastStream, keys.stream, ">", ">"])]
-        case .readFast(let max):
-            return [RedisArguments(["XREADGROUP", "GROUP", group, consumer, "COUNT", String(max), "STREAMS", keys.fastStream, ">"])]
+        case .readFast(let max, let block):
+            var a = ["XREADGROUP", "GROUP", group, consumer, "COUNT", String(max)]
+            if block > 0 { a += ["BLOCK", String(block)] }
+            return [RedisArguments(a + ["STREAMS", keys.fastStream, ">"])]
         case .claim(let entries):
             return [script(RedisStreamScripts.claim, keys: [keys.progress], bytes: entries.count * 64) { args in
                 args.append(keys.guardPrefix)

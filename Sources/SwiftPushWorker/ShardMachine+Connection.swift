@@ -48,7 +48,8 @@ extension ShardMachine {
         out.append(.log(Self.unreachable(e, "lost Redis")))
         for (_, purpose) in requests {
             switch purpose {
-            case .read(_, let reserved, _, _), .readFast(_, let reserved), .claim(_, _, let reserved), .park(_, _, _, let reserved): reservedNotes -= reserved
+            case .read(_, let reserved, _, _), .claim(_, _, let reserved), .park(_, _, _, let reserved): reservedNotes -= reserved
+            case .readFast(_, let reserved, _, _): fastReadEnded(reserved: reserved)
             case .countDelivery(let app, let serials):
                 putBackSuspects(app: app, serials)
             case .markWritten(let add, let drop):

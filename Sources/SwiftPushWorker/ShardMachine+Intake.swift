@@ -24,7 +24,7 @@ extension ShardMachine {
         // A stop reads nothing new, but goes on taking back our own pending entries (a SIGTERM
         // right after a restart finishes them too, issue 31) until the drain time is over.
         if stopping && (ownPass == nil || t.nanos >= drainDeadlineNanos) { return }
-        if has({ switch $0 { case .read, .readFast, .ownPending, .takeOwn: return true; default: return false } }) { return }
+        if has({ switch $0 { case .read, .ownPending, .takeOwn: return true; default: return false } }) { return }
         if let pass = ownPass {
             // Listing our own pending entries goes on when there is room for a good share of
             // them (a quarter of max_in_flight, or everything when nothing is held): taking
@@ -33,10 +33,10 @@ extension ShardMachine {
             request(.ownPending(after: pass.cursor, max: pendingPage), .ownPending, &out)
             return
         }
-        // The bulk lane's share used up: the fast lane alone, at once (ShardMachine+Lanes.swift).
+        // The bulk lane's share used up: the fast lane is read on its own connection
+        // (`readFastNext`).
         if bulkRoom <= 0 {
             readWaitSinceNanos = nil
-            readFastOnly(t, &out)
             return
         }
         // A read waits until a quarter of max_in_flight is free (at most coalesceMillis): reading
@@ -96,7 +96,9 @@ extension ShardMachine {
     /// Entries read, re-read or reclaimed: each is read (`EntryReader`) and its ids claimed.
     /// `fromPending`: taken back or over (a previous holder may have settled part of it: its
     /// progress is asked for); `redelivered`: its notifications wait their paced turn.
-    mutating func take(_ entries: [QueueEntry], fromPending: Bool, redelivered: Bool, _ out: inout [WorkerAction]) {
+    /// `lane`: the connection their claim goes on (the fast lane's read claims on its own).
+    mutating func take(_ entries: [QueueEntry], fromPending: Bool, redelivered: Bool, lane: WorkerAction.Lane = .main,
+                       _ out: inout [WorkerAction]) {
         // A reclaim can return an entry this worker still holds (slow, not dead): keep ours.
         let fresh = entries.filter { heldByID[$0.entryID] == nil }
         if fresh.isEmpty { return }
@@ -104,11 +106,12 @@ extension ShardMachine {
         noteEntrySizes(read)
         // A paused campaign's entries are moved aside instead (`ShardMachine+Campaigns`).
         let boxes = parkPaused(read, fromPending: fromPending, redelivered: redelivered, &out)
-        claim(boxes, fromPending: fromPending, redelivered: redelivered, &out)
+        claim(boxes, fromPending: fromPending, redelivered: redelivered, lane: lane, &out)
     }
 
     /// Claims the ids of entries read (`take`), their notifications reserved until the answer.
-    mutating func claim(_ boxes: [EntryBox], fromPending: Bool, redelivered: Bool, _ out: inout [WorkerAction]) {
+    mutating func claim(_ boxes: [EntryBox], fromPending: Bool, redelivered: Bool, lane: WorkerAction.Lane = .main,
+                        _ out: inout [WorkerAction]) {
         if boxes.isEmpty { return }
         let notes = boxes.reduce(0) { $0 + max(1, $1.entry.count) }
         reservedNotes += notes
@@ -116,7 +119,7 @@ extension ShardMachine {
             ClaimRequest(entryID: b.entry.entryID, origin: b.entry.origin,
                          wantProgress: b.entry.count > 1 && (fromPending || b.entry.raw.deliveries > 1), ids: b.entry.claims.map(\.id))
         }
-        request(.claim(claims), .claim(boxes, redelivered: redelivered, reserved: notes), &out)
+        request(.claim(claims), .claim(boxes, redelivered: redelivered, reserved: notes), lane: lane, &out)
     }
 
     /// The claim answered: the entries are held, what cannot be sent gets its outcome, the rest

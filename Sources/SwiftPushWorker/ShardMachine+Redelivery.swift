@@ -154,11 +154,11 @@ extension ShardMachine {
             readAnswered(got: entries.reduce(0) { $0 + (FastLane.isFast($1.entryID) ? 0 : 1) }, asked: asked,
                          blockMillis: blockMillis, sentNanos: sentNanos, t)
             take(entries, fromPending: false, redelivered: false, &out)
-        case (.readFast(let asked, let reserved), .entries(let entries)):
-            reservedNotes -= reserved
+        case (.readFast(_, let reserved, let blockMillis, let sentNanos), .entries(let entries)):
+            fastReadEnded(reserved: reserved)
             counters.read += entries.count
-            fastReadAnswered(got: entries.count, asked: asked, t)
-            take(entries, fromPending: false, redelivered: false, &out)
+            fastReadAnswered(got: entries.count, blockMillis: blockMillis, sentNanos: sentNanos, t)
+            take(entries, fromPending: false, redelivered: false, lane: .fast, &out)
         case (.claim(let boxes, let redelivered, let reserved), .claimed(let answers)):
             reservedNotes -= reserved
             takeIn(boxes, answers, redelivered: redelivered, t, &out)
@@ -206,8 +206,11 @@ extension ShardMachine {
         case .settle:
             settleFailed(e, t, &out)
             return
-        case .read(_, let reserved, _, _), .readFast(_, let reserved), .claim(_, _, let reserved), .park(_, _, _, let reserved):
+        case .read(_, let reserved, _, _), .claim(_, _, let reserved), .park(_, _, _, let reserved):
             reservedNotes -= reserved
+            if ownPass == nil { ownPass = OwnPendingPass(suspects: false) }
+        case .readFast(_, let reserved, _, _):
+            fastReadEnded(reserved: reserved)
             if ownPass == nil { ownPass = OwnPendingPass(suspects: false) }
         case .countDelivery(let app, let serials):
             putBackSuspects(app: app, serials)

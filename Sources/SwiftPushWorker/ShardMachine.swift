@@ -48,8 +48,9 @@ public struct ShardMachine {
         /// A read of up to `asked` entries, sent at `sentNanos`, waiting in Redis up to
         /// `blockMillis` for the first.
         case read(asked: Int, reserved: Int, blockMillis: Int, sentNanos: UInt64)
-        /// A read of the fast lane only (the bulk lane's share is used up).
-        case readFast(asked: Int, reserved: Int)
+        /// A read of the fast lane only, on its own connection, waiting in Redis up to
+        /// `blockMillis` for the first entry (`readFastNext`).
+        case readFast(asked: Int, reserved: Int, blockMillis: Int, sentNanos: UInt64)
         case claim([EntryBox], redelivered: Bool, reserved: Int)
         case settle(count: Int)
         case ownPending
@@ -83,7 +84,10 @@ public struct ShardMachine {
     var fastHeldNotes = 0
     /// The most notifications a fast-lane entry of the last read carried (single entries: 1).
     var fastNotesPerEntry = 1
-    /// No fast-lane-only read before this time (after one that came back short).
+    /// Of `reservedNotes`, what the fast lane's read in flight reserved (out of
+    /// `fast_reserve`: the bulk lane's room does not count it).
+    var fastReservedNotes = 0
+    /// No fast-lane read before this time (after one that came back empty without waiting).
     var nextFastReadNanos: UInt64 = 0
     /// When entries this machine scheduled (`send_at`) fall due: a promotion then
     /// (ShardMachine+Schedule.swift), in order.
@@ -267,6 +271,7 @@ public struct ShardMachine {
             if !stopping { maintain(t, &out) }
             if !stopping { promoteScheduled(t, &out) }
             readNext(t, &out)
+            readFastNext(t, &out)
         }
         resendDue(t, &out)
         if stopping { stopIfDone(t, &out) }

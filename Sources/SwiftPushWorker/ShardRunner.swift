@@ -1,6 +1,6 @@
 import SwiftPushRedis
 
-/// One shard as `WorkerDriver` runs it: the shard's machine, its two Redis connections (to the
+/// One shard as `WorkerDriver` runs it: the shard's machine, its three Redis connections (to the
 /// master of its slot on a cluster), the events waiting for the machine, and what tells its
 /// notifications' results apart from other shards' (`tagBase`). Owned by the driver's thread.
 final class ShardRunner {
@@ -14,6 +14,11 @@ final class ShardRunner {
     /// Reads, claims and the rest; settles (so Redis records outcomes while the other reads).
     let main: RedisLane
     let settle: RedisLane
+    /// The fast lane's read, waiting for its next entry, and that entry's claim
+    /// (`WorkerAction.Lane.fast`).
+    let fast: RedisLane
+    /// Every connection, for polling and closing.
+    let lanes: [RedisLane]
     /// Events for the machine, handled in order before the driver waits again.
     var pending: [WorkerEvent] = [.tick]
     /// The machine said it stopped (`.stopped`).
@@ -32,6 +37,17 @@ final class ShardRunner {
         self.machine = machine
         main = RedisLane(commands: commands, wait: wait)
         settle = RedisLane(commands: commands, wait: wait)
+        fast = RedisLane(commands: commands, wait: wait)
+        lanes = [main, settle, fast]
+    }
+
+    /// The connection of `lane`.
+    func lane(_ lane: WorkerAction.Lane) -> RedisLane {
+        switch lane {
+        case .main: main
+        case .settle: settle
+        case .fast: fast
+        }
     }
 
     /// What the runner adds to each of its machine's tags.
@@ -42,9 +58,8 @@ final class ShardRunner {
         (Int(tag >> tagShift), tag & ((1 << tagShift) - 1))
     }
 
-    /// Both connections closed (and every request on them forgotten).
+    /// Every connection closed (and every request on them forgotten).
     func closeLanes() {
-        main.close()
-        settle.close()
+        for l in lanes { l.close() }
     }
 }

@@ -25,9 +25,10 @@ public enum QueueRequest: Sendable {
     /// Up to `max` new entries of each lane, the fast lane's first, waiting up to `blockMillis`
     /// for the first (0: no wait).
     case read(max: Int, blockMillis: Int)
-    /// Up to `max` new entries of the fast lane only, without waiting (the bulk lane has used
-    /// its share of max_in_flight: `ShardMachine.readNext`).
-    case readFast(max: Int)
+    /// Up to `max` new entries of the fast lane only, waiting up to `blockMillis` for the first
+    /// (0: no wait). Sent on the fast lane's own connection (`WorkerAction.Lane.fast`), where a
+    /// wait holds nothing else up: `ShardMachine.readFastNext`.
+    case readFast(max: Int, blockMillis: Int)
     /// Takes the guards of the entries' ids (and their progress): `claimed`.
     case claim([ClaimRequest])
     /// Records outcomes, parks 429s, updates progress, acknowledges and deletes finished

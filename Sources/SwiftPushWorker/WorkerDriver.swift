@@ -163,7 +163,7 @@ public final class WorkerDriver {
         }
         var fds = [pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)]
         for r in runners {
-            for lane in [r.main, r.settle] {
+            for lane in r.lanes {
                 if lane.isBusy, let fd = lane.descriptor { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
             }
         }
@@ -179,10 +179,10 @@ public final class WorkerDriver {
         for r in runners where r.pending.isEmpty { r.pending.append(.tick) }
     }
 
-    /// Every reply that has arrived on `r`'s lanes; a lost connection ends both (and every
+    /// Every reply that has arrived on `r`'s lanes; a lost connection ends them all (and every
     /// request on them) after the replies that came before it.
     private func receiveReplies(_ r: ShardRunner) {
-        for lane in [r.main, r.settle] where lane.isBusy {
+        for lane in r.lanes where lane.isBusy {
             do throws(RedisError) {
                 for (id, result) in try lane.receive() where id > 0 {
                     switch result {
@@ -256,7 +256,7 @@ public final class WorkerDriver {
             case .connect:
                 out.append(connect(r))
             case .request(let id, let request, let lane):
-                let l = lane == .settle ? r.settle : r.main
+                let l = r.lane(lane)
                 do throws(RedisError) {
                     try l.send(id: id, request)
                 } catch {
@@ -293,7 +293,7 @@ public final class WorkerDriver {
         return out
     }
 
-    /// Connects `r`'s two lanes (to its slot's master on a cluster) and sets its shard up
+    /// Connects `r`'s three lanes (to its slot's master on a cluster) and sets its shard up
     /// (group, scripts).
     private func connect(_ r: ShardRunner) -> WorkerEvent {
         r.closeLanes()
@@ -309,8 +309,10 @@ public final class WorkerDriver {
                 return .connectFailed(error)
             }
             let s = try connector.connect(to: node)
+            let f = try connector.connect(to: node)
             r.main.attach(m)
             r.settle.attach(s)
+            r.fast.attach(f)
             r.nextHeartbeatNanos = 0
             return .connected
         } catch {

@@ -49,9 +49,12 @@ public enum WorkerAction: Sendable {
     /// A failure retrying cannot fix (a wrong password, an untrusted certificate): stop now.
     case fatal(String)
 
-    /// The queue's two connections: one for reads, claims and the rest; one for settles, so that
-    /// Redis records a chunk of outcomes while the other reads and claims.
-    public enum Lane: Sendable, Equatable { case main, settle }
+    /// The queue's three connections: one for reads, claims and the rest; one for settles, so
+    /// that Redis records a chunk of outcomes while the other reads and claims; one where a read
+    /// of the fast lane waits for its next entry and that entry is claimed (`readFastNext`), so
+    /// that a transactional notification is read the moment it is added, whatever the bulk
+    /// lane's reads, claims and scripts keep the main connection busy with (issue 32).
+    public enum Lane: Sendable, Equatable { case main, settle, fast }
 }
 
 /// One notification to send: its tag (returned with its result) and what it is.

@@ -2,16 +2,19 @@ import Testing
 @testable import SwiftPushWorker
 
 /// The fast lane (issue 32, item 1; `FastLane`, ShardMachine+Lanes.swift): every read names it
-/// first, in the same call as the bulk lane; the bulk lane may hold at most max_in_flight less
-/// `fast_reserve`, so fast entries are taken in while a bulk backlog fills the rest; and a fast
-/// entry goes through the protocol exactly as a bulk one (claim, settle, take-back, reclaim).
+/// first, in the same call as the bulk lane, and with a reserve it has a read of its own waiting
+/// on its own connection; the bulk lane may hold at most max_in_flight less `fast_reserve`, so
+/// fast entries are taken in while a bulk backlog fills the rest; and a fast entry goes through
+/// the protocol exactly as a bulk one (claim, settle, take-back, reclaim).
 @Suite("Fast lane: read first, a reserve of max_in_flight, the same guarantees")
 struct FastLaneTests {
     /// max_in_flight 2000 of which 500 are kept for the fast lane; nothing answered.
-    static func harness(_ shard: InMemoryShard = InMemoryShard(), consumer: String = "w1", minIdleMillis: Int = 60_000) -> MachineHarness {
+    static func harness(_ shard: InMemoryShard = InMemoryShard(), consumer: String = "w1", minIdleMillis: Int = 60_000,
+                        reserve: Int = 500, blockMillis: Int = 0) -> MachineHarness {
         let h = MachineHarness(shard: shard, consumer: consumer, settings: MachineHarness.settings {
             $0.maxInFlight = 2000
-            $0.fastReserve = 500
+            $0.fastReserve = reserve
+            $0.blockMillis = blockMillis
         }, minIdleMillis: minIdleMillis)
         h.answer = { _ in nil }
         return h
@@ -19,9 +22,10 @@ struct FastLaneTests {
 
     static func tokens(_ n: Int, from first: Int = 0) -> [String] { (first..<(first + n)).map(Entries.token) }
 
-    @Test("One read names both lanes, the fast one first: fast entries added after a bulk backlog are claimed and sent before it")
+    @Test("The main read names both lanes, the fast one first: fast entries added after a bulk backlog are claimed and sent before it")
     func fastFirstInOneRead() {
-        let h = Self.harness()
+        // No reserve: no read of the fast lane's own, so the main read is the only one.
+        let h = Self.harness(reserve: 0)
         // A first entry, so that the machine knows entries are singles (until a read, it counts
         // an entry as 1,000 notifications and asks for one).
         h.shard.add(Entries.single("warm", token: Entries.token(99)))
@@ -41,7 +45,50 @@ struct FastLaneTests {
         #expect(reads == 1 && fastReads == 0, "a read of both lanes should be one request")
     }
 
-    @Test("The bulk lane holds at most max_in_flight less fast_reserve; fast entries are still taken in and sent, by a read of the fast lane alone")
+    @Test("With a reserve, the fast lane's own read waits in Redis on its own connection: an entry added while the bulk lane's share is full is read, claimed there and sent at once")
+    func ownReadTakesAnEntryAtOnce() {
+        let h = Self.harness(blockMillis: 500)
+        for k in 0..<10 { h.shard.add(Entries.multicast("camp#\(k)", tokens: Self.tokens(500, from: k * 500))) }
+        h.run(limitMillis: 200) { false }
+        #expect(h.machine.heldNotes == 1500)
+        // The fast lane's read is in flight on its connection, waiting; what it reserved is
+        // not the bulk lane's.
+        #expect(h.machine.fastReservedNotes > 0 && h.machine.fastReservedNotes <= 500)
+        #expect(h.machine.bulkRoom <= 0)
+        let before = h.requests.count
+        let single = h.shard.add(Entries.single("otp", token: Entries.token(20_000)), fast: true)
+        // No time passes: the waiting read has it, then its claim, on the fast connection.
+        h.handle(.tick)
+        #expect(h.sentEntries.last == single, "the fast entry was not sent at once")
+        let after = Array(zip(h.requests, h.requestLanes).dropFirst(before))
+        #expect(after.contains { if case .claim = $0.0 { return $0.1 == .fast }; return false }, "the fast entry's claim was not sent on the fast connection")
+        #expect(!after.contains { if case .readFast = $0.0 { return $0.1 != .fast }; return false })
+        // And the next read of the fast lane waits again.
+        #expect(h.machine.fastReservedNotes > 0)
+    }
+
+    @Test("fast_reserve 0: no read of the fast lane's own; its entries come with the main read")
+    func noReserveNoOwnRead() {
+        let h = Self.harness(reserve: 0, blockMillis: 500)
+        h.shard.add(Entries.single("f", token: Entries.token(1)), fast: true)
+        h.run(limitMillis: 100) { false }
+        #expect(!h.requests.contains { if case .readFast = $0 { return true }; return false })
+        #expect(h.sentEntries.filter(FastLane.isFast).count == 1)
+    }
+
+    @Test("A lost connection gives back what the waiting fast-lane read reserved; the read waits again once connected")
+    func lostConnectionEndsTheWait() {
+        let h = Self.harness(blockMillis: 500)
+        h.handle(.tick)
+        #expect(h.machine.fastReservedNotes > 0)
+        h.handle(.connectionLost(QueueError("gone", connectionLost: true)))
+        #expect(h.machine.fastReservedNotes == 0 && h.machine.reservedNotes == 0)
+        let reads = h.requests.filter { if case .readFast = $0 { return true }; return false }.count
+        #expect(h.run(limitMillis: 2000) { h.requests.filter { if case .readFast = $0 { return true }; return false }.count > reads })
+        #expect(h.machine.fastReservedNotes > 0)
+    }
+
+    @Test("The bulk lane holds at most max_in_flight less fast_reserve; fast entries are still taken in and sent, by the fast lane's own read")
     func bulkLeavesTheReserve() {
         let h = Self.harness()
         for k in 0..<10 { h.shard.add(Entries.multicast("camp#\(k)", tokens: Self.tokens(500, from: k * 500))) }

@@ -28,6 +28,8 @@ final class MachineHarness {
     var clientsClosed = false
     /// Every queue request the machine made, in order.
     var requests: [QueueRequest] = []
+    /// The connection each of `requests` went on.
+    var requestLanes: [WorkerAction.Lane] = []
     /// How long a settle takes to be answered (0: at once, as every other request); with more,
     /// a settle stays in flight that long, as on a real connection, while the rest goes on.
     var settleMillis = 0
@@ -37,6 +39,9 @@ final class MachineHarness {
     /// nothing to read), in order: the read is answered once an entry is added or its wait is
     /// over, and what was sent behind it only then, as Redis answers a connection in order.
     private var mainWaiting: [(id: Int, request: QueueRequest, dueNanos: UInt64)] = []
+    /// The same for the fast lane's own connection (`WorkerAction.Lane.fast`): its read waits
+    /// for a fast-lane entry, and the claims sent behind it wait for it.
+    private var fastWaiting: [(id: Int, request: QueueRequest, dueNanos: UInt64)] = []
     /// Whether the client writes what it is given at once (and says so: `WorkerEvent.written`,
     /// one tag per entry as the client reports them); false: APNs cannot be reached, nothing
     /// is written.
@@ -89,6 +94,11 @@ final class MachineHarness {
             mainWaiting.removeFirst()
             events += reply(first.id, first.request)
         }
+        while let first = fastWaiting.first {
+            if case .readFast = first.request, shard.undeliveredFast == 0, now.nanos < first.dueNanos { break }
+            fastWaiting.removeFirst()
+            events += reply(first.id, first.request)
+        }
         return events
     }
 
@@ -107,6 +117,7 @@ final class MachineHarness {
             // A new connection: what was in flight on the old one is gone with it.
             settlesInFlight.removeAll()
             mainWaiting.removeAll()
+            fastWaiting.removeAll()
             do throws(QueueError) {
                 try queue.open()
                 return [.connected]
@@ -115,6 +126,7 @@ final class MachineHarness {
             }
         case .request(let id, let request, let lane):
             requests.append(request)
+            requestLanes.append(lane)
             if lane == .settle && settleMillis > 0 {
                 settlesInFlight.append((id, request, now.nanos + UInt64(settleMillis) * 1_000_000))
                 return []
@@ -125,6 +137,14 @@ final class MachineHarness {
             }
             if lane == .main && !mainWaiting.isEmpty {
                 mainWaiting.append((id, request, 0))
+                return []
+            }
+            if lane == .fast, case .readFast(_, let block) = request, block > 0, shard.undeliveredFast == 0, queue.faults.isEmpty {
+                fastWaiting.append((id, request, now.nanos + UInt64(block) * 1_000_000))
+                return []
+            }
+            if lane == .fast && !fastWaiting.isEmpty {
+                fastWaiting.append((id, request, 0))
                 return []
             }
             return reply(id, request)

@@ -17,8 +17,9 @@ struct WorkQueueContractTests {
         let port: Int
 
         init?() {
-            guard let path = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first(where: FileManager.default.isExecutableFile) else { return nil }
-            port = Int.random(in: 20_000...60_000)
+            guard let path = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].first(where: FileManager.default.isExecutableFile),
+                  let port = LoopbackPort.unused() else { return nil }
+            self.port = port
             guard let process = try? ChildProcess(path, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]) else {
                 return nil
             }
@@ -28,10 +29,13 @@ struct WorkQueueContractTests {
         // SIGKILL (nothing of it needs to survive), reaped with a bound (ChildProcess's deinit).
         deinit { process.kill() }
 
-        /// A connection once the server answers (it announces readiness to nobody: retried).
+        /// A connection once the server answers (it announces readiness to nobody: retried for
+        /// up to 30 s while it runs, since a loaded machine can take seconds to start it; a
+        /// server that exited, say because its port was taken meanwhile, fails at once).
         func connect() throws -> RedisConnection {
             let connector = try RedisConnector(RedisConfiguration(node: RedisNode(host: "127.0.0.1", port: port)))
-            for _ in 0..<200 {
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline && process.isRunning {
                 if let c = try? connector.connect() { return c }
                 usleep(25_000)  // between attempts: the server gives no other sign it is up
             }

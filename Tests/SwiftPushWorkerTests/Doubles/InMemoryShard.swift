@@ -94,6 +94,8 @@ public final class InMemoryShard: @unchecked Sendable {
     }
 
     /// Entries of either lane not delivered yet.
+    /// Fast-lane entries not delivered to any read yet.
+    public var undeliveredFast: Int { fastStream.filter { $0.id > lastDeliveredFast }.count }
     public var undelivered: Int {
         stream.filter { $0.id > lastDelivered }.count + fastStream.filter { $0.id > lastDeliveredFast }.count
     }

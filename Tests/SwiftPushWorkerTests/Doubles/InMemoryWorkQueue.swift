@@ -86,7 +86,7 @@ public final class InMemoryWorkQueue: WorkQueue {
         case .read(let max, _):
             // The fast lane first, then the bulk lane, up to `max` of each (COUNT is per stream).
             return .entries(readFast(max) + readBulk(max))
-        case .readFast(let max):
+        case .readFast(let max, _):
             return .entries(readFast(max))
         case .claim(let entries):
             return .claimed(entries.map(claim))
