@@ -127,8 +127,9 @@ let package = Package(
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
         // The fleet's Redis key names and the heartbeat's record: what the worker writes and the
-        // status reads, so that the status does not depend on the whole worker (issue 34).
-        .target(name: "SwiftPushKeys", dependencies: ["SwiftPushRedis"]),
+        // status reads, so that the status does not depend on the whole worker (issue 34). No
+        // dependency (not even the Redis client): the worker's pure machine uses it.
+        .target(name: "SwiftPushKeys"),
         .target(name: "SwiftPushWorker", dependencies: ["SwiftPushKeys", "SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
         // What the fleet's Redis keys say (issue 26): per shard, app and campaign progress, rates,
         // time left, heartbeats; read by `swiftpush status` and the worker's status page.

@@ -243,7 +243,7 @@ public struct RedisShardCommands: Sendable {
         case .heartbeat, .dropHeartbeat, .markWritten:
             return .done
         case .controls:
-            return .controls(CampaignControl.all(from: first))
+            return .controls(CampaignControl.all(from: first, elements: \.elements, text: \.text))
         case .park(let entries):
             let answers = first.elements.map { ParkAnswer(rawValue: Int($0.integer ?? 0)) ?? .takeIn }
             guard answers.count == entries.count else {

@@ -1,5 +1,3 @@
-import SwiftPushKit
-
 /// What happens to a shard's machine: what its driver did for it, what the queue and the
 /// clients answered, time passing, a stop.
 public enum WorkerEvent: Sendable {
@@ -62,16 +60,14 @@ public struct SendItem: Sendable {
     public var entry: EntryBox
 }
 
-/// A read entry, shared (not copied) by everything that refers to it while it is held, with
-/// the payload its notifications share (a multicast's), made once.
+/// A read entry, shared (not copied) by everything that refers to it while it is held. A
+/// multicast's payload is a range of its storage (`WorkEntry.sharedPayload`), which the send
+/// path borrows for every token (`SendBatch`).
 public final class EntryBox: Sendable {
     public let entry: WorkEntry
-    /// A multicast's payload, one copy for every token.
-    public let sharedPayload: PushPayload?
 
     init(_ entry: WorkEntry) {
         self.entry = entry
-        sharedPayload = entry.sharedPayload.map { PushPayload(json: Array(entry.storage[$0])) }
     }
 }
 
