@@ -11,27 +11,9 @@ import PushCore
 /// Thread-safe: the clients' I/O threads report through their log callbacks (`AppEventSink`),
 /// the loop reports the rest and flushes.
 public final class APNsEventLog: @unchecked Sendable {
-    /// A kind of event: its metric label and its log message.
-    public enum Kind: String, CaseIterable, Sendable {
-        case connectionLost = "connection_lost"
-        case goaway
-        case backOff = "back_off"
-        case credentialsRefused = "credentials_refused"
-        case tlsFailure = "tls_failure"
-        case protocolError = "protocol_error"
-
-        /// The log line's message.
-        var message: String {
-            switch self {
-            case .connectionLost: return "APNs connection lost"
-            case .goaway: return "APNs sent GOAWAY"
-            case .backOff: return "backing off before the next APNs connection"
-            case .credentialsRefused: return "APNs refused the credentials"
-            case .tlsFailure: return "TLS failure with APNs"
-            case .protocolError: return "HTTP/2 protocol error with APNs"
-            }
-        }
-    }
+    /// A kind of event: its metric label and its log message (`APNsEventKind`, which the
+    /// machine's actions name).
+    public typealias Kind = APNsEventKind
 
     private struct Key: Hashable {
         let app: String

@@ -1,5 +1,4 @@
 import PushCore
-import SwiftPushKit
 
 /// One notification of an entry that passed the worker's checks: what the client is given. Its
 /// byte fields are ranges of the entry's storage (`WorkEntry.storage`), not copies.
@@ -24,7 +23,7 @@ struct WorkNote: Sendable {
     var notAfter: Int64?
     /// The apns-id: the name-based UUID of `id` (single, batch) or of `id + "/" + token`
     /// (multicast), the same on every resend.
-    var apnsID: APNsID
+    var apnsID: NoteAPNsID
 }
 
 /// Where one notification of an entry stands once read: ready to send, or refused by the
