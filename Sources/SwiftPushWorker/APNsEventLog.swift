@@ -1,4 +1,5 @@
 import PushCore
+import SwiftPushWorkerMachine
 
 /// Trouble on the way to APNs, logged as it happens instead of only in the counters of the
 /// last line (which a SIGKILLed worker never writes): connections lost, GOAWAYs, back-off,

@@ -1,4 +1,5 @@
 import SwiftPushKit
+import SwiftPushWorkerMachine
 
 extension APNsIDNamer {
     /// The worker's names: version-5 UUIDs of the notification id (and a multicast's "/" and

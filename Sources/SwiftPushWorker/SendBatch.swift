@@ -1,6 +1,7 @@
 import PushClientCore
 import PushCore
 import SwiftPushKit
+import SwiftPushWorkerMachine
 
 /// The notifications of a `send` action as the client's send path reads them: each field is
 /// borrowed from its entry's storage (or a short string of the note's) for the length of the

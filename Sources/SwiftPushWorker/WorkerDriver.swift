@@ -7,6 +7,8 @@ import PushCore
 import PushTransport
 import SwiftPushRedis
 import SwiftPushKeys
+import SwiftPushWorkerMachine
+import SwiftPushWorkerRedis
 
 /// The thin I/O layer under the worker's machines (`ShardMachine`, one per shard it serves):
 /// it owns the thread, each shard's two Redis connections (`RedisLane`: reads, claims and the

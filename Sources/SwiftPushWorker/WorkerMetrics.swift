@@ -1,5 +1,6 @@
 import PushCore
 import PushClientCore
+import SwiftPushWorkerMachine
 
 /// The worker's metrics, rendered in the Prometheus text format (version 0.0.4) for
 /// `/metrics`. The loop updates them; the metrics thread renders them; one lock guards both

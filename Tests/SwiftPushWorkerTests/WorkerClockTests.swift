@@ -3,6 +3,8 @@ import Testing
 import SwiftPushRedis
 import TestProcessSupport
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import SwiftPushKeys
 
 /// The driver reads every time it uses from the clock it is given (`WorkerClock`, issue 34):

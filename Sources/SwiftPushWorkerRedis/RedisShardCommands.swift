@@ -1,6 +1,7 @@
 import CHiredis
 import SwiftPushRedis
 import SwiftPushKeys
+import SwiftPushWorkerMachine
 
 /// The Redis commands of each queue request and how their replies become a `QueueReply`: one
 /// place for the protocol's wire form, used by the synchronous `RedisStreamQueue` and by the

@@ -28,6 +28,9 @@ public struct ShardMachine {
         /// Entries handed back at a stop (`QueueRequest.handBack`): pending, and at once
         /// reclaimable by any worker.
         public var handedBack = 0
+
+        /// No counts yet (the driver adds the shards' up).
+        package init() {}
     }
     public internal(set) var counters = Counters()
     /// The group's backlog, read at each maintenance round.

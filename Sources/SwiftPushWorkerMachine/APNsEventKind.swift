@@ -9,7 +9,7 @@ public enum APNsEventKind: String, CaseIterable, Sendable {
     case protocolError = "protocol_error"
 
     /// The log line's message.
-    var message: String {
+    package var message: String {
         switch self {
         case .connectionLost: return "APNs connection lost"
         case .goaway: return "APNs sent GOAWAY"

@@ -38,7 +38,7 @@ public enum WorkerAction: Sendable {
     /// A log line.
     case log(WorkerLogLine)
     /// Trouble with APNs to log (rate-limited) and count (`APNsEventLog`).
-    case apnsEvent(APNsEventLog.Kind, app: String, detail: String)
+    case apnsEvent(APNsEventKind, app: String, detail: String)
     /// A settle succeeded: the outcomes it recorded, for `/metrics`.
     case recorded([OutcomeTally])
     /// The machine is done: it stopped with this many entries left pending (0: every entry it
@@ -55,7 +55,7 @@ public enum WorkerAction: Sendable {
 /// One notification to send: its tag (returned with its result) and what it is.
 public struct SendItem: Sendable {
     public var tag: UInt64
-    var note: WorkNote
+    package var note: WorkNote
     /// The entry it belongs to (its storage holds the note's bytes).
     public var entry: EntryBox
 }

@@ -1,5 +1,6 @@
 import SwiftPushRedis
 import SwiftPushKeys
+import SwiftPushWorkerMachine
 
 /// The fast lane's commands and replies (`FastLane`: its names in the worker's books).
 extension FastLane {
