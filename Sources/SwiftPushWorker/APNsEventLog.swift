@@ -56,10 +56,11 @@ public final class APNsEventLog: @unchecked Sendable {
     }
 
     /// An event log writing warning lines to `log` (`event`, `count`, `total`, `interval_ms`,
-    /// `last`), one per app and kind per `intervalMillis` at most.
-    convenience init(log: WorkerLog, intervalMillis: Int = 5000) {
+    /// `last`), one per app and kind per `intervalMillis` at most, timed by `clock` (monotonic
+    /// ns; the driver's `WorkerClock`).
+    convenience init(log: WorkerLog, intervalMillis: Int = 5000, clock: @escaping @Sendable () -> UInt64 = { MonotonicTime.nanos() }) {
         let interval = intervalMillis
-        self.init(intervalMillis: intervalMillis, clock: { MonotonicTime.nanos() }) { line in
+        self.init(intervalMillis: intervalMillis, clock: clock) { line in
             var fields = ["app": line.app, "event": line.kind.rawValue, "count": String(line.count), "total": String(line.total),
                           "interval_ms": String(interval)]
             if !line.detail.isEmpty { fields["last"] = line.detail }
