@@ -142,7 +142,7 @@ let package = Package(
         // The worker's driver: WorkerDriver and its shard runners (the machines' I/O), the
         // clients of each app, the configuration, metrics and log. Re-exports the machine and the
         // wire format, which were this module's before they became targets of their own.
-        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushWorkerMachine", "SwiftPushWorkerRedis", "SwiftPushKeys", "SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
+        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushWorkerMachine", "SwiftPushWorkerRedis", "SwiftPushKeys", "SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "COpenSSL"]),
         // What the fleet's Redis keys say (issue 26): per shard, app and campaign progress, rates,
         // time left, heartbeats; read by `swiftpush status` and the worker's status page.
         .target(name: "SwiftPushStatus", dependencies: ["SwiftPushKeys", "SwiftPushRedis"]),

@@ -1,5 +1,4 @@
 import SwiftPushKeys
-import SwiftPushWorkerMachine
 
 /// The Lua scripts of campaign control (docs/worker.md, "Steering a campaign"). Every key
 /// carries the shard's hash tag, so on a cluster each script runs in the shard's one slot.

@@ -1,5 +1,4 @@
 import COpenSSL
-import SwiftPushWorkerMachine
 
 /// A Lua script run by its SHA-1 (`EVALSHA`), so a batch call does not resend the script's text;
 /// when Redis does not know it yet (a new or restarted server, `SCRIPT FLUSH`), the queue runs it

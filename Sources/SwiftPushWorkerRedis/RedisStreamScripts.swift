@@ -1,5 +1,3 @@
-import SwiftPushWorkerMachine
-
 /// The Lua scripts that make each queue step atomic on the Redis server (docs/worker.md, "The
 /// protocol"). Every key a script touches carries the shard's hash tag (`{s}`), so on a cluster
 /// they all live in one slot. `InMemoryWorkQueue` implements the same steps in Swift for the
