@@ -127,9 +127,22 @@ let package = Package(
         // The queue-fed worker (issue #15): Redis Streams in, PushClients out, one recorded outcome
         // per notification. Not part of libswiftpush.so.
         // The fleet's Redis key names and the heartbeat's record: what the worker writes and the
-        // status reads, so that the status does not depend on the whole worker (issue 34).
-        .target(name: "SwiftPushKeys", dependencies: ["SwiftPushRedis"]),
-        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushKeys", "SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "CHiredis", "COpenSSL"]),
+        // status reads, so that the status does not depend on the whole worker (issue 34). No
+        // dependency (not even the Redis client): the worker's pure machine uses it.
+        .target(name: "SwiftPushKeys"),
+        // The worker's machine (issue 34): ShardMachine (every decision of a shard, events in,
+        // actions out), its events and actions, and the values it works with (entries read and
+        // checked, outcomes, settlements, pacing). No I/O, and dependencies that cannot reach
+        // OpenSSL, nghttp2, the transport, the client, hiredis or the Redis client
+        // (scripts/check-pure-targets.py), so the compiler keeps it pure.
+        .target(name: "SwiftPushWorkerMachine", dependencies: ["SwiftPushKeys", "PushCore", "CSwiftPushABI"]),
+        // The worker's Redis wire format: its Lua scripts, the commands and replies of each
+        // QueueRequest (RedisShardCommands), the lanes (main, settle, fast), the campaign controls.
+        .target(name: "SwiftPushWorkerRedis", dependencies: ["SwiftPushWorkerMachine", "SwiftPushKeys", "SwiftPushRedis", "PushCore", "CHiredis", "COpenSSL"]),
+        // The worker's driver: WorkerDriver and its shard runners (the machines' I/O), the
+        // clients of each app, the configuration, metrics and log. Re-exports the machine and the
+        // wire format, which were this module's before they became targets of their own.
+        .target(name: "SwiftPushWorker", dependencies: ["SwiftPushWorkerMachine", "SwiftPushWorkerRedis", "SwiftPushKeys", "SwiftPushKit", "PushClientCore", "PushTransport", "PushCore", "CSwiftPushABI", "SwiftPushRedis", "COpenSSL"]),
         // What the fleet's Redis keys say (issue 26): per shard, app and campaign progress, rates,
         // time left, heartbeats; read by `swiftpush status` and the worker's status page.
         .target(name: "SwiftPushStatus", dependencies: ["SwiftPushKeys", "SwiftPushRedis"]),
@@ -168,7 +181,7 @@ let package = Package(
         .testTarget(name: "PushTransportTests", dependencies: ["TestProcessSupport", "PushTransport", "PushClientCore", "PushChannels", "APNsMock", "PushCore", "PushCrypto",
                                                      "CSwiftPushABI", "COpenSSL", "CNGHTTP2"]),
         .testTarget(name: "APNsMockTests", dependencies: ["TestProcessSupport", "APNsMock", "PushCore", "PushCrypto", "PushTransport"]),
-        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["TestProcessSupport", "SwiftPushWorker", "SwiftPushKeys", "SwiftPushRedis", "PushCore", "CHiredis",
+        .testTarget(name: "SwiftPushWorkerTests", dependencies: ["TestProcessSupport", "SwiftPushWorker", "SwiftPushWorkerMachine", "SwiftPushWorkerRedis", "SwiftPushKeys", "SwiftPushRedis", "PushCore", "CHiredis",
                                                                  "SwiftPushKit", "PushClientCore", "CSwiftPushABI"]),
         // SwiftPushRedis: unit tests, and real redis-servers (TLS, ACL users, a 6-node cluster).
         .testTarget(name: "SwiftPushRedisTests", dependencies: ["TestProcessSupport", "SwiftPushRedis", "PushCore", "PushCrypto", "CHiredis"]),

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks that the client's machine cannot reach OpenSSL, nghttp2 or the transport (issue 34).
+"""Checks that the client's and the worker's machines cannot reach OpenSSL, nghttp2 or the
+transport, nor the worker's the Redis client or the APNs client (issue 34).
 
 usage: scripts/check-pure-targets.py [--self-test]
 
@@ -12,6 +13,10 @@ build) then refuses an `import CNGHTTP2` in a machine file, since the module is 
 target's dependency closure; this check refuses the declaration that would let it in. Each
 forbidden module is reported with the chain of dependencies that reaches it; a pure target
 missing from Package.swift is an error too, so that a rename cannot make the check pass.
+
+`SwiftPushWorkerMachine` (`ShardMachine` and its values) is pure the same way, and may not reach
+more (`EXTRA`): hiredis and the Redis client (the wire format is `SwiftPushWorkerRedis`'s), the
+APNs client and the Swift API over it (the driver, `SwiftPushWorker`, is their user).
 """
 import importlib.util
 import os
@@ -21,8 +26,10 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 # The pure targets, and what none of them may reach.
-PURE = ["PushClientMachine", "PushCore"]
+PURE = ["PushClientMachine", "PushCore", "SwiftPushWorkerMachine"]
 FORBIDDEN = {"COpenSSL", "CNGHTTP2", "PushTransport", "PushCrypto"}
+# What some pure targets may not reach besides.
+EXTRA = {"SwiftPushWorkerMachine": {"CHiredis", "SwiftPushRedis", "PushClientCore", "SwiftPushKit"}}
 
 
 def _imports_checker():
@@ -38,12 +45,14 @@ IMPORT = re.compile(r"^\s*(?:@[\w()]+\s+)*(?:(?:public|package|internal|filepriv
                     r"(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)", re.M)
 
 
-def check(root, pure=PURE, forbidden=FORBIDDEN):
+def check(root, pure=PURE, forbidden=FORBIDDEN, extra=EXTRA):
     reader = _imports_checker()
     with open(os.path.join(root, "Package.swift"), encoding="utf-8") as f:
         targets, _ = reader.parse_package(f.read())
     problems = []
+    common = forbidden
     for name in pure:
+        forbidden = common | extra.get(name, set())
         if name not in targets:
             problems.append(f"Package.swift: the pure target {name} is missing")
             continue
@@ -75,14 +84,16 @@ def check(root, pure=PURE, forbidden=FORBIDDEN):
 
 def self_test():
     """The check must be able to fail: a machine on a pure core passes; one declaring nghttp2,
-    one reaching OpenSSL through its core, one importing the transport, and a package without
-    the machine fail."""
+    one reaching OpenSSL through its core, one importing the transport, one declaring a module
+    only it may not reach (`EXTRA`), and a package without the machine fail; the core may
+    declare that module."""
     import tempfile
     def package(core_deps, machine_deps, machine_name="Machine"):
         return f"""// swift-tools-version:6.1
 let package = Package(name: "p", targets: [
     .systemLibrary(name: "COpenSSL"),
     .systemLibrary(name: "CNGHTTP2"),
+    .systemLibrary(name: "CRedis"),
     .target(name: "Core", dependencies: {core_deps}),
     .target(name: "Transport", dependencies: ["Core", "COpenSSL", "CNGHTTP2"]),
     .target(name: "{machine_name}", dependencies: {machine_deps}),
@@ -93,7 +104,10 @@ let package = Package(name: "p", targets: [
              (package('[]', '["Core", "CNGHTTP2"]'), {}, 1),
              (package('["COpenSSL"]', '["Core"]'), {}, 1),
              (package('[]', '["Core"]'), {"Sources/Machine/A.swift": "import Core\nimport Transport\n"}, 1),
-             (package('[]', '["Core"]', machine_name="Renamed"), {}, 1)]
+             (package('[]', '["Core"]', machine_name="Renamed"), {}, 1),
+             (package('[]', '["Core", "CRedis"]'), {}, 1),
+             (package('["CRedis"]', '["Core"]'), {}, 1),
+             (package('[]', '["Core"]'), {"Sources/Core/A.swift": "import CRedis\n"}, 0)]
     forbidden = {"COpenSSL", "CNGHTTP2", "Transport"}
     for text, files, expected in cases:
         with tempfile.TemporaryDirectory() as root:
@@ -103,7 +117,7 @@ let package = Package(name: "p", targets: [
                 os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
                 with open(os.path.join(root, path), "w") as f:
                     f.write(body)
-            problems = check(root, pure=["Machine", "Core"], forbidden=forbidden)
+            problems = check(root, pure=["Machine", "Core"], forbidden=forbidden, extra={"Machine": {"CRedis"}})
         if (1 if problems else 0) != expected:
             print(f"self-test: {text!r} {files!r} gave {problems}, expected exit {expected}")
             return 1
@@ -117,7 +131,8 @@ def main():
     problems = check(ROOT)
     for p in problems:
         print(p)
-    print(f"pure targets: {len(problems)} problems in {', '.join(PURE)} (none may reach {', '.join(sorted(FORBIDDEN))})")
+    print(f"pure targets: {len(problems)} problems in {', '.join(PURE)} (none may reach {', '.join(sorted(FORBIDDEN))}; "
+          + "; ".join(f"{name} nor {', '.join(sorted(more))}" for name, more in EXTRA.items()) + ")")
     return 1 if problems else 0
 
 

@@ -9,7 +9,7 @@ Outputs (never edit them by hand):
   Sources/SwiftPushKit/Generated/Options.swift       the Swift API's configuration groups (pool,
                                                      timing, recovery) and where every option lives
   Sources/SwiftPushKit/Generated/AppKeys.swift       the keys of a worker app's configuration
-  Sources/SwiftPushWorker/Generated/WorkerReasons.swift  the worker's own outcome reasons
+  Sources/SwiftPushWorkerMachine/Generated/WorkerReasons.swift  the worker's own outcome reasons
   Sources/SwiftPushCLI/Generated/ConnectionOptions.swift  the CLI's connection and token-key flags
   Bindings/go/config.go                              the Go Config struct and its option fields
   Bindings/python/swiftpush/_tables.py               Python enums (when the package exists)
@@ -498,7 +498,7 @@ def worker_reasons():
 
 def outputs():
     out = {
-        "Sources/SwiftPushWorker/Generated/WorkerReasons.swift": worker_reasons(),
+        "Sources/SwiftPushWorkerMachine/Generated/WorkerReasons.swift": worker_reasons(),
         "Sources/CSwiftPushABI/include/swiftpush_tables.h": c_tables(),
         "Sources/PushCore/Generated/Tables.swift": swift_tables(),
         "Sources/PushClientCore/Generated/Options.swift": swift_options(),

@@ -92,7 +92,7 @@ public struct ShardReading: Equatable, Sendable {
         recentUnregistered = UnregisteredToken.list(replies[9], shard: keys.shard)
         try addFastLane(length: integer(10, "XLEN \(keys.stream.fastStream)"), groups: replies[11], group: groupName)
         // A Redis that refuses scripts shows no controls rather than no shard.
-        controls = replies[12].errorText == nil ? CampaignControl.all(from: replies[12]) : [:]
+        controls = replies[12].errorText == nil ? CampaignControl.all(from: replies[12], elements: \.elements, text: \.text) : [:]
     }
 
     /// Adds the fast lane's figures (`push:{s}:fast`, docs/worker.md "The fast lane") to the

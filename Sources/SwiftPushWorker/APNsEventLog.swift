@@ -1,4 +1,5 @@
 import PushCore
+import SwiftPushWorkerMachine
 
 /// Trouble on the way to APNs, logged as it happens instead of only in the counters of the
 /// last line (which a SIGKILLed worker never writes): connections lost, GOAWAYs, back-off,
@@ -11,27 +12,9 @@ import PushCore
 /// Thread-safe: the clients' I/O threads report through their log callbacks (`AppEventSink`),
 /// the loop reports the rest and flushes.
 public final class APNsEventLog: @unchecked Sendable {
-    /// A kind of event: its metric label and its log message.
-    public enum Kind: String, CaseIterable, Sendable {
-        case connectionLost = "connection_lost"
-        case goaway
-        case backOff = "back_off"
-        case credentialsRefused = "credentials_refused"
-        case tlsFailure = "tls_failure"
-        case protocolError = "protocol_error"
-
-        /// The log line's message.
-        var message: String {
-            switch self {
-            case .connectionLost: return "APNs connection lost"
-            case .goaway: return "APNs sent GOAWAY"
-            case .backOff: return "backing off before the next APNs connection"
-            case .credentialsRefused: return "APNs refused the credentials"
-            case .tlsFailure: return "TLS failure with APNs"
-            case .protocolError: return "HTTP/2 protocol error with APNs"
-            }
-        }
-    }
+    /// A kind of event: its metric label and its log message (`APNsEventKind`, which the
+    /// machine's actions name).
+    public typealias Kind = APNsEventKind
 
     private struct Key: Hashable {
         let app: String
@@ -73,10 +56,11 @@ public final class APNsEventLog: @unchecked Sendable {
     }
 
     /// An event log writing warning lines to `log` (`event`, `count`, `total`, `interval_ms`,
-    /// `last`), one per app and kind per `intervalMillis` at most.
-    convenience init(log: WorkerLog, intervalMillis: Int = 5000) {
+    /// `last`), one per app and kind per `intervalMillis` at most, timed by `clock` (monotonic
+    /// ns; the driver's `WorkerClock`).
+    convenience init(log: WorkerLog, intervalMillis: Int = 5000, clock: @escaping @Sendable () -> UInt64 = { MonotonicTime.nanos() }) {
         let interval = intervalMillis
-        self.init(intervalMillis: intervalMillis, clock: { MonotonicTime.nanos() }) { line in
+        self.init(intervalMillis: intervalMillis, clock: clock) { line in
             var fields = ["app": line.app, "event": line.kind.rawValue, "count": String(line.count), "total": String(line.total),
                           "interval_ms": String(interval)]
             if !line.detail.isEmpty { fields["last"] = line.detail }

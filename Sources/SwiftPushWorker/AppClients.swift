@@ -2,6 +2,7 @@ import CSwiftPushABI
 import PushCore
 import PushClientCore
 import PushTransport
+import SwiftPushWorkerMachine
 
 /// Two clients per credential set (APNs binds a connection to one team), opened from the
 /// configuration; the driver polls each one's results (`resultFileDescriptor` in its poll).

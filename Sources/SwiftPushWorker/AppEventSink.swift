@@ -1,5 +1,6 @@
 import CSwiftPushABI
 import PushClientCore
+import SwiftPushWorkerMachine
 
 /// One app's client's log events, turned into `APNsEventLog` events: the library reports them
 /// on its I/O thread through a log callback whose user data is this sink (kept alive by

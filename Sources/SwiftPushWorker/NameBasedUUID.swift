@@ -1,6 +1,7 @@
 import COpenSSL
 import PushCore
 import SwiftPushKit
+import SwiftPushWorkerMachine
 
 /// Name-based (version 5, SHA-1) UUIDs, RFC 9562 section 5.5: the apns-id of a queued
 /// notification is derived from its `id`, so every resend of the same notification (after a

@@ -1,6 +1,7 @@
 import CSwiftPushABI
 import PushClientCore
 import PushCore
+import SwiftPushWorkerMachine
 
 /// Turns each result a client's poll takes into the machine's `NoteResult`.
 struct NoteResultReader: ResultReader {

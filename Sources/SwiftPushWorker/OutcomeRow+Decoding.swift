@@ -1,4 +1,5 @@
 import Foundation
+import SwiftPushWorkerMachine
 
 extension OutcomeRow {
     /// Why an outcomes stream entry could not be read.

@@ -1,3 +1,5 @@
+import SwiftPushWorkerMachine
+
 /// One line of what the outcomes stream says, whatever its format: one notification's outcome,
 /// or a group of a multicast's notifications that share one (its accepted tokens, a refusal of
 /// the whole entry), with how many and their indexes (docs/worker.md, "Outcome records").

@@ -1,5 +1,7 @@
 import PushClientCore
 import PushCore
+import SwiftPushKit
+import SwiftPushWorkerMachine
 
 /// The notifications of a `send` action as the client's send path reads them: each field is
 /// borrowed from its entry's storage (or a short string of the note's) for the length of the
@@ -23,7 +25,7 @@ struct SendBatch: NotificationBatch {
         let payload = note.payload ?? entry.sharedPayload ?? 0..<0
         return entry.storage.withUnsafeBytes { storage in
             topic.withUTF8 { topicBytes in
-                note.apnsID.withASCII { idBytes in
+                APNsID(high: note.apnsID.high, low: note.apnsID.low).withASCII { idBytes in
                     collapse.withUTF8 { collapseBytes in
                         var v = NotificationView()
                         v.tag = item.tag | tagBase

@@ -1,4 +1,6 @@
 import SwiftPushRedis
+import SwiftPushWorkerMachine
+import SwiftPushWorkerRedis
 
 /// One shard as `WorkerDriver` runs it: the shard's machine, its three Redis connections (to the
 /// master of its slot on a cluster), the events waiting for the machine, and what tells its

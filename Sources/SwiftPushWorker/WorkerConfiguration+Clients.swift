@@ -1,5 +1,6 @@
 import PushClientCore
 import SwiftPushKit
+import SwiftPushWorkerMachine
 
 extension WorkerConfiguration {
     /// The client configuration of app `name`, made as every host makes one: the app's

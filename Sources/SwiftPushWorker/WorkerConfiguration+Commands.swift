@@ -1,4 +1,6 @@
 import SwiftPushKeys
+import SwiftPushWorkerMachine
+import SwiftPushWorkerRedis
 
 extension WorkerConfiguration {
     /// The protocol's commands for `shard`, as `consumer`.

@@ -1,3 +1,5 @@
+import SwiftPushWorkerMachine
+
 extension WorkerConfiguration {
     /// A number of the configuration file's top level: its key, the property it sets, and the
     /// values it may take. The default is that property's initial value (`MachineSettings`,

@@ -2,6 +2,8 @@ import Foundation
 import PushCore
 import SwiftPushKit
 import SwiftPushRedis
+import SwiftPushWorkerMachine
+import SwiftPushWorkerRedis
 
 /// The worker's configuration file (JSON; format and example in docs/worker.md). Decoded with
 /// Foundation's JSONDecoder: the worker needs no package beyond the toolchain's. Durations are

@@ -7,6 +7,8 @@ import PushCore
 import PushTransport
 import SwiftPushRedis
 import SwiftPushKeys
+import SwiftPushWorkerMachine
+import SwiftPushWorkerRedis
 
 /// The thin I/O layer under the worker's machines (`ShardMachine`, one per shard it serves):
 /// it owns the thread, each shard's two Redis connections (`RedisLane`: reads, claims and the
@@ -31,7 +33,7 @@ public final class WorkerDriver {
     let clients: AppClients
     let events: APNsEventLog
     /// What `/metrics` shows (published a few times a second).
-    public let metrics = WorkerMetrics()
+    public let metrics: WorkerMetrics
     private let runners: [ShardRunner]
     /// A pipe: `requestStop` writes its second end, the loop polls its first.
     private let stopPipe: (read: Int32, write: Int32)
@@ -56,7 +58,9 @@ public final class WorkerDriver {
         self.consumer = consumer
         self.log = log
         router = connector.configuration.cluster ? RedisRouter(connector: connector) : nil
-        events = APNsEventLog(log: log)
+        // The loop's liveness and the event log's intervals on the driver's clock too.
+        metrics = WorkerMetrics(clock: { clock().nanos })
+        events = APNsEventLog(log: log, clock: { clock().nanos })
         let clients = try AppClients(configuration: configuration, events: events)
         self.clients = clients
         let wait = RedisWait(connector.configuration)

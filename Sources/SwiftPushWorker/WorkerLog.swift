@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SwiftPushWorkerMachine
 
 /// Structured log lines on standard error, one format for every line the worker writes:
 /// logfmt (`ts=2026-11-28T20:33:35.123Z level=info msg="..." key=value`), the time in RFC 3339,

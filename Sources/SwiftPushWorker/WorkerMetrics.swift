@@ -1,5 +1,6 @@
 import PushCore
 import PushClientCore
+import SwiftPushWorkerMachine
 
 /// The worker's metrics, rendered in the Prometheus text format (version 0.0.4) for
 /// `/metrics`. The loop updates them; the metrics thread renders them; one lock guards both
@@ -14,12 +15,22 @@ public final class WorkerMetrics: @unchecked Sendable {
     private var buckets = [Int](repeating: 0, count: bounds.count)
     private var latencyCount = 0
     private var latencySum = 0.0
-    private var lastLoopNanos: UInt64 = MonotonicTime.nanos()
+    /// When the loop last published (monotonic ns, by `clock`).
+    private var lastLoopNanos: UInt64
+    /// Monotonic nanoseconds: the driver's clock (`WorkerClock`) when a driver made these.
+    private let clock: @Sendable () -> UInt64
 
     private struct OutcomeKey: Hashable { let app: String, outcome: String, reason: String }
 
-    /// Empty metrics.
-    public init() {}
+    /// Empty metrics, timed by the real monotonic clock.
+    public convenience init() { self.init(clock: { MonotonicTime.nanos() }) }
+
+    /// Empty metrics, timed by `clock` (monotonic ns): the loop's liveness (`isLive`) is
+    /// measured on it.
+    public init(clock: @escaping @Sendable () -> UInt64) {
+        self.clock = clock
+        lastLoopNanos = clock()
+    }
 
     /// The apps' clients, whose own figures (`push_client_metrics_text`: connections, retries,
     /// GOAWAYs, answer latency...) follow the worker's on the page, labelled by app. Set once
@@ -60,13 +71,16 @@ public final class WorkerMetrics: @unchecked Sendable {
         lock.withLock {
             counters = c
             gauges = g
-            lastLoopNanos = MonotonicTime.nanos()
+            lastLoopNanos = clock()
         }
     }
 
     /// Whether the loop has published within `millis`: a hung loop fails `/healthz`.
     public func isLive(withinMillis millis: UInt64) -> Bool {
-        lock.withLock { MonotonicTime.nanos() - lastLoopNanos < millis * 1_000_000 }
+        lock.withLock {
+            let now = clock()
+            return now < lastLoopNanos || now - lastLoopNanos < millis * 1_000_000
+        }
     }
 
     /// The figures as values (the status page's view of this worker).

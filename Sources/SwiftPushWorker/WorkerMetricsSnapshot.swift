@@ -1,3 +1,5 @@
+import SwiftPushWorkerMachine
+
 /// What `WorkerMetrics` holds at one moment, as values: the status page's "this worker" (the
 /// same figures as `/metrics`, without the text format).
 public struct WorkerMetricsSnapshot: Sendable {

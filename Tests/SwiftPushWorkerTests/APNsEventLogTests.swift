@@ -1,5 +1,7 @@
 import Synchronization
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 @Suite("APNsEventLog", .timeLimit(.minutes(1)))

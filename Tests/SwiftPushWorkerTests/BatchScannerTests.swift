@@ -1,4 +1,6 @@
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 /// The batch entry's array scanner: the word-at-a-time string scan against the byte-by-byte

@@ -1,5 +1,7 @@
 import Testing
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import SwiftPushKeys
 
 /// Campaign control (issue 32): the pure decision, the worker's copy of the controls, and the

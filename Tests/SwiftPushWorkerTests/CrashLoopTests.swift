@@ -1,5 +1,7 @@
 import PushCore
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 /// A worker killed again and again (issue 31): re-delivered entries must not starve behind one

@@ -1,4 +1,6 @@
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 /// Which deliveries count toward `max_deliveries` (`DeliveryCharge`): the written ones, and

@@ -1,5 +1,7 @@
 import Testing
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 
 /// The fast lane (issue 32, item 1; `FastLane`, ShardMachine+Lanes.swift): every read names it
 /// first, in the same call as the bulk lane, and with a reserve it has a read of its own waiting

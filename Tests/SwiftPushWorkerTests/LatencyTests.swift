@@ -1,5 +1,7 @@
 import Testing
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 
 /// Issue 31, item 4: a notification that comes alone (an app server's one message) is read,
 /// sent and recorded without waiting for company. The machine's clock is the harness's and

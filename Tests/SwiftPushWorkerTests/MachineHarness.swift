@@ -1,5 +1,7 @@
 import PushCore
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 
 /// A `ShardMachine` driven in memory: its queue requests go to an `InMemoryWorkQueue` (answered
 /// at once, in order), its sends to a scripted APNs (`answer` decides each notification's

@@ -1,5 +1,7 @@
 import Foundation
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 /// Outcome format 2: one JSON object per outcome in a batch entry, holding exactly format 1's

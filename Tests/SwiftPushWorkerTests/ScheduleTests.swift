@@ -1,5 +1,7 @@
 import Testing
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 
 /// Scheduled sending (issue 32, item 5; ShardMachine+Schedule.swift): an entry whose `send_at`
 /// is ahead is parked whole in the delayed set, due then, with no trip counted; the machine

@@ -1,5 +1,7 @@
 import SwiftPushRedis
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 @Suite("Script arguments", .timeLimit(.minutes(1)))

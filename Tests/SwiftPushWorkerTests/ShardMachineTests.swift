@@ -1,5 +1,7 @@
 import PushCore
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 /// The worker's rules, one at a time, on the pure machine with the in-memory queue and a made-up

@@ -1,5 +1,7 @@
 import CHiredis
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 /// Stream replies parsed in place from hiredis's reply tree, and the packed entries they become.

@@ -1,4 +1,6 @@
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 @Suite("SuspectPacer", .timeLimit(.minutes(1)))

@@ -1,6 +1,8 @@
 import Foundation
 import SwiftPushRedis
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 import SwiftPushKeys
 

@@ -1,5 +1,7 @@
 import PushCore
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 /// Issue 31, items 1 and 3 on the pure machine: a restarted worker takes its own pending

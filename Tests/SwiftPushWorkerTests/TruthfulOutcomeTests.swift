@@ -1,5 +1,7 @@
 import PushCore
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 
 /// Issue 31, item 2 on the pure machine: a 410 that arrived is recorded at once (a worker that

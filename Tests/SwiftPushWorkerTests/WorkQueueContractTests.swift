@@ -2,6 +2,8 @@ import Foundation
 import SwiftPushRedis
 import TestProcessSupport
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 import SwiftPushKeys
 

@@ -3,6 +3,8 @@ import Testing
 import SwiftPushRedis
 import TestProcessSupport
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import SwiftPushKeys
 
 /// The driver reads every time it uses from the clock it is given (`WorkerClock`, issue 34):
@@ -59,5 +61,31 @@ struct WorkerClockTests {
         let heartbeat = try redis.command("HGET", keys.workers, "w-clock").text.flatMap { Heartbeat(field: "w-clock", json: $0) }
         let h = try #require(heartbeat, "no heartbeat from the worker")
         #expect(h.heartbeatMillis == Int(fixed) && h.startedMillis == Int(fixed), "\(h)")
+    }
+
+    /// A monotonic clock the test moves by hand.
+    final class HandClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var nanos: UInt64 = 5_000_000_000
+        func read() -> UInt64 { lock.withLock { nanos } }
+        func advance(millis: UInt64) { lock.withLock { nanos += millis * 1_000_000 } }
+    }
+
+    @Test("The loop's liveness (/healthz) is measured on the injected clock: an hour of its time without a publish is not live, whatever the real clocks say")
+    func livenessOnInjectedClock() throws {
+        let key = WorkerConfigurationTests.pki + "/AuthKey_TESTKEY001.p8"
+        let config = try WorkerConfiguration.parse(json: Array(#"""
+            {"redis": {"host": "127.0.0.1", "port": 1}, "shard": "clock",
+             "apps": {"demo": {"key_file": "\#(key)", "key_id": "TESTKEY001", "team_id": "TEAM123456",
+                               "host": "localhost", "port": 1}}}
+            """#.utf8))
+        let hand = HandClock()
+        let fixed = Self.fixedWallMillis
+        // Not run: liveness counts from when the metrics were made, on the driver's clock.
+        let driver = try WorkerDriver(configuration: config, connector: try RedisConnector(config.redis), consumer: "w-live",
+                                      log: WorkerLog(verbose: false), clock: { WorkerTime(nanos: hand.read(), wallMillis: fixed) })
+        #expect(driver.metrics.isLive(withinMillis: 10_000))
+        hand.advance(millis: 3_600_000)
+        #expect(!driver.metrics.isLive(withinMillis: 10_000), "liveness read another clock than the driver's")
     }
 }

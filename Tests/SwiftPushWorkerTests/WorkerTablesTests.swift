@@ -1,5 +1,7 @@
 import Foundation
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import Testing
 import SwiftPushKeys
 

@@ -1,5 +1,7 @@
 import PushCore
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 
 /// The settle step of `RedisStreamScripts.settle` in Swift, on an `InMemoryShard`: the same
 /// filtering by progress, the same records (byte for byte the same JSON), the same rule for a

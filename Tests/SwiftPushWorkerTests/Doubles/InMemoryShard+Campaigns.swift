@@ -1,4 +1,6 @@
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import SwiftPushKeys
 
 /// Campaign control on the in-memory shard, as `RedisCampaignScripts` does it on Redis.

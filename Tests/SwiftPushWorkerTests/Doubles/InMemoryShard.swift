@@ -1,4 +1,6 @@
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 import SwiftPushKeys
 
 /// One shard's keys held in memory with the semantics the Redis protocol gives them (the

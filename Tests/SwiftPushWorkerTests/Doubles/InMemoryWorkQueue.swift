@@ -1,4 +1,6 @@
 @testable import SwiftPushWorker
+@testable import SwiftPushWorkerMachine
+@testable import SwiftPushWorkerRedis
 
 /// `WorkQueue` in memory: one consumer's view of an `InMemoryShard`, with the semantics of the
 /// Redis protocol (`RedisStreamScripts`), and faults a test can inject into its next requests

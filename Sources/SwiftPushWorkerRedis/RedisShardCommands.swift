@@ -1,6 +1,7 @@
 import CHiredis
 import SwiftPushRedis
 import SwiftPushKeys
+import SwiftPushWorkerMachine
 
 /// The Redis commands of each queue request and how their replies become a `QueueReply`: one
 /// place for the protocol's wire form, used by the synchronous `RedisStreamQueue` and by the
@@ -245,7 +246,7 @@ public struct RedisShardCommands: Sendable {
         case .heartbeat, .dropHeartbeat, .markWritten:
             return .done
         case .controls:
-            return .controls(CampaignControl.all(from: first))
+            return .controls(CampaignControl.all(from: first, elements: \.elements, text: \.text))
         case .park(let entries):
             let answers = first.elements.map { ParkAnswer(rawValue: Int($0.integer ?? 0)) ?? .takeIn }
             guard answers.count == entries.count else {

@@ -1,4 +1,5 @@
 import SwiftPushRedis
+import SwiftPushWorkerMachine
 
 /// One of a shard's Redis connections as the driver uses it: requests written without waiting,
 /// their replies read as they arrive (in order: Redis answers a connection's commands in the
@@ -10,10 +11,10 @@ import SwiftPushRedis
 /// (`QueueError.connectionLost`), since a failover could still take those writes back. The
 /// machine then does what it does after any loss: reconnects, sends the settle again, re-reads
 /// what it read (every request is idempotent).
-final class RedisLane {
+package final class RedisLane {
     let commands: RedisShardCommands
     let wait: RedisWait?
-    private(set) var connection: RedisConnection?
+    package private(set) var connection: RedisConnection?
 
     /// A request sent and not fully answered.
     private struct Waiting {
@@ -27,23 +28,23 @@ final class RedisLane {
     private var waiting: [Waiting] = []
     private var head = 0
 
-    init(commands: RedisShardCommands, wait: RedisWait? = nil) {
+    package init(commands: RedisShardCommands, wait: RedisWait? = nil) {
         self.commands = commands
         self.wait = wait
     }
 
     /// Uses `connection` from now on (nothing is waiting on a new connection).
-    func attach(_ connection: RedisConnection) {
+    package func attach(_ connection: RedisConnection) {
         close()
         self.connection = connection
     }
 
     /// Whether replies are awaited (the driver polls the descriptor then).
-    var isBusy: Bool { head < waiting.count }
-    var descriptor: Int32? { connection?.descriptor }
+    package var isBusy: Bool { head < waiting.count }
+    package var descriptor: Int32? { connection?.descriptor }
 
     /// Writes `request`'s commands (flushed at once).
-    func send(id: Int, _ request: QueueRequest) throws(RedisError) {
+    package func send(id: Int, _ request: QueueRequest) throws(RedisError) {
         guard let c = connection else { throw RedisError(description: "not connected to Redis", connectionLost: true) }
         let list = commands.commands(for: request)
         for args in list { try c.append(args) }
@@ -59,7 +60,7 @@ final class RedisLane {
     /// Every request answered whole since the last call, without waiting: its reply, or the
     /// error reply it got (`QueueError`; one with `connectionLost` means the server lost the
     /// group or the scripts: the connection must be set up again).
-    func receive() throws(RedisError) -> [(id: Int, reply: Result<QueueReply, QueueError>)] {
+    package func receive() throws(RedisError) -> [(id: Int, reply: Result<QueueReply, QueueError>)] {
         guard let c = connection else { return [] }
         var done: [(id: Int, reply: Result<QueueReply, QueueError>)] = []
         while head < waiting.count {
@@ -98,7 +99,7 @@ final class RedisLane {
     }
 
     /// Drops the connection and everything waiting on it.
-    func close() {
+    package func close() {
         connection?.close()
         connection = nil
         waiting.removeAll()

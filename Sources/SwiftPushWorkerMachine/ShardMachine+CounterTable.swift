@@ -56,7 +56,7 @@ extension ShardMachine.Counters {
     }
 
     /// The sum of two machines' counters (a worker serving several shards reports one set).
-    static func + (a: Self, b: Self) -> Self {
+    package static func + (a: Self, b: Self) -> Self {
         var s = a
         for row in table { s[keyPath: row.field] += b[keyPath: row.field] }
         return s

@@ -1,5 +1,4 @@
 import PushCore
-import SwiftPushKit
 
 /// The fields every notification of an entry (or of a batch element) shares once checked.
 struct SharedFields {
@@ -12,7 +11,7 @@ struct SharedFields {
     var notAfter: Int64?
 
     /// The notification to `token` with these fields.
-    func note(id: String, token: Range<Int>, apnsID: APNsID) -> WorkNote {
+    func note(id: String, token: Range<Int>, apnsID: NoteAPNsID) -> WorkNote {
         WorkNote(id: id, token: token, payload: payload, topic: topic, collapseID: collapseID, pushType: pushType,
                  priority: priority, expiration: expiration, notAfter: notAfter, apnsID: apnsID)
     }

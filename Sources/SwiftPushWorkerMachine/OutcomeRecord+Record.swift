@@ -10,7 +10,7 @@ extension OutcomeRecord {
     /// does not name it (a batch's element), the token, and what format 1 says of it but the
     /// fields the record holds once (entry, app, deliveries) and the apns-id (derived from id
     /// and token, docs/worker.md).
-    func recordJSON(index: Int, withID: Bool) -> [UInt8] {
+    package func recordJSON(index: Int, withID: Bool) -> [UInt8] {
         var w = PayloadJSONWriter(capacity: 128 + detail.utf8.count)
         w.beginObject()
         w.key("index"); w.integer(Int64(index))
@@ -30,7 +30,7 @@ extension OutcomeRecord {
 
     /// This outcome as a record's `rest` group: the members of `recordJSON` that a group shares
     /// (outcome, status, reason, detail), without the braces (the script adds them).
-    func restJSON() -> [UInt8] {
+    package func restJSON() -> [UInt8] {
         var w = PayloadJSONWriter(capacity: 96 + detail.utf8.count)
         w.beginObject()
         w.key("outcome"); w.string(kind.rawValue)
@@ -42,7 +42,7 @@ extension OutcomeRecord {
     }
 
     /// The kind as the settle script's letter (`a`, `r`, `f`).
-    var kindLetter: String {
+    package var kindLetter: String {
         switch kind {
         case .accepted: return "a"
         case .rejected: return "r"
@@ -54,7 +54,7 @@ extension OutcomeRecord {
 extension EntrySettlement {
     /// The start of this entry's record (without its closing brace: the settle script adds the
     /// members only it can know, such as `count`): entry, kind, id, app, campaign, deliveries.
-    func recordHeader() -> [UInt8] {
+    package func recordHeader() -> [UInt8] {
         var w = PayloadJSONWriter(capacity: 128)
         w.beginObject()
         w.key("entry"); w.string(entryID)
@@ -69,7 +69,7 @@ extension EntrySettlement {
 
     /// A batch's accepted ids as the script takes them: JSON strings joined by ",\n" (valid
     /// JSON as it is; the newline lets the script split them in the rare case it must filter).
-    func acceptedIDsText() -> [UInt8] {
+    package func acceptedIDsText() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(acceptedIDs.count * 12)
         for (i, id) in acceptedIDs.enumerated() {
@@ -81,8 +81,9 @@ extension EntrySettlement {
     }
 
     /// `indexes` as a bitmap of `count` bits, bit i at byte i/8 from its high bit (the order of
-    /// Redis's SETBIT): the form the progress hash keeps.
-    static func bitmap(_ indexes: some Sequence<Int>, count: Int) -> [UInt8] {
+    /// Redis's SETBIT): the form the progress hash keeps. Inlinable (`IndexRanges.text`).
+    @inlinable
+    package static func bitmap(_ indexes: some Sequence<Int>, count: Int) -> [UInt8] {
         var map = [UInt8](repeating: 0, count: (count + 7) / 8)
         for i in indexes { map[i >> 3] |= 0x80 >> UInt8(i & 7) }
         return map

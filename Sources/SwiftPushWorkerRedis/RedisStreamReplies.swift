@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CHiredis
 import SwiftPushRedis
+import SwiftPushWorkerMachine
 
 /// Stream entries out of Redis's replies: an XREADGROUP batch read in place from hiredis's tree
 /// (each entry's fields copied once, into its packed storage), and the rows of the scripts that

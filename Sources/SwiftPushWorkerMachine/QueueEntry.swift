@@ -41,7 +41,7 @@ public struct QueueEntry: Sendable, Equatable {
     }
 
     /// An entry from fields packed by `packer` (names and values appended alternately).
-    init(entryID: String, packer: Packer, deliveries: Int = 1) {
+    package init(entryID: String, packer: Packer, deliveries: Int = 1) {
         self.entryID = entryID
         self.bytes = packer.bytes
         self.ends = packer.ends
@@ -49,24 +49,28 @@ public struct QueueEntry: Sendable, Equatable {
     }
 
     /// Builds the packed storage of an entry: append a name, then its value, field after field.
-    struct Packer {
-        fileprivate var bytes: [UInt8] = []
-        fileprivate var ends: [Int32] = []
+    /// Its appends are inlinable: the Redis reader (another module) packs every field of every
+    /// entry read.
+    package struct Packer {
+        @usableFromInline var bytes: [UInt8] = []
+        @usableFromInline var ends: [Int32] = []
 
         /// Storage with room for `fieldCount` fields of `byteCount` bytes in all.
-        init(fieldCount: Int, byteCount: Int) {
+        package init(fieldCount: Int, byteCount: Int) {
             bytes.reserveCapacity(byteCount)
             ends.reserveCapacity(fieldCount * 2)
         }
 
         /// Appends a name or a value (they alternate).
-        mutating func append(_ part: some Collection<UInt8>) {
+        @inlinable
+        package mutating func append(_ part: some Collection<UInt8>) {
             bytes.append(contentsOf: part)
             ends.append(Int32(bytes.count))
         }
 
         /// Appends a name or a value from raw memory.
-        mutating func append(_ part: UnsafeRawBufferPointer) {
+        @inlinable
+        package mutating func append(_ part: UnsafeRawBufferPointer) {
             bytes.append(contentsOf: part)
             ends.append(Int32(bytes.count))
         }

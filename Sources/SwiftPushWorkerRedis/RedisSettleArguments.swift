@@ -1,4 +1,5 @@
 import SwiftPushRedis
+import SwiftPushWorkerMachine
 
 /// The settle script's arguments for one entry's settlement (`RedisStreamScripts.settle` lists
 /// their order): the record's start, the accepted ones as a count, a bitmap, ranges and (a

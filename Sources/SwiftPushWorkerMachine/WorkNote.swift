@@ -1,30 +1,29 @@
 import PushCore
-import SwiftPushKit
 
 /// One notification of an entry that passed the worker's checks: what the client is given. Its
 /// byte fields are ranges of the entry's storage (`WorkEntry.storage`), not copies.
-struct WorkNote: Sendable {
+package struct WorkNote: Sendable {
     /// The notification id (a batch element's own; the entry's for single and multicast).
     var id: String
     /// The device token, hex.
-    var token: Range<Int>
+    package var token: Range<Int>
     /// The JSON payload; nil: the entry's shared payload (multicast).
-    var payload: Range<Int>?
+    package var payload: Range<Int>?
     /// apns-topic; nil: the app's default topic.
-    var topic: String?
+    package var topic: String?
     /// apns-collapse-id, when given.
-    var collapseID: String?
+    package var collapseID: String?
     /// apns-push-type.
-    var pushType: PushType
+    package var pushType: PushType
     /// apns-priority (0: the push type's default).
-    var priority: Int32
+    package var priority: Int32
     /// apns-expiration in UNIX seconds, when given.
-    var expiration: Int64?
+    package var expiration: Int64?
     /// Past this UNIX time (seconds) it is not sent (FAILED Expired) nor retried.
     var notAfter: Int64?
     /// The apns-id: the name-based UUID of `id` (single, batch) or of `id + "/" + token`
     /// (multicast), the same on every resend.
-    var apnsID: APNsID
+    package var apnsID: NoteAPNsID
 }
 
 /// Where one notification of an entry stands once read: ready to send, or refused by the

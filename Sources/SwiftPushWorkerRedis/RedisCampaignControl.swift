@@ -1,5 +1,6 @@
 import SwiftPushRedis
 import SwiftPushKeys
+import SwiftPushWorkerMachine
 
 /// The operator's side of campaign control on one shard (`swiftpush campaign`): reads and
 /// writes `campaign:{s}:<name>`, `campaigns:{s}` and `paused:{s}:<name>` through a router (a

@@ -28,6 +28,9 @@ public struct ShardMachine {
         /// Entries handed back at a stop (`QueueRequest.handBack`): pending, and at once
         /// reclaimable by any worker.
         public var handedBack = 0
+
+        /// No counts yet (the driver adds the shards' up).
+        package init() {}
     }
     public internal(set) var counters = Counters()
     /// The group's backlog, read at each maintenance round.
@@ -154,11 +157,11 @@ public struct ShardMachine {
     /// The shard's campaign controls as last read (`ShardMachine+Campaigns`).
     var campaigns = CampaignBoard()
 
-    /// A machine for one shard, with `apps`' policies, not connected yet: give it `tick` to
-    /// start. `seed` drives the back-off's jitter.
-    public init(settings: MachineSettings, apps: [String: AppPolicy], seed: UInt64 = 0x5eed) {
+    /// A machine for one shard, with `apps`' policies, naming notifications by `namer`, not
+    /// connected yet: give it `tick` to start. `seed` drives the back-off's jitter.
+    public init(settings: MachineSettings, apps: [String: AppPolicy], namer: APNsIDNamer, seed: UInt64 = 0x5eed) {
         self.settings = settings
-        reader = EntryReader(apps: apps)
+        reader = EntryReader(apps: apps, namer: namer)
         suspects = SuspectPacer(maxGroup: settings.batch, lastChance: settings.maxDeliveries - 1)
         random = RandomSource(seed: seed)
     }

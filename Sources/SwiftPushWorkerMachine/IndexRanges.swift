@@ -1,9 +1,12 @@
 /// Notification indexes of an entry written as ranges (`"0-199,250,260-499"`), as the outcome
 /// records give which notifications a group covers: short for the common case (everything, one
 /// range) and exact for any other.
-enum IndexRanges {
-    /// `indexes` (ascending) as ranges.
-    static func text(_ indexes: some Sequence<Int>) -> String {
+package enum IndexRanges {
+    /// `indexes` (ascending) as ranges. Inlinable, as `bitmap`: the settle's arguments are
+    /// written in another module (`RedisSettleArguments`), and a generic function called from
+    /// there would otherwise run unspecialized.
+    @inlinable
+    package static func text(_ indexes: some Sequence<Int>) -> String {
         var out = ""
         var start = -2, last = -2
         func close() {
@@ -22,7 +25,7 @@ enum IndexRanges {
     }
 
     /// The indexes of ranges `text` (ascending as written), nil when it is not ranges.
-    static func indexes(_ text: String) -> [Int]? {
+    package static func indexes(_ text: String) -> [Int]? {
         if text.isEmpty { return [] }
         var out: [Int] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {

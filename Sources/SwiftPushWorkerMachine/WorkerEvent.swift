@@ -1,5 +1,3 @@
-import SwiftPushKit
-
 /// What happens to a shard's machine: what its driver did for it, what the queue and the
 /// clients answered, time passing, a stop.
 public enum WorkerEvent: Sendable {
@@ -40,7 +38,7 @@ public enum WorkerAction: Sendable {
     /// A log line.
     case log(WorkerLogLine)
     /// Trouble with APNs to log (rate-limited) and count (`APNsEventLog`).
-    case apnsEvent(APNsEventLog.Kind, app: String, detail: String)
+    case apnsEvent(APNsEventKind, app: String, detail: String)
     /// A settle succeeded: the outcomes it recorded, for `/metrics`.
     case recorded([OutcomeTally])
     /// The machine is done: it stopped with this many entries left pending (0: every entry it
@@ -60,21 +58,19 @@ public enum WorkerAction: Sendable {
 /// One notification to send: its tag (returned with its result) and what it is.
 public struct SendItem: Sendable {
     public var tag: UInt64
-    var note: WorkNote
+    package var note: WorkNote
     /// The entry it belongs to (its storage holds the note's bytes).
     public var entry: EntryBox
 }
 
-/// A read entry, shared (not copied) by everything that refers to it while it is held, with
-/// the payload its notifications share (a multicast's), made once.
+/// A read entry, shared (not copied) by everything that refers to it while it is held. A
+/// multicast's payload is a range of its storage (`WorkEntry.sharedPayload`), which the send
+/// path borrows for every token (`SendBatch`).
 public final class EntryBox: Sendable {
     public let entry: WorkEntry
-    /// A multicast's payload, one copy for every token.
-    public let sharedPayload: PushPayload?
 
     init(_ entry: WorkEntry) {
         self.entry = entry
-        sharedPayload = entry.sharedPayload.map { PushPayload(json: Array(entry.storage[$0])) }
     }
 }
 

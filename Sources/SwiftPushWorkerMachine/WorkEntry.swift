@@ -28,11 +28,11 @@ public struct WorkEntry: Sendable {
     var notes: [NoteSlot]
     /// The bytes the notes' ranges point into: the entry's own storage, with any string a batch
     /// element escaped appended, decoded.
-    var storage: [UInt8]
+    package var storage: [UInt8]
     /// A batch's elements: each one's JSON object in `storage`.
     var elements: [Range<Int>] = []
     /// A multicast entry's payload (the same for every token), in `storage`.
-    let sharedPayload: Range<Int>?
+    package let sharedPayload: Range<Int>?
     /// The ids whose guards the claim takes, and for each the note it belongs to (a batch's
     /// elements; a single or multicast entry's one id, note 0).
     let claims: [(id: String, note: Int)]

@@ -18,9 +18,14 @@ public struct EntryReader: Sendable {
 
     /// The credential sets, by name.
     public let apps: [String: AppPolicy]
+    /// How each notification's apns-id is derived from its id.
+    let namer: APNsIDNamer
 
-    /// A reader routing to `apps`.
-    public init(apps: [String: AppPolicy]) { self.apps = apps }
+    /// A reader routing to `apps`, naming notifications by `namer`.
+    public init(apps: [String: AppPolicy], namer: APNsIDNamer) {
+        self.apps = apps
+        self.namer = namer
+    }
 
     /// The notifications of `entry`.
     public func read(_ entry: QueueEntry) -> WorkEntry {
@@ -58,7 +63,7 @@ public struct EntryReader: Sendable {
                 throw EntryRejection(.badDeviceToken, "device token is missing (field 'token')")
             }
             try r.checkToken(token)
-            note = .success(shared.note(id: checkedID, token: token, apnsID: NameBasedUUID.id(of: checkedID)))
+            note = .success(shared.note(id: checkedID, token: token, apnsID: namer.single(checkedID)))
         } catch {
             note = .failure(error)
         }
@@ -107,7 +112,7 @@ public struct EntryReader: Sendable {
                 do throws(EntryRejection) {
                     if !hexByConstruction || token.isEmpty { try r.checkToken(token) }
                     notes.append(.ready(shared.note(id: checkedID, token: token,
-                                                    apnsID: NameBasedUUID.id(of: checkedID, token: r.storage[token]))))
+                                                    apnsID: namer.multicast(checkedID, r.storage[token]))))
                 } catch {
                     notes.append(.rejected(error, id: checkedID, token: token))
                 }
@@ -189,7 +194,7 @@ public struct EntryReader: Sendable {
                 let s = try r.shared(fields, policy: policy, app: r.entryApp, checkPayload: false)
                 guard let token else { throw EntryRejection(.badDeviceToken, "device token is missing (member 'token')") }
                 try r.checkToken(token)
-                notes.append(.ready(s.note(id: id, token: token, apnsID: NameBasedUUID.id(of: id))))
+                notes.append(.ready(s.note(id: id, token: token, apnsID: namer.single(id))))
             } catch {
                 refuse(error)
             }

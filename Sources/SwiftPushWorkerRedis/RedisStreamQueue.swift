@@ -1,4 +1,5 @@
 import SwiftPushRedis
+import SwiftPushWorkerMachine
 
 /// `WorkQueue` on a Redis stream with a consumer group (the protocol: `RedisShardCommands`,
 /// docs/worker.md), one request at a time on one connection: for tests of the protocol against
