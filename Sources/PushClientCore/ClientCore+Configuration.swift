@@ -18,10 +18,12 @@ extension ClientCore.Settings {
 }
 
 extension ClientCore {
-    /// A core for a client of `configuration` (the machine keeps only the settings it reads).
+    /// A core for a client of `configuration` (the machine keeps only the settings it reads),
+    /// starting from `reconnect`'s back-off, with a random source seeded from the kernel's.
     init(configuration: ClientConfiguration, slots: SlotTable, retryPolicy: RetryPolicy, reconnect: ReconnectSchedule,
          token: ProviderToken?, log: ClientLog) {
-        self.init(configuration: Settings(configuration), slots: slots, retryPolicy: retryPolicy, reconnect: reconnect,
-                  tokenAuthentication: token != nil, log: log)
+        var system = SystemRandomNumberGenerator()
+        self.init(configuration: Settings(configuration), slots: slots, retryPolicy: retryPolicy, backoff: reconnect.value,
+                  random: CoreRandom(seededFrom: &system), tokenAuthentication: token != nil, log: log)
     }
 }

@@ -8,11 +8,21 @@ import PushTransport
 /// Carrying out what the core asks (`ClientCore.Action`) with the sockets, TLS, nghttp2 and the
 /// resolver thread, and reporting back what happened. On the I/O thread.
 extension PushClient {
-    /// Carries out every action the core has decided, in order (including those that carrying
-    /// one out leads it to decide). `now` is the time of the event that led to them.
+    /// Carries out every action the events returned (`actions`), in order, including those that
+    /// carrying one out leads the core to decide. `now` is the time of the event that led to them.
     func performActions(now: UInt64) {
-        while let action = core.nextAction() { perform(action, now: now) }
+        core.moveActions(into: &actions) // (an event reported in its plain form: none should be)
+        while actionsDone < actions.count {
+            let action = actions[actionsDone]
+            actionsDone += 1
+            perform(action, now: now)
+        }
+        actions.removeAll(keepingCapacity: true)
+        actionsDone = 0
     }
+
+    /// Some action returned by an event waits to be carried out.
+    var hasActions: Bool { actionsDone < actions.count }
 
     /// Carries out one action.
     private func perform(_ action: ClientCore.Action, now: UInt64) {
@@ -20,7 +30,8 @@ extension PushClient {
         case .resolve(let host, let port):
             core.resolutionStarted(ticket: resolverThread.request(host: host, port: port))
         case .connect(let id, let addresses):
-            startConnection(id, addresses: addresses, now: now)
+            // Skipped when the core dropped it (its probe was refused, `.backoff`).
+            if core.holds(id) { startConnection(id, addresses: addresses, now: now) }
         case .startStreams(let id):
             if let conn = connection(id) { startStreams(on: conn, now: now, refill: false) }
         case .cancelStream(let id, let streamID):
@@ -41,9 +52,11 @@ extension PushClient {
         case .tokenAccepted(let generation):
             token?.accepted(generation: generation)
         case .tokenExpired(let id, let generation, let text):
-            core.tokenVerdict(token?.expiredRejection(generation: generation) ?? .alreadyReplaced, on: id, text: text, now: now)
+            core.tokenVerdict(token?.expiredRejection(generation: generation) ?? .alreadyReplaced, on: id, text: text, now: now, actions: &actions)
         case .log(let level, let event, let message):
             log(level, event, message)
+        case .backoff(let step):
+            if !reconnect.apply(step, now: now), case .probeStarted(let id) = step { core.probeRefused(id) }
         }
     }
 
@@ -69,9 +82,9 @@ extension PushClient {
             let i = Int(id.index)
             while connections.count <= i { connections.append(nil) }
             connections[i] = conn
-            core.connectStarted(id, fallback: order, now: now)
+            core.connectStarted(id, fallback: order, now: now, actions: &actions)
         } catch {
-            core.connectFailed(id, error: error, now: now)
+            core.connectFailed(id, error: error, now: now, actions: &actions)
         }
     }
 }

@@ -17,8 +17,8 @@ extension PushClient: ConnectionEvents {
     /// server gets work while we read on (see `startStreams`).
     func connectionRead(_ conn: APNsConnection) {
         let now = conn.lastInputNanos
-        core.absorb(&conn.input, from: conn.id, now: now)
-        if core.hasActions { performActions(now: now) }
+        core.absorb(&conn.input, from: conn.id, now: now, actions: &actions)
+        if hasActions { performActions(now: now) }
         startStreams(on: conn, now: now, refill: true)
     }
 
@@ -26,8 +26,8 @@ extension PushClient: ConnectionEvents {
     /// was still in flight and reopens its position.
     func connectionClosed(_ conn: APNsConnection, error: TransportError?) {
         let now = configuration.timing.clock.monotonicNanos()
-        core.absorb(&conn.input, from: conn.id, now: conn.lastInputNanos)
-        core.connectionClosed(conn.id, error: error, now: now)
+        core.absorb(&conn.input, from: conn.id, now: conn.lastInputNanos, actions: &actions)
+        core.connectionClosed(conn.id, error: error, now: now, actions: &actions)
         let i = Int(conn.id.index)
         if i < connections.count, connections[i] === conn { connections[i] = nil }
         performActions(now: now)

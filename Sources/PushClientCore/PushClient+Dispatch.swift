@@ -37,12 +37,12 @@ extension PushClient {
             started.append(index, in: slots)
         }
         let n = started.count
-        core.streamsStarted(&started, on: conn.id, tokenGeneration: self.authorization.generation, now: now)
+        core.streamsStarted(&started, on: conn.id, tokenGeneration: self.authorization.generation, now: now, actions: &actions)
         if refusal < 0 {
             // Nothing was sent of the rest: it waits at the head of the queue (a connection whose
             // stream ids ran out is retired, which may close it at once).
             core.streamsNotStarted(&batch, on: conn.id, idsExhausted: refusal == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue,
-                                   errorText: String(cString: nghttp2_strerror(refusal)))
+                                   errorText: String(cString: nghttp2_strerror(refusal)), actions: &actions)
             performActions(now: now)
         }
         if refill {

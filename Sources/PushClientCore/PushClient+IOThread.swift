@@ -25,15 +25,17 @@ extension PushClient {
             }
             var taken = submitted
             core.take(&taken)
+            // A group's threads share one back-off: what the others changed since the last turn.
+            if sharesBackoff { core.adoptBackoff(reconnect.value) }
             let now = configuration.timing.clock.monotonicNanos()
             if !cancelled.isEmpty { core.cancelUnsent(tags: cancelled, now: now) }
             // What connections recorded outside their reads (streams refused as they were written).
             absorbAllInput()
-            for answer in resolverThread.take() { core.resolutionAnswered(ticket: answer.ticket, answer.result, now: now) }
+            for answer in resolverThread.take() { core.resolutionAnswered(ticket: answer.ticket, answer.result, now: now, actions: &actions) }
             let closingNow = !lifecycle.isOpen
             var drainMillis: Int32 = 0
             if case .closing(let drain) = lifecycle { drainMillis = drain }
-            core.turn(now: now, closing: closingNow, drainMillis: drainMillis, callersWaiting: callersWaiting)
+            core.turn(now: now, closing: closingNow, drainMillis: drainMillis, callersWaiting: callersWaiting, actions: &actions)
             performActions(now: now)
             if core.drainIsOver(now: now) {
                 shutDown()
@@ -53,7 +55,7 @@ extension PushClient {
     /// reported while the client wrote (a stream refused as its HEADERS went out), not in a read.
     func absorbAllInput() {
         for case let conn? in connections where !conn.input.isEmpty {
-            core.absorb(&conn.input, from: conn.id, now: conn.lastInputNanos)
+            core.absorb(&conn.input, from: conn.id, now: conn.lastInputNanos, actions: &actions)
         }
     }
 

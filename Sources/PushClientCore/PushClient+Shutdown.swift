@@ -13,7 +13,7 @@ extension PushClient {
         resolverThread.stop()
         absorbAllInput()
         let now = configuration.timing.clock.monotonicNanos()
-        core.shutDown(now: now)
+        core.shutDown(now: now, actions: &actions)
         performActions(now: now) // each connection: GOAWAY, write, close (its end goes to the core as any other)
         core.takeNews(into: &news)
         var finished = news.takeFinished()

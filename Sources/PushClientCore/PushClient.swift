@@ -204,6 +204,8 @@ public final class PushClient: @unchecked Sendable {
     /// When connections may be opened (back-off after refusals), shared by a group's threads
     /// behind its own lock.
     let reconnect: ReconnectSchedule
+    /// `reconnect` is a group's, shared with other I/O threads: each turn starts from its value.
+    let sharesBackoff: Bool
     /// Told of results published (when this client is one I/O thread of a PushClientGroup).
     let resultSignal: ResultSignal?
     /// The pollable descriptor for event loops (shared by a group's threads).
@@ -226,6 +228,12 @@ public final class PushClient: @unchecked Sendable {
     /// The core's outbox being published (`ClientCore.takeNews`), empty between publishes: the
     /// two swap, so neither allocates.
     @exclusivity(unchecked) var news = ResultOutbox()
+    /// What the events reported to the core returned (their `actions:` form), carried out in
+    /// order by `performActions` up to `actionsDone`; emptied (its capacity kept) when all are.
+    /// Trades places with the core's own buffer (`ClientCore.moveActions`), so neither allocates.
+    @exclusivity(unchecked) var actions: [ClientCore.Action] = []
+    /// How many of `actions` are carried out (a nested `performActions` goes on from here).
+    var actionsDone = 0
     /// The connections' sockets, TLS and nghttp2 sessions, by `ConnectionID.index` (what the core
     /// knows of each is its entry at the same index).
     var connections: [APNsConnection?] = []
@@ -296,6 +304,7 @@ public final class PushClient: @unchecked Sendable {
         let wakeLoop = loop
         resolverThread = ResolverThread(resolver: c.endpoint.resolver, onAnswer: { wakeLoop.wake() })
         slots = SlotTable(capacity: c.pool.queueCapacity)
+        sharesBackoff = sharedSchedule != nil
         reconnect = sharedSchedule ?? ReconnectSchedule(firstDelayMillis: c.recovery.reconnectFirstDelayMillis,
                                                         maxDelayMillis: c.recovery.reconnectMaxDelayMillis)
         core = ClientCore(configuration: kept, slots: slots, retryPolicy: constants.retryPolicy, reconnect: reconnect, token: token, log: log)

@@ -57,10 +57,12 @@ public final class PushClientGroup: @unchecked Sendable {
             c.callbacks.result = s.asResultCallback
         }
         var opened: [PushClient] = []
+        // One back-off for the client: every thread's core reports its changes to it.
+        let schedule = ReconnectSchedule(firstDelayMillis: c.recovery.reconnectFirstDelayMillis, maxDelayMillis: c.recovery.reconnectMaxDelayMillis)
         do throws(ClientError) {
             for _ in 0..<threads {
                 opened.append(try PushClient(configuration: c, sharedToken: opened.first?.token,
-                                              sharedSchedule: opened.first?.reconnect, resultSignal: signal,
+                                              sharedSchedule: schedule, resultSignal: signal,
                                               readiness: opened.first?.readiness))
             }
         } catch {

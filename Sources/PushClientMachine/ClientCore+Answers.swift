@@ -67,7 +67,7 @@ extension ClientCore {
                 // Once per connection (cheap): an accepted notification ends any back-off and
                 // shows the token it carried is good.
                 pool.mayBeBackingOff = false
-                reconnect.succeeded()
+                backoffSucceeded()
                 if tokenAuthentication { act(.tokenAccepted(generation: pool.entries[e].record.tokenGeneration)) }
             }
             settle(index, slot, after: .accepted, status: 200, reason: .none, text: nil, now: now)

@@ -22,7 +22,7 @@ extension ClientCore {
                 continue
             }
             if !slot.pointee.request.hasCallerApnsId && slot.pointee.transmission.attempts == 0 {
-                uuid.write(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
+                random.writeUUID(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
             }
             slot.pointee.answer.status = 0
             slot.pointee.answer.bodyLength = 0

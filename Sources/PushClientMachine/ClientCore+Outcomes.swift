@@ -11,7 +11,7 @@ extension ClientCore {
         let slot = slots[index]
         if slot.pointee.transmission.attempts == 0 && !slot.pointee.request.hasCallerApnsId {
             // Never sent, so never given an apns-id: results always carry one.
-            uuid.write(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
+            random.writeUUID(to: slot.pointee.storage.buffer! + SlotLayout.apnsId)
         }
         slot.pointee.answer.outcome = outcome.rawValue
         slot.pointee.answer.status = status

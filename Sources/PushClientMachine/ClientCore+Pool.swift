@@ -7,13 +7,13 @@ extension ClientCore {
     // MARK: - Opening
 
     /// Opens connections for empty pool positions: all of them normally, one at a time (the
-    /// probe) while the client backs off after refusals (`ReconnectSchedule`). Names are
+    /// probe) while the client backs off after refusals (`backoff`). Names are
     /// resolved on the resolver thread: a position waits for the answer (at most the connect
     /// timeout), the I/O thread does not. `callersWaiting`: a caller waits on the client (for
     /// room, results, or a connection), which entitles this thread to the back-off's probe.
     package mutating func maintainPool(now: UInt64, callersWaiting: Bool) {
         guard pool.hasEmptyPosition else { return }
-        guard reconnect.mayAttempt(now: now) else {
+        guard backoff.mayAttempt(now: now) else {
             pool.mayBeBackingOff = true
             return
         }
@@ -37,7 +37,7 @@ extension ClientCore {
         // probes (at the back-off's pace) to learn when APNs is back.
         let hasUse = queue.hasWaiting || callersWaiting || reachability.isUnreachable
         for i in 0..<pool.target where pool.positions[i] == nil {
-            let attempt = reconnect.beginAttempt(now: now, mayProbe: hasUse)
+            let attempt = backoff.beginAttempt(now: now, mayProbe: hasUse)
             if attempt == .denied {
                 pool.mayBeBackingOff = true
                 return
@@ -51,7 +51,9 @@ extension ClientCore {
             }
             var record = ConnectionRecord()
             record.isProbe = attempt == .probe
-            act(.connect(pool.add(at: i, state: newConnectionState(now: now), record: record, now: now), addresses: order))
+            let id = pool.add(at: i, state: newConnectionState(now: now), record: record, now: now)
+            if record.isProbe { act(.backoff(.probeStarted(id))) }
+            act(.connect(id, addresses: order))
         }
     }
 
@@ -117,7 +119,7 @@ extension ClientCore {
             // A probe with nothing to send would hold the back-off's one attempt indefinitely
             // (only an answer ends it): let a thread with work probe instead.
             pool.entries[e].record.isProbe = false
-            reconnect.probeEnded()
+            endProbe()
         }
         noteConnectionReady()
         log(.info, .ready, "connection to \(endpointText) ready (pool position \(pool.entries[e].position), "
@@ -181,7 +183,7 @@ extension ClientCore {
                                     error: error ?? TransportError(.closed, "the server closed the connection before answering"),
                                     now: now)
         case .ordinary:
-            if record.isProbe { reconnect.probeEnded() }
+            if record.isProbe { endProbe() }
         }
         if state.everEstablished {
             let how = error.map { "closed: \($0.description)" } ?? "closed"
@@ -201,7 +203,7 @@ extension ClientCore {
     /// record the error for waiters and `last_connection_error`, and fail the queue at once on
     /// TLS failures.
     package mutating func connectionAttemptFailed(startedNanos: UInt64, error: TransportError, now: UInt64) {
-        let delay = reconnect.failed(now: now, startedNanos: startedNanos, unit: unitRandom())
+        let delay = backoffFailed(startedNanos: startedNanos, now: now)
         pool.mayBeBackingOff = true
         logAttemptFailed(error, delayNanos: delay)
         reportConnectionError(error)
@@ -218,7 +220,7 @@ extension ClientCore {
     /// connection error.
     package mutating func connectionRefused(_ e: Int, text: String, now: UInt64) {
         guard pool.entries[e].state.countRefusal() else { return }
-        let delay = reconnect.failed(now: now, startedNanos: pool.entries[e].state.startedNanos, unit: unitRandom())
+        let delay = backoffFailed(startedNanos: pool.entries[e].state.startedNanos, now: now)
         pool.mayBeBackingOff = true
         logAttemptFailed(TransportError(.closed, text), delayNanos: delay)
         reportConnectionError(TransportError(.closed, text))

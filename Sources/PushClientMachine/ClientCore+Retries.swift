@@ -10,7 +10,7 @@ extension ClientCore {
     package mutating func settle(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, after end: RetryPolicy.AttemptEnd, status: Int32,
                          reason: APNsReason, text: @autoclosure () -> String?, now: UInt64) {
         let decision = retryPolicy.decide(end, answered: slot.pointee.transmission.answeredAttempts, writes: slot.pointee.transmission.attempts,
-                                          now: now, deadline: slot.pointee.request.deadlineNanos, unit: unitRandom())
+                                          now: now, deadline: slot.pointee.request.deadlineNanos, unit: random.unit())
         switch decision {
         case .accept:
             complete(index, outcome: .accepted, status: 200, reason: .none, text: nil, now: now)

@@ -44,7 +44,7 @@ extension ClientCore {
     /// the next delayed retry or the next reconnect attempt.
     package func sleepMillis(now: UInt64) -> Int32 {
         ClientTimers.sleepMillis(now: now, nextScanNanos: nextScanNanos, nextRetryNanos: queue.delayed.firstDue,
-                                 nextReconnectNanos: pool.hasEmptyPosition ? reconnect.nextAttemptNanos : nil)
+                                 nextReconnectNanos: pool.hasEmptyPosition ? (backoff.isBackingOff ? backoff.nextAttemptNanos : 0) : nil)
     }
 
     /// The end of the drain: everything still held ends FAILED (Cancelled if never sent,

@@ -9,7 +9,8 @@ import PushCore
 /// the results not yet published (`ResultOutbox`).
 ///
 /// It does no I/O and reads no clock: every event brings its `now`, and what needs a socket, a
-/// thread or nghttp2 comes out as an `Action`, taken with `nextAction()` and carried out by
+/// thread or nghttp2 comes out as an `Action`, returned by the event (its `actions:` form,
+/// ClientCore+Events.swift, appends them to the caller's buffer) and carried out by
 /// `PushClient`, the driver, which owns the I/O thread, the sockets, TLS and the nghttp2 sessions,
 /// and reports back what happened (a stream's id, a connection that started or failed to). So
 /// every rule is tested in memory with made-up times (Tests/PushClientCoreTests/ClientCore*Tests.swift).
@@ -32,12 +33,15 @@ import PushCore
 /// Implementation notes:
 /// - What becomes of one attempt is `RetryPolicy`'s decision (`settle`); what becomes of one
 ///   connection is its `ConnectionState`'s (`perform` carries out its actions); when connections
-///   may be opened is the shared `ReconnectSchedule`'s, the pool's size `PoolSizing`'s.
-/// - Its only call out is to the shared `ReconnectSchedule` (its own lock, no I/O); the provider
-///   token is told and asked through actions (`.tokenAccepted`, `.tokenExpired`, answered with
-///   `tokenVerdict`), and log lines are actions (`.log`), which the driver hands to the log
-///   callback. It never calls back into the driver,
-///   so the driver keeps it without runtime exclusivity checks (I/O thread only).
+///   may be opened is its `backoff`'s (a `ReconnectBackoff` value), the pool's size `PoolSizing`'s.
+/// - It calls nothing outside itself and takes no lock: the back-off's changes go out as
+///   actions (`.backoff`) for the client's schedule, which a group's threads share (the driver
+///   hands the shared value back with `adoptBackoff`, and a probe another thread holds with
+///   `probeRefused`); the provider token is told and asked through actions (`.tokenAccepted`,
+///   `.tokenExpired`, answered with `tokenVerdict`); log lines are actions (`.log`), which the
+///   driver hands to the log callback; every random draw (jitter, apns-ids) comes from the
+///   `random` source the driver seeds. It never calls back into the driver, so the driver keeps
+///   it without runtime exclusivity checks (I/O thread only).
 /// - The hot path is three calls per notification and allocates nothing: `takeStreams` and
 ///   `streamsStarted` around the driver's submits, and the stream's end in `absorb`.
 package struct ClientCore {
@@ -50,8 +54,10 @@ package struct ClientCore {
     package let retryPolicy: RetryPolicy
     /// PINGs and connect timeouts (from the timing options).
     package let timers: ClientTimers
-    /// When connections may be opened (the back-off after refusals), shared by a group's threads.
-    package let reconnect: ReconnectSchedule
+    /// When connections may be opened (the back-off after refusals). The core decides with this
+    /// value and reports each change (`.backoff`); in a group the driver replaces it with the
+    /// threads' shared one between turns (`adoptBackoff`).
+    package internal(set) var backoff: ReconnectBackoff
     /// The client signs provider tokens (token authentication): answers tell the token about
     /// itself through actions (`.tokenAccepted`, `.tokenExpired`), and the driver reports what
     /// the token made of an expiry (`tokenVerdict`). The core never calls the token.
@@ -60,8 +66,9 @@ package struct ClientCore {
     /// is not even built. The callback itself stays with the driver, which runs it for each
     /// `.log` action.
     package let logMinLevel: Int32?
-    /// Draws the jitter of retry delays, in [0, 1) (tests substitute a fixed draw).
-    package var unitRandom: () -> Double = { Double.random(in: 0..<1) }
+    /// Every random draw of the core: retry and reconnect jitter, apns-ids (seeded by the driver,
+    /// or by a test).
+    package var random: CoreRandom
 
     /// Notifications waiting for a stream or a retry delay, and how many are in flight (the
     /// driver hands submissions over with `take`, reads the gauges `queuedCount`, `inFlightCount`).
@@ -70,8 +77,6 @@ package struct ClientCore {
     package var pool: ConnectionPool
     /// Outcomes and news not yet published (the driver takes them with `takeNews`).
     package internal(set) var outbox = ResultOutbox()
-    /// apns-id generator for notifications that bring none.
-    package var uuid = UUIDGenerator()
     /// When deadlines, health and the pool's size are next looked at.
     package var nextScanNanos: UInt64 = 0
     /// When a closing client stops, whatever is left (set by the first turn that sees the close).
@@ -123,14 +128,20 @@ package struct ClientCore {
         case tokenExpired(ConnectionID, generation: Int, text: String)
         /// Report a log line to the client's log callback (only lines it wants are asked for).
         case log(LogLevel, ClientLog.Event, String)
+        /// The core changed its back-off: make the change to the client's schedule too (for a
+        /// probe the schedule refuses, report `probeRefused` before carrying out its `.connect`).
+        case backoff(BackoffStep)
     }
 
-    package init(configuration: Settings, slots: SlotTable, retryPolicy: RetryPolicy, reconnect: ReconnectSchedule,
-         tokenAuthentication: Bool, log: ClientLog) {
+    /// A core for `configuration`'s client; `backoff` is the client's back-off as it stands (a
+    /// fresh one, or a group's shared one), `random` its one random source.
+    package init(configuration: Settings, slots: SlotTable, retryPolicy: RetryPolicy, backoff: ReconnectBackoff,
+         random: CoreRandom, tokenAuthentication: Bool, log: ClientLog) {
         self.configuration = configuration
         self.slots = slots
         self.retryPolicy = retryPolicy
-        self.reconnect = reconnect
+        self.backoff = backoff
+        self.random = random
         self.tokenAuthentication = tokenAuthentication
         logMinLevel = log.callback?.minLevel
         timers = ClientTimers(idlePingMillis: configuration.timing.idlePingMillis, pingTimeoutMillis: configuration.timing.pingTimeoutMillis,
@@ -162,6 +173,25 @@ package struct ClientCore {
 
     /// Some action waits to be carried out.
     package var hasActions: Bool { actionsTaken < actions.count }
+
+    /// Appends the actions decided and not taken to `out`, in order, and forgets them: how an
+    /// event called in its `actions:` form (ClientCore+Events.swift) returns its actions. No
+    /// allocation: when `out` is empty the two buffers trade places, so the caller's buffer and
+    /// the core's take turns, each keeping its capacity.
+    @inline(__always)
+    package mutating func moveActions(into out: inout [Action]) {
+        if actionsTaken == actions.count {
+            if actionsTaken != 0 { dropActions() }
+            return
+        }
+        if out.isEmpty && actionsTaken == 0 {
+            swap(&actions, &out)
+        } else {
+            out.append(contentsOf: actions[actionsTaken...])
+            actions.removeAll(keepingCapacity: true)
+        }
+        actionsTaken = 0
+    }
 
     /// Asks the driver to do `action`.
     package mutating func act(_ action: Action) { actions.append(action) }

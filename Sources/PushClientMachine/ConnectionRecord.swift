@@ -4,7 +4,7 @@ import PushCore
 /// nothing here decides a transition (that is the state's); these are the back-off's ticket, the
 /// addresses still to try and the token its requests carried.
 package struct ConnectionRecord {
-    /// It was started as the back-off's probe (`ReconnectSchedule.beginAttempt`): its end
+    /// It was started as the back-off's probe (`ReconnectBackoff.beginAttempt`): its end
     /// without failure lets the next attempt go.
     package var isProbe = false
     /// Addresses of the same resolution still to try if this one's TCP connect fails.

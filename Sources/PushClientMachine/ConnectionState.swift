@@ -87,7 +87,7 @@ public struct ConnectionState: Sendable, Equatable {
         case unanswered
     }
 
-    /// How the end of the connection counts for the reconnect back-off (`ReconnectSchedule`).
+    /// How the end of the connection counts for the reconnect back-off (`ClientCore.backoff`).
     public enum Ending: Sendable, Equatable {
         /// Already accounted for: a notification was accepted on it (the back-off was reset),
         /// or a credential refusal on it was counted as the attempt's failure.

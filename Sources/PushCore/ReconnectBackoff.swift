@@ -63,6 +63,21 @@ public struct ReconnectBackoff: Sendable, Equatable {
         failures == 0 || (!probeInProgress && now >= nextAttemptNanos)
     }
 
+    /// What `beginAttempt` allows.
+    public enum Attempt: Sendable { case denied, ordinary, probe }
+
+    /// Whether a connection may start now; if so it is counted as started. While backing off
+    /// the one attempt allowed is the probe, and only a caller with a use for it (`mayProbe`:
+    /// notifications waiting, or a caller in waitUntilConnected) takes it: an idle I/O thread's
+    /// probe would never be answered and would hold back the threads that have work.
+    public mutating func beginAttempt(now: UInt64, mayProbe: Bool) -> Attempt {
+        guard mayAttempt(now: now) else { return .denied }
+        if !isBackingOff { return .ordinary }
+        guard mayProbe else { return .denied }
+        attemptStarted()
+        return .probe
+    }
+
     /// An attempt starts (call only when `mayAttempt`): while backing off it is the probe.
     public mutating func attemptStarted() {
         if failures > 0 { probeInProgress = true }

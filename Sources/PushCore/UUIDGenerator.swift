@@ -15,6 +15,27 @@ public struct UUIDGenerator {
         if s0 | s1 | s2 | s3 == 0 { s0 = 0x9E37_79B9_7F4A_7C15 }
     }
 
+    /// A generator seeded from `seed` (expanded with SplitMix64): the same seed gives the same
+    /// sequence, for tests that need a deterministic random source.
+    public init(seed: UInt64) {
+        var x = seed
+        func splitMix() -> UInt64 {
+            x &+= 0x9E37_79B9_7F4A_7C15
+            var z = x
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        s0 = splitMix(); s1 = splitMix(); s2 = splitMix(); s3 = splitMix()
+        if s0 | s1 | s2 | s3 == 0 { s0 = 0x9E37_79B9_7F4A_7C15 }
+    }
+
+    /// A draw in [0, 1) with 53 random bits (the jitter of retry and reconnect delays).
+    @inline(__always)
+    public mutating func nextUnit() -> Double {
+        Double(next() >> 11) * 0x1p-53
+    }
+
     @inline(__always)
     private mutating func next() -> UInt64 {
         let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9

@@ -117,7 +117,7 @@ struct ClientCoreNewsTests {
         h.core.tokenVerdict(.clockSuspect(iat: 100, localTime: 200), on: id, text: asked.first?.2 ?? "", now: h.now)
         #expect(h.core.clockSuspectText?.contains("check this host's clock") == true)
         #expect(h.core.lastConnectionError?.description.contains("iat=100") == true, "\(String(describing: h.core.lastConnectionError))")
-        #expect(h.core.reconnect.nextAttemptNanos > h.now, "the client backs off")
+        #expect(h.core.backoff.nextAttemptNanos > h.now, "the client backs off")
         h.advance(millis: 1_000)
         _ = h.turn()
         #expect(h.result(n).text.contains("check this host's clock"), "the notification names the clock")

@@ -79,11 +79,11 @@ struct ClientCoreReachabilityTests {
         var h = Self.refusedCore(limit: 1_000)
         Self.turns(&h, millis: 1_000)
         #expect(h.core.reachability.isUnreachable)
-        #expect(h.core.reconnect.isBackingOff)
+        #expect(h.core.backoff.isBackingOff)
         // Idle (nothing queued, no caller waiting), it still probes, but not before the back-off allows.
         var id: ConnectionID?
         for _ in 0..<400 where id == nil {
-            let due = h.core.reconnect.nextAttemptNanos
+            let due = h.core.backoff.nextAttemptNanos
             if let c = Self.step(&h) {
                 #expect(h.now >= due, "no attempt before the back-off's time")
                 id = c

@@ -71,7 +71,7 @@ extension CoreHarness {
                 case .connect(let id, _):
                     core.connectStarted(id, fallback: [], now: now)
                     ids.append(id)
-                case .log:
+                case .log, .backoff:
                     break
                 default:
                     preconditionFailure("maintainPool asked for \(action)")
@@ -142,7 +142,7 @@ extension CoreHarness {
                 core.connectionClosed(id, error: nil, now: now)
             case .fail(let id, let error):
                 core.connectionClosed(id, error: error, now: now)
-            case .cancelStream, .flush, .ping, .log, .tokenAccepted, .tokenExpired:
+            case .cancelStream, .flush, .ping, .log, .tokenAccepted, .tokenExpired, .backoff:
                 break
             }
         }
@@ -172,7 +172,7 @@ extension CoreHarness {
     /// Waits out the reconnect back-off (a connection that ended before it was of use counts as
     /// a failed attempt, `ConnectionState.ending`).
     mutating func waitOutBackoff() {
-        now = max(now, core.reconnect.nextAttemptNanos)
+        now = max(now, core.backoff.nextAttemptNanos)
     }
 
     /// Every notification ended so far, published or not, in order: what the harness took out

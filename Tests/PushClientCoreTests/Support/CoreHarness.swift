@@ -29,15 +29,15 @@ struct CoreHarness {
     /// A core with `configuration` (its pool, timing and recovery settings), `log` (by default no
     /// log callback), signing provider tokens if `tokenAuthentication` (the driver's part, asking
     /// the token, is the test's).
-    init(configuration: ClientConfiguration, unit: Double = 0, capacity: Int = 64, log: ClientLog = ClientLog(callback: nil),
-         tokenAuthentication: Bool = false) {
+    /// `random`: the core's random source (by default every jitter draw is `unit`).
+    init(configuration: ClientConfiguration, unit: Double = 0, random: CoreRandom? = nil, capacity: Int = 64,
+         log: ClientLog = ClientLog(callback: nil), tokenAuthentication: Bool = false) {
         slots = SlotTable(capacity: capacity)
         let r = configuration.recovery
         core = ClientCore(configuration: ClientCore.Settings(configuration), slots: slots,
                           retryPolicy: RetryPolicy(maxAnsweredAttempts: r.maxAttempts, baseDelayMillis: r.retryDelayMillis),
-                          reconnect: ReconnectSchedule(firstDelayMillis: r.reconnectFirstDelayMillis, maxDelayMillis: r.reconnectMaxDelayMillis),
-                          tokenAuthentication: tokenAuthentication, log: log)
-        core.unitRandom = { unit }
+                          backoff: ReconnectBackoff(firstDelayMillis: r.reconnectFirstDelayMillis, maxDelayMillis: r.reconnectMaxDelayMillis),
+                          random: random ?? CoreRandom(fixedUnit: unit), tokenAuthentication: tokenAuthentication, log: log)
     }
 
     /// A notification as a sender hands it over, sent now, due in `deadlineMillis`; returns its slot.
