@@ -55,7 +55,7 @@ struct ClientCoreEventsTests {
                     }
                 }
                 let ids = out.compactMap(\.connects)
-                out.withUnsafeBufferPointer { buffers.insert(UInt(bitPattern: $0.baseAddress)) }
+                _ = out.withUnsafeBufferPointer { buffers.insert(UInt(bitPattern: $0.baseAddress)) }
                 out.removeAll(keepingCapacity: true)
                 for id in ids { h.core.connectFailed(id, error: TransportError(.connect, "Connection refused"), now: h.now, actions: &out) }
                 out.removeAll(keepingCapacity: true)
