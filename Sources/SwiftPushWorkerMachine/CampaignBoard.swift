@@ -23,8 +23,10 @@ struct CampaignBoard {
     /// Entries of throttled campaigns whose every notification was given to the client, until
     /// they are settled: their notifications in flight count against the next ask.
     var released: [String: Set<UInt64>] = [:]
-    /// The wall clock at the machine's last step (UNIX ms), for due times set at intake.
+    /// The wall clock at the machine's last step (UNIX ms), for due times set at intake, and the
+    /// monotonic one (ns), for the wake-ups that promote what is set aside when it is due.
     var wallMillis: Int64 = 0
+    var stepNanos: UInt64 = 0
     /// How often the controls are read: a quarter of the second a cancel has to reach the fleet.
     static let refreshNanos: UInt64 = 250_000_000
 

@@ -8,6 +8,7 @@ extension ShardMachine {
     /// Reads the controls again when due.
     mutating func refreshCampaigns(_ t: WorkerTime, _ out: inout [WorkerAction]) {
         campaigns.wallMillis = t.wallMillis
+        campaigns.stepNanos = t.nanos
         guard t.nanos >= campaigns.nextReadNanos, !has({ if case .controls = $0 { return true }; return false }) else { return }
         campaigns.nextReadNanos = t.nanos + CampaignBoard.refreshNanos
         // The first on the main connection, ahead of the first read it gates (no wait behind a
@@ -35,7 +36,7 @@ extension ShardMachine {
                 parking.append(b)
                 asks.append(ParkRequest(entryID: b.entry.entryID, campaign: c, count: n))
             case .throttle:
-                // Held up to `throttleCap`; past it, set aside until the rate would reach it.
+                // Held up to `throttleCap`; past it, set aside (`throttleDue`).
                 let rate = campaigns.controls[c]?.rate ?? 1
                 let holding = (campaigns.waitingNotes[c] ?? 0) + adding[c, default: 0]
                 if holding + n <= throttleCap(rate) {
@@ -43,10 +44,7 @@ extension ShardMachine {
                     going.append(b)
                     continue
                 }
-                let now = campaigns.wallMillis
-                let start = max(campaigns.deferredUntilMillis[c] ?? 0, now + Int64(Double(holding) / rate * 1000))
-                let due = start + Int64(Double(n) / rate * 1000)
-                campaigns.deferredUntilMillis[c] = due
+                let due = throttleDue(c, notes: n, holding: holding, rate: rate)
                 parking.append(b)
                 asks.append(ParkRequest(entryID: b.entry.entryID, campaign: c, count: n, dueMillis: due))
             default:

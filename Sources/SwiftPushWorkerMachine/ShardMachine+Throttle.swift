@@ -2,12 +2,39 @@
 /// campaign's notifications, claimed, wait in the worker until a budget from the shard's token
 /// bucket in Redis (`RedisCampaignScripts.budget`, shared by every worker) lets them go; what
 /// would make them wait longer than a couple of seconds is not held (it would take room other
-/// campaigns need) but set aside in the delayed set, due when the rate would reach it.
+/// campaigns need) but set aside in the delayed set, due a little before the rate would reach it,
+/// and promoted by this worker then.
 extension ShardMachine {
     /// The most notifications of throttled campaign `c` held waiting for budget: two seconds of
     /// its rate, at most a quarter of `max_in_flight` (the rest is for other campaigns), and at
     /// least one entry.
     func throttleCap(_ rate: Double) -> Int { max(entryRoom, min(Int(rate * 2), settings.maxInFlight / 4)) }
+
+    /// When an entry of `c` with `notes` notifications, read while this worker holds `holding`
+    /// of `c`, is due back from the delayed set (UNIX ms), with a wake-up for this worker to
+    /// promote it then: the maintenance promotes only every `reclaim_interval_ms` (5 s by
+    /// default), and by then everything held had long been sent and the campaign stood still.
+    /// Its turn comes once what is held and what was set aside before has gone, at the rate:
+    /// the soonest the fleet can send it. Sooner than this worker will (the workers share one
+    /// bucket: two get about half of it each), so at worst it comes back before there is room
+    /// and is set aside again, later; a due time from a share of the rate this worker measured
+    /// was tried and left the campaign standing still when the share moved (the bucket splits
+    /// unevenly between askers, and another worker may read what comes back). It is due back
+    /// earlier still by half the time the rest of a full hold (`throttleCap`) lasts, so that it
+    /// is promoted, read and claimed again while some is still held.
+    mutating func throttleDue(_ c: String, notes: Int, holding: Int, rate: Double) -> Int64 {
+        let now = campaigns.wallMillis
+        let start = max(campaigns.deferredUntilMillis[c] ?? 0, now + Int64(Double(holding) / rate * 1000))
+        campaigns.deferredUntilMillis[c] = start + Int64(Double(notes) / rate * 1000)
+        let early = Int64(Double(max(0, throttleCap(rate) - notes)) / rate * 500)
+        let due = max(now, start - early)
+        // 2 ms late, as for send_at: the promotion's wall clock must have reached it. One wake-up
+        // for entries due within 20 ms of each other (one promotion takes up to 1,000).
+        let wake = campaigns.stepNanos + UInt64(due - now + 2) * 1_000_000
+        let at = scheduledWakes.firstIndex { $0 >= wake } ?? scheduledWakes.count
+        if at == scheduledWakes.count || scheduledWakes[at] - wake > 20_000_000 { scheduledWakes.insert(wake, at: at) }
+        return due
+    }
 
     /// Holds `h` for budget when its campaign is throttled: true when held (not sent now).
     mutating func holdForBudget(_ h: HeldEntry) -> Bool {

@@ -217,7 +217,11 @@ public struct ShardMachine {
             consider(suspects.nextGroupNanos)
             consider(marksDueNanos)
             consider(campaigns.nextReadNanos)
-            for c in campaigns.waiting.keys { consider(campaigns.nextAskNanos[c]) }
+            // Not while its ask is in flight: its time has passed then, and the driver would
+            // spin (poll without waiting) until the answer came.
+            for c in campaigns.waiting.keys where !has({ if case .budget(c, _) = $0 { return true }; return false }) {
+                consider(campaigns.nextAskNanos[c])
+            }
         }
         for tag in waitingResend { consider(held[tag >> 10]?.tracks[Int(tag & 1023)].resendAtNanos) }
         for serial in decidedUnqueued {
@@ -273,6 +277,10 @@ public struct ShardMachine {
             sendMarks(t, &out)
             if !stopping { maintain(t, &out) }
             if !stopping { promoteScheduled(t, &out) }
+            // The pause after a short read is over: forgotten, or `nextWakeNanos` would keep
+            // giving its time, passed, and the driver poll without waiting (a read that may not
+            // wait in Redis comes back short whenever an entry set aside is due soon).
+            if nextReadNanos <= t.nanos { nextReadNanos = 0 }
             readNext(t, &out)
             readFastNext(t, &out)
         }

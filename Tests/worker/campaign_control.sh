@@ -204,7 +204,7 @@ else bad "$name (not drained)"; fi
 }
 
 test_campaign_throttle() {
-name="campaign throttle: two workers send a campaign throttled at 200/s at no more than 1,100 in any 5 s window (200/s within 10%) and no more than 220/s over the run (and not below 150/s), while an unthrottled campaign beside it keeps its speed; every notification once"
+name="campaign throttle: two workers send a campaign throttled at 200/s at no more than 1,100 in any 5 s window (200/s within 10%) and between 180/s and 220/s over the run, while an unthrottled campaign beside it keeps its speed; every notification once"
 shard=cthrottle
 control_mock "$shard"
 config "$out/$shard.json" "$shard" "$ctl_port" ', "max_in_flight": 1000, "metrics_port": 0'
@@ -252,11 +252,10 @@ fast_span = (tf[-1] - tf[0]) / 1e6
 per = {}
 for t in ts: per[(t - ts[0]) // 250_000] = per.get((t - ts[0]) // 250_000, 0) + 1
 assert most <= 1100, f"{most} requests in one 5 s window; per 250 ms: {[per.get(k, 0) for k in range(max(per) + 1)]}"
-# The ceiling is the promise (issue 32: no more than RATE, within 10%). Below it the rate
-# depends on how soon the delayed set gives back what a worker could not hold (promoted every
-# reclaim_interval_ms): 197/s measured on a debug build, 177/s on a release build in CI, so
-# the floor only catches a throttle that stalls.
-assert 150 <= rate <= 220, f"{rate:.1f}/s over {span:.2f} s"
+# The promise (issue 32): RATE within 10%, the ceiling and the floor. What a worker cannot hold
+# comes back from the delayed set when due (the worker that set it aside promotes it then), not
+# at the next reclaim_interval_ms: 177-203/s before that, 203.7/s after (debug build).
+assert 180 <= rate <= 220, f"{rate:.1f}/s over {span:.2f} s"
 assert fast_span < span / 2, f"the unthrottled campaign took {fast_span:.2f} s beside {span:.2f} s"
 print(f"throttled: {rate:.1f}/s over {span:.2f} s, at most {most} in any 5 s, {most_1s} in any 1 s; unthrottled 2000 in {fast_span:.2f} s")
 PY
