@@ -51,7 +51,7 @@ extension ShardMachine {
     /// `nextWakeNanos`: nil whenever `readFastNext` would not read then, so that a time past
     /// never makes the driver spin).
     var fastReadWakeNanos: UInt64? {
-        guard nextFastReadNanos > 0, fastReserve > 0, !stopping, ownPass == nil, room > 0,
+        guard nextFastReadNanos > 0, fastReserve > 0, !stopping, ownPass == nil, campaigns.loaded, room > 0,
               !has({ if case .readFast = $0 { return true }; return false }) else { return nil }
         return nextFastReadNanos
     }
