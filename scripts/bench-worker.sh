@@ -38,8 +38,9 @@
 # Fast-lane row (issue 32, item 1), with BENCH_FAST=1: BENCH_FAST_BACKLOG (200,000; 1,000,000 by
 # the knob) notifications in multicast entries of 500 tokens drained by 1 worker (max_in_flight
 # 10,000, fast_reserve 500, one connection) against the recording mock, once alone and once while
-# scripts/worker-latency.py --lane fast XADDs single entries to push:{s}:fast at 100 a second for
-# BENCH_LATENCY_SECONDS: the singles' XADD-to-request and XADD-to-outcome percentiles, and the
+# scripts/worker-latency.py --lane fast --after-drain XADDs single entries to push:{s}:fast at 100 a
+# second for BENCH_LATENCY_SECONDS: the singles' XADD-to-request and XADD-to-outcome percentiles
+# (read once the backlog drained, so that the script's parsing does not slow the drain), and the
 # bulk rate of both drains (first request of the worker to the last outcome). Last line, per variant:
 #   swiftpush-worker-fastlane variant=V backlog=N rate_alone= rate_beside= rate_drop_pct= request_p50_ms= request_p99_ms= outcome_p50_ms= outcome_p99_ms= left_at_end= missing=0
 # (left_at_end: backlog entries still unsettled when the singles ended: above 0, they were sent
@@ -282,8 +283,10 @@ JSON
   local line="-" left=0
   if [ "$singles" = 1 ]; then
     line=$(python3 scripts/worker-latency.py "$redis_port" "$shard" 100 "$latency_seconds" \
-             "http://127.0.0.1:$(cat "$out/latency-control.port")" --lane fast) || { cat "$out/w1.err"; exit 1; }
-    left=$(rcli XLEN "push:{$shard}")
+             "http://127.0.0.1:$(cat "$out/latency-control.port")" --lane fast --after-drain) || { cat "$out/w1.err"; exit 1; }
+    # The backlog's entries still in the stream when the singles were all settled (the script
+    # reads it then, and returns once everything drained: worker-latency.py --after-drain).
+    left=$(sed -n 's/.* backlog_left=\([0-9]*\).*/\1/p' <<< "$line")
   fi
   until stream_drained "$redis_port" "$shard"; do
     kill -0 "$WORKERS" 2>/dev/null || { cat "$out/w1.err"; echo "the worker died"; exit 1; }
