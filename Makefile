@@ -186,12 +186,12 @@ test-redis: build pki
 
 # The queue-fed worker against a real redis-server and the mock: 100,000 entries end to end,
 # SIGKILL/restart, SIGTERM drain, bad entries, Redis restart (Tests/worker/run.sh BUILD_DIR COUNT,
-# in two parts at once, each with its own Redis and mock: Tests/worker/run-parts.sh); then Redis, the mock and two workers in separate network namespaces (skipped without root).
+# in four parts at once, each with its own Redis and mock: Tests/worker/run-parts.sh); then Redis, the mock and two workers in separate network namespaces (skipped without root).
 # The worker's suites run the release build, what operators deploy (the library's own suites
 # run the debug one): in debug they sent about 1,000 notifications a second and were a third of
 # make test's time (issue 34, item 6), the same tests in release take under half as long.
 test-worker: release pki
-	$(IN_OWN_GROUP) bash Tests/worker/run-parts.sh $(RELEASE_DIR) 100000 2
+	$(IN_OWN_GROUP) bash Tests/worker/run-parts.sh $(RELEASE_DIR) 100000 4
 	$(IN_OWN_GROUP) bash Tests/worker/netns.sh $(RELEASE_DIR) 20000
 
 # The worker on a 3-master + 3-replica Redis Cluster (TLS, an ACL user): 100,000 notifications over
