@@ -3,9 +3,14 @@
 # and the tests in one build. Two lanes:
 #   - the background lane (LANE, one entry after another): the builds only later stages need
 #     (the release build, the ASan package, the fuzz harnesses), each into its own scratch path,
-#     then the release files' suites (install, wheel, .deb, dist), while
+#     while
 #   - the stages (STAGES, in order) run in the foreground; a stage that needs a build of the
 #     lane (NEEDS) waits for it first.
+# The release files' suites (TAIL: install, wheel, .deb, dist) go to whichever lane is free
+# first: the background lane after its builds, or the foreground while it would otherwise wait
+# for a build, and after its last stage. Each is claimed once (mkdir is atomic), so the two
+# lanes end together instead of one waiting for the other (in CI the background lane alone
+# ended up to 55 s after the foreground).
 # test-swift runs before the lane starts: its chaos phases time each notification against a
 # deadline, measured on a machine that is not also building.
 # No stage builds again what is built (make -o): each stage's time is its own.
@@ -25,9 +30,13 @@ STAGES=(test-docs test-swift
         test-header test-c test-cli test-example test-quickstart test-consumer test-redis test-status
         test-bindings memcheck
         test-alloc test-worker test-worker-cluster test-asan test-fuzz)
-# The background lane, in order: the builds, then the release files' suites (CPU-light: they
-# unpack and check what the release build made, and run it once against a mock).
-LANE=(release build-asan build-fuzz test-install test-wheel test-deb test-dist)
+# The background lane, in order: the builds.
+LANE=(release build-asan build-fuzz)
+# The release files' suites (CPU-light: they unpack and check what the release build made, and
+# run it once against a mock), in order; each runs once its AFTER entries have passed.
+TAIL=(test-install test-wheel test-deb test-dist)
+declare -A AFTER=([test-install]=release [test-wheel]=release [test-deb]=release
+                  [test-dist]="test-wheel test-deb")
 # The background lane starts once this stage has passed.
 LANE_AFTER=test-swift
 declare -A NEEDS=([test-alloc]=release [test-worker]=release [test-worker-cluster]=release
@@ -44,18 +53,57 @@ make_args() {
 }
 
 lane_pid=""
-# The background lane: each entry in turn, its output in $lane/NAME.log, its exit status in
-# $lane/NAME.rc, its wall time in $lane/NAME.time; it stops at the first failure.
+# run_entry NAME [release] WHERE: runs a lane or tail entry, its output in $lane/NAME.log, its
+# exit status in $lane/NAME.rc, its wall time in $lane/NAME.time, which lane ran it in
+# $lane/NAME.where.
+run_entry() {
+  local b=$1 released=$2 start rc
+  echo "$3" > "$lane/$b.where"
+  start=$(date +%s)
+  ${MAKE:-make} $(make_args "$b" $released) > "$lane/$b.log" 2>&1
+  rc=$?
+  echo $(( $(date +%s) - start )) > "$lane/$b.time"
+  echo $rc > "$lane/$b.rc"
+  return $rc
+}
+# passed NAME...: true when every entry named has passed.
+passed() {
+  local b
+  for b in "$@"; do [ "$(cat "$lane/$b.rc" 2>/dev/null)" = 0 ] || return 1; done
+}
+# ready NAME: true when the tail entry NAME can start now.
+ready() { passed ${AFTER[$1]}; }
+# claim NAME: true for the one lane that takes the tail entry NAME.
+claim() { mkdir "$lane/$1.claim" 2>/dev/null; }
+# The background lane: each build in turn, then each tail entry the foreground has not taken;
+# it stops at the first failure.
 run_lane() {
-  local b start rc released=""
+  local b released=""
   for b in "${LANE[@]}"; do
-    start=$(date +%s)
-    ${MAKE:-make} $(make_args "$b" $released) > "$lane/$b.log" 2>&1
-    rc=$?
-    echo $(( $(date +%s) - start )) > "$lane/$b.time"
-    echo $rc > "$lane/$b.rc"
-    [ $rc -eq 0 ] || return $rc
+    run_entry "$b" "$released" background || return
     [ "$b" != release ] || released=release
+  done
+  for b in "${TAIL[@]}"; do
+    claim "$b" || continue
+    # Its AFTER entries may still run in the foreground; one that failed stops this lane.
+    while ! ready "$b"; do
+      for a in ${AFTER[$b]}; do [ ! -f "$lane/$a.rc" ] || passed "$a" || return 1; done
+      sleep 1
+    done
+    run_entry "$b" release background || return
+  done
+}
+# take_tail [ONE]: the foreground runs the tail entries that are ready and not taken (only the
+# first such with ONE); false if one of them failed.
+take_tail() {
+  local b
+  for b in "${TAIL[@]}"; do
+    if ready "$b" && claim "$b"; then
+      run_entry "$b" release foreground; show_lane "$b"
+      passed "$b" || return 1
+      echo "(foreground) $b: $(cat "$lane/$b.time") s" >> "$times"
+      [ -z "${1:-}" ] || return 0
+    fi
   done
 }
 shown=()
@@ -64,7 +112,7 @@ show_lane() {
   local b=$1 s
   for s in "${shown[@]}"; do [ "$s" = "$b" ] && return; done
   shown+=("$b")
-  echo "--- $b (ran in the background: $(cat "$lane/$b.time" 2>/dev/null || echo '?') s)"
+  echo "--- $b (ran in the $(cat "$lane/$b.where" 2>/dev/null || echo background): $(cat "$lane/$b.time" 2>/dev/null || echo '?') s)"
   cat "$lane/$b.log" 2>/dev/null
 }
 # wait_lane NAME: true once the background entry NAME has passed; false if it (or one before
@@ -86,9 +134,9 @@ stop_lane() {
 # lane_failed: prints the failed background entry's output and says which.
 lane_failed() {
   local b
-  for b in "${LANE[@]}"; do
+  for b in "${LANE[@]}" "${TAIL[@]}"; do
     if [ -f "$lane/$b.rc" ] && [ "$(cat "$lane/$b.rc")" != 0 ]; then
-      show_lane "$b"; echo "(background) $b: $(cat "$lane/$b.time") s (FAILED)" | tee -a "$times"
+      show_lane "$b"; echo "($(cat "$lane/$b.where")) $b: $(cat "$lane/$b.time") s (FAILED)" | tee -a "$times"
     fi
   done
 }
@@ -98,7 +146,13 @@ released=""
 for stage in "${STAGES[@]}"; do
   started=$(date +%s)
   need=${NEEDS[$stage]:-}
-  if [ -n "$need" ] && ! wait_lane "$need"; then
+  # While the build this stage needs is still running, the foreground takes a tail entry.
+  while [ -n "$need" ] && [ $status -eq 0 ] && [ ! -f "$lane/$need.rc" ] && ready "${TAIL[0]}"; do
+    before=$(ls "$lane" | grep -c '\.claim$')
+    take_tail one || { lane_failed; status=1; }
+    [ "$(ls "$lane" | grep -c '\.claim$')" -gt "$before" ] || break
+  done
+  if [ $status -eq 0 ] && [ -n "$need" ] && ! wait_lane "$need"; then
     lane_failed
     echo "$stage: needs make $need, which failed (above)"
     status=1
@@ -115,9 +169,26 @@ for stage in "${STAGES[@]}"; do
   fi
 done
 if [ $status -eq 0 ]; then
-  # What the background lane has left: its last entries' outcome.
+  # The tail entries nobody has taken yet, here, as they become ready; then what the background
+  # lane has left: its last entries' outcome.
   started=$(date +%s)
-  for b in "${LANE[@]}"; do
+  while [ $status -eq 0 ]; do
+    left=""
+    for b in "${TAIL[@]}"; do [ -d "$lane/$b.claim" ] || left=1; done
+    [ -n "$left" ] || break
+    take_tail || { lane_failed; status=1; break; }
+    # An entry waiting for one the background lane runs: wait, unless the lane has failed.
+    for b in "${LANE[@]}" "${TAIL[@]}"; do
+      if [ -f "$lane/$b.rc" ] && ! passed "$b"; then lane_failed; status=1; fi
+    done
+    if [ -n "$lane_pid" ] && ! kill -0 "$lane_pid" 2>/dev/null; then
+      for b in "${TAIL[@]}"; do ready "$b" || [ -d "$lane/$b.claim" ] || { echo "$b: what it needs did not pass"; status=1; }; done
+    fi
+    sleep 1
+  done
+  for b in "${LANE[@]}" "${TAIL[@]}"; do
+    [ $status -eq 0 ] || break
+    [ "$(cat "$lane/$b.where" 2>/dev/null)" != foreground ] || continue
     if wait_lane "$b"; then echo "(background) $b: $(cat "$lane/$b.time") s" >> "$times"
     else lane_failed; status=1; break; fi
   done
