@@ -7,7 +7,7 @@ extension ClientCore {
     /// An attempt started at `startedNanos` failed: the back-off counts it, with the jitter drawn
     /// from `random`. Returns the delay before the next attempt, or nil when the failure belongs
     /// to an episode already counted.
-    package mutating func backoffFailed(startedNanos: UInt64, now: UInt64) -> UInt64? {
+    mutating func backoffFailed(startedNanos: UInt64, now: UInt64) -> UInt64? {
         let unit = random.unit()
         let delay = backoff.failed(now: now, attemptStartedNanos: startedNanos, unit: unit)
         if delay != nil { act(.backoff(.failed(now: now, startedNanos: startedNanos, unit: unit))) }
@@ -16,13 +16,13 @@ extension ClientCore {
 
     /// A notification was accepted: the back-off is over (said even when this core's value shows
     /// none: another thread of a group may be backing off).
-    package mutating func backoffSucceeded() {
+    mutating func backoffSucceeded() {
         backoff.succeeded()
         act(.backoff(.succeeded))
     }
 
     /// The probe ended without failing and without an accepted notification.
-    package mutating func endProbe() {
+    mutating func endProbe() {
         backoff.probeEnded()
         act(.backoff(.probeEnded))
     }
