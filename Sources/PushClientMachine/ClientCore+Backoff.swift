@@ -29,6 +29,17 @@ extension ClientCore {
 
     /// The client's shared schedule as it stands (a group's threads share one): the core decides
     /// with it from now on. One that is backing off makes the next accepted notification end it.
+    ///
+    /// Why only a probe is checked against the shared schedule as it starts (`.backoff(.probeStarted)`)
+    /// and an ordinary attempt is not: an ordinary attempt is made only while the value adopted at
+    /// the turn's start is not backing off, and once the shared schedule counts an episode's first
+    /// failure every later turn of every thread adopts a value that is (until an accepted
+    /// notification ends the episode). So each pool position makes at most one ordinary attempt
+    /// per episode, as with one thread. Another thread's first failure landing between this
+    /// adoption and `maintainPool` (the same turn) lets this thread's empty positions open once,
+    /// as they would have a moment earlier: never more connections than positions, none repeated.
+    /// (One of them failing counts as a further failure, having started after the first: the
+    /// delay grows a step sooner, and if a probe was out, one more may start before it ends.)
     package mutating func adoptBackoff(_ shared: ReconnectBackoff) {
         backoff = shared
         if shared.isBackingOff { pool.mayBeBackingOff = true }
