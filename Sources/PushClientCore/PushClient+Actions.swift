@@ -11,7 +11,6 @@ extension PushClient {
     /// Carries out every action the events returned (`actions`), in order, including those that
     /// carrying one out leads the core to decide. `now` is the time of the event that led to them.
     func performActions(now: UInt64) {
-        core.moveActions(into: &actions) // (an event reported in its plain form: none should be)
         while actionsDone < actions.count {
             let action = actions[actionsDone]
             actionsDone += 1

@@ -230,7 +230,7 @@ public final class PushClient: @unchecked Sendable {
     @exclusivity(unchecked) var news = ResultOutbox()
     /// What the events reported to the core returned (their `actions:` form), carried out in
     /// order by `performActions` up to `actionsDone`; emptied (its capacity kept) when all are.
-    /// Trades places with the core's own buffer (`ClientCore.moveActions`), so neither allocates.
+    /// Lent to the core for each event (the core keeps no buffer of its own), so nothing allocates.
     @exclusivity(unchecked) var actions: [ClientCore.Action] = []
     /// How many of `actions` are carried out (a nested `performActions` goes on from here).
     var actionsDone = 0

@@ -6,7 +6,7 @@ extension ClientCore {
     /// Takes every fact connection `id` recorded (`input`, its `ConnectionInput`) and decides on
     /// each, in order; `now` is the read's time, every answer's. The facts of a connection the
     /// core no longer knows are dropped.
-    package mutating func absorb(_ input: inout ConnectionInput, from id: ConnectionID, now: UInt64) {
+    mutating func absorb(_ input: inout ConnectionInput, from id: ConnectionID, now: UInt64) {
         guard let e = pool.entry(id) else {
             while input.next() != nil {}
             return
@@ -27,7 +27,7 @@ extension ClientCore {
     }
 
     /// The server's SETTINGS: follow its MAX_CONCURRENT_STREAMS; the first makes the connection ready.
-    package mutating func settingsReceived(on e: Int, maxConcurrentStreams: UInt32, now: UInt64) {
+    mutating func settingsReceived(on e: Int, maxConcurrentStreams: UInt32, now: UInt64) {
         let before = pool.entries[e].state.streamLimit
         if pool.entries[e].state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams) {
             connectionEstablished(e)
@@ -38,7 +38,7 @@ extension ClientCore {
 
     /// GOAWAY: the connection takes no new streams and is replaced; what it did not process is
     /// resent when it closes (`connectionClosed`).
-    package mutating func goawayReceived(on e: Int, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
+    mutating func goawayReceived(on e: Int, lastStreamID: Int32, errorCode: UInt32, reason: String?) {
         outbox.counters.goaways += 1
         lastGoawayReason = reason ?? HTTP2ErrorCode.name(errorCode)
         perform(pool.entries[e].state.goawayReceived(lastStreamID: lastStreamID, reason: reason), on: e)
@@ -49,7 +49,7 @@ extension ClientCore {
     /// (the action performed last); the side effects on the client are made here. A stream that
     /// is no longer its slot's (the notification was ended otherwise meanwhile: its deadline)
     /// changes nothing.
-    package mutating func streamClosed(on e: Int, slot index: Int32, streamID: Int32, errorCode: UInt32, now: UInt64) {
+    mutating func streamClosed(on e: Int, slot index: Int32, streamID: Int32, errorCode: UInt32, now: UInt64) {
         let slot = slots[index]
         guard slot.pointee.transmission.streamID == streamID else { return }
         pool.entries[e].inFlight.unlink(index, slot, in: slots)
@@ -93,7 +93,7 @@ extension ClientCore {
     /// deadline leave room (apns.md, "Retry guidance"), otherwise the final REJECTED outcome.
     /// Returns what the answer means for its connection (`ConnectionState.streamEnded`), for the
     /// caller to perform once the notification is settled.
-    package mutating func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on e: Int,
+    mutating func finishRejected(_ index: Int32, _ slot: UnsafeMutablePointer<Slot>, status: Int32, on e: Int,
                                  now: UInt64) -> ConnectionState.Action {
         let body = UnsafeRawBufferPointer(start: slot.pointee.storage.buffer! + SlotLayout.body, count: Int(slot.pointee.answer.bodyLength))
         let parsed = APNsResponse.parseErrorBody(body)
@@ -149,7 +149,7 @@ extension ClientCore {
     /// (`.tokenExpired`): a new token clears the clock's suspicion, a refused fresh one names the
     /// clock in what ends from now on; either way the connection counts as refused and the client
     /// backs off (`connectionRefused`). A connection gone since is not counted again.
-    package mutating func tokenVerdict(_ verdict: TokenExpiryVerdict, on id: ConnectionID, text: String, now: UInt64) {
+    mutating func tokenVerdict(_ verdict: TokenExpiryVerdict, on id: ConnectionID, text: String, now: UInt64) {
         guard let e = pool.entry(id) else { return }
         tokenVerdict(verdict, on: e, text: text, now: now)
     }

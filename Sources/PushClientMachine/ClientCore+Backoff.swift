@@ -7,7 +7,7 @@ extension ClientCore {
     /// An attempt started at `startedNanos` failed: the back-off counts it, with the jitter drawn
     /// from `random`. Returns the delay before the next attempt, or nil when the failure belongs
     /// to an episode already counted.
-    package mutating func backoffFailed(startedNanos: UInt64, now: UInt64) -> UInt64? {
+    mutating func backoffFailed(startedNanos: UInt64, now: UInt64) -> UInt64? {
         let unit = random.unit()
         let delay = backoff.failed(now: now, attemptStartedNanos: startedNanos, unit: unit)
         if delay != nil { act(.backoff(.failed(now: now, startedNanos: startedNanos, unit: unit))) }
@@ -16,19 +16,30 @@ extension ClientCore {
 
     /// A notification was accepted: the back-off is over (said even when this core's value shows
     /// none: another thread of a group may be backing off).
-    package mutating func backoffSucceeded() {
+    mutating func backoffSucceeded() {
         backoff.succeeded()
         act(.backoff(.succeeded))
     }
 
     /// The probe ended without failing and without an accepted notification.
-    package mutating func endProbe() {
+    mutating func endProbe() {
         backoff.probeEnded()
         act(.backoff(.probeEnded))
     }
 
     /// The client's shared schedule as it stands (a group's threads share one): the core decides
     /// with it from now on. One that is backing off makes the next accepted notification end it.
+    ///
+    /// Why only a probe is checked against the shared schedule as it starts (`.backoff(.probeStarted)`)
+    /// and an ordinary attempt is not: an ordinary attempt is made only while the value adopted at
+    /// the turn's start is not backing off, and once the shared schedule counts an episode's first
+    /// failure every later turn of every thread adopts a value that is (until an accepted
+    /// notification ends the episode). So each pool position makes at most one ordinary attempt
+    /// per episode, as with one thread. Another thread's first failure landing between this
+    /// adoption and `maintainPool` (the same turn) lets this thread's empty positions open once,
+    /// as they would have a moment earlier: never more connections than positions, none repeated.
+    /// (One of them failing counts as a further failure, having started after the first: the
+    /// delay grows a step sooner, and if a probe was out, one more may start before it ends.)
     package mutating func adoptBackoff(_ shared: ReconnectBackoff) {
         backoff = shared
         if shared.isBackingOff { pool.mayBeBackingOff = true }

@@ -4,7 +4,7 @@ import PushCore
 /// the connection; the core moves it in the pool and asks the driver for the close or the PING.
 extension ClientCore {
     /// Performs `action`, decided by the state of the connection in entry `e` just before.
-    package mutating func perform(_ action: ConnectionState.Action, on e: Int) {
+    mutating func perform(_ action: ConnectionState.Action, on e: Int) {
         switch action {
         case .none:
             return
@@ -28,7 +28,7 @@ extension ClientCore {
     /// Health: an idle connection gets a PING; one whose PING goes unanswered is given up (its
     /// streams end as connection lost, its position reconnects). `ConnectionState.checkHealth`
     /// decides, from the time of the connection's last read.
-    package mutating func checkHealth(now: UInt64) {
+    mutating func checkHealth(now: UInt64) {
         guard timers.idlePingNanos > 0 else { return }
         for e in pool.liveEntries {
             perform(pool.entries[e].state.checkHealth(now: now, lastInputNanos: pool.entries[e].lastInputNanos, timers: timers), on: e)

@@ -6,7 +6,7 @@ extension ClientCore {
     /// Ends what is past its deadline: queued (QueueTimeout), waiting to retry (REJECTED with
     /// the last answer), in flight (reset, Timeout); gives up on connection attempts that take
     /// too long.
-    package mutating func scanDeadlines(now: UInt64) {
+    mutating func scanDeadlines(now: UInt64) {
         expirePending(now: now)
         // In-flight streams with no answer in time: reset them; the result is unknown.
         for e in pool.liveEntries {

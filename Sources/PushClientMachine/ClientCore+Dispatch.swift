@@ -35,7 +35,7 @@ extension ClientCore {
     /// The driver submitted the notifications of `started` (a prefix of a `takeStreams` batch)
     /// on connection `id` at `now`, each slot's `transmission.streamID` written, carrying the
     /// provider token of `tokenGeneration`: they are in flight on it. Leaves `started` empty.
-    package mutating func streamsStarted(_ started: inout SlotList, on id: ConnectionID, tokenGeneration: Int, now: UInt64) {
+    mutating func streamsStarted(_ started: inout SlotList, on id: ConnectionID, tokenGeneration: Int, now: UInt64) {
         guard !started.isEmpty else { return }
         guard let e = pool.entry(id) else {
             // Not reached: a connection that is gone has no session, so nothing submitted on it
@@ -73,7 +73,7 @@ extension ClientCore {
     /// A connection whose stream ids ran out (`idsExhausted`) is retired (a replacement takes
     /// over); any other refusal (out of memory) leaves it alone, since another would fare no
     /// better: the notifications go out on a later turn, or end at their deadline.
-    package mutating func streamsNotStarted(_ rest: inout SlotList, on id: ConnectionID, idsExhausted: Bool, errorText: @autoclosure () -> String) {
+    mutating func streamsNotStarted(_ rest: inout SlotList, on id: ConnectionID, idsExhausted: Bool, errorText: @autoclosure () -> String) {
         rest.splice(&queue.pending, in: slots)
         queue.pending = rest
         rest = SlotList()

@@ -11,7 +11,7 @@ extension ClientCore {
     /// resolved on the resolver thread: a position waits for the answer (at most the connect
     /// timeout), the I/O thread does not. `callersWaiting`: a caller waits on the client (for
     /// room, results, or a connection), which entitles this thread to the back-off's probe.
-    package mutating func maintainPool(now: UInt64, callersWaiting: Bool) {
+    mutating func maintainPool(now: UInt64, callersWaiting: Bool) {
         guard pool.hasEmptyPosition else { return }
         guard backoff.mayAttempt(now: now) else {
             pool.mayBeBackingOff = true
@@ -74,7 +74,7 @@ extension ClientCore {
 
     /// The resolver thread answered: the addresses serve the next round of connection attempts;
     /// a failure counts as a failed attempt. An answer to an abandoned request is not taken.
-    package mutating func resolutionAnswered(ticket: UInt64, _ result: Result<[SocketAddress], TransportError>, now: UInt64) {
+    mutating func resolutionAnswered(ticket: UInt64, _ result: Result<[SocketAddress], TransportError>, now: UInt64) {
         guard let asked = pool.resolution, asked.ticket == ticket else { return }
         pool.resolution = nil
         switch result {
@@ -85,7 +85,7 @@ extension ClientCore {
 
     /// The driver started connection `id` (`.connect`): its TCP connect is in flight; `fallback`
     /// are the addresses not tried, to be tried in turn if this one's connect fails.
-    package mutating func connectStarted(_ id: ConnectionID, fallback: [SocketAddress], now: UInt64) {
+    mutating func connectStarted(_ id: ConnectionID, fallback: [SocketAddress], now: UInt64) {
         guard let e = pool.entry(id) else { return }
         pool.entries[e].record.fallbackAddresses = fallback
         outbox.counters.connectionsOpened += 1
@@ -96,7 +96,7 @@ extension ClientCore {
 
     /// Connection `id` could not even start (no address took a TCP connect, TLS could not be
     /// set up): a failed attempt (the one it fell back from, if it was a fallback).
-    package mutating func connectFailed(_ id: ConnectionID, error: TransportError, now: UInt64) {
+    mutating func connectFailed(_ id: ConnectionID, error: TransportError, now: UInt64) {
         guard let e = pool.entry(id) else { return }
         let origin = pool.entries[e].record.fallbackOf
         pool.remove(e)
@@ -114,7 +114,7 @@ extension ClientCore {
     }
 
     /// The server's first SETTINGS made the connection ready: callers of waitUntilConnected hear it.
-    package mutating func connectionEstablished(_ e: Int) {
+    mutating func connectionEstablished(_ e: Int) {
         if pool.entries[e].record.isProbe && !queue.hasWaiting {
             // A probe with nothing to send would hold the back-off's one attempt indefinitely
             // (only an answer ends it): let a thread with work probe instead.
@@ -134,7 +134,7 @@ extension ClientCore {
     /// taken first. Every stream still on it is resent (if the server never processed it) or ends
     /// FAILED as connection lost; its pool position reconnects, at the same answer's next address
     /// first when its TCP connect failed.
-    package mutating func connectionClosed(_ id: ConnectionID, error: TransportError?, now: UInt64) {
+    mutating func connectionClosed(_ id: ConnectionID, error: TransportError?, now: UInt64) {
         guard let e = pool.entry(id) else { return }
         var error = error
         if pool.entries[e].state.phase == .awaitingSettings, error == nil || error?.kind == .closed {
@@ -202,7 +202,7 @@ extension ClientCore {
     /// A connection attempt was refused (see `ReconnectBackoff` for what counts): back off,
     /// record the error for waiters and `last_connection_error`, and fail the queue at once on
     /// TLS failures.
-    package mutating func connectionAttemptFailed(startedNanos: UInt64, error: TransportError, now: UInt64) {
+    mutating func connectionAttemptFailed(startedNanos: UInt64, error: TransportError, now: UInt64) {
         let delay = backoffFailed(startedNanos: startedNanos, now: now)
         pool.mayBeBackingOff = true
         logAttemptFailed(error, delayNanos: delay)
@@ -218,7 +218,7 @@ extension ClientCore {
     /// A connection-level refusal answered on the connection in entry `e` (a credential
     /// rejection): the client backs off (once per connection) and `text` becomes the last
     /// connection error.
-    package mutating func connectionRefused(_ e: Int, text: String, now: UInt64) {
+    mutating func connectionRefused(_ e: Int, text: String, now: UInt64) {
         guard pool.entries[e].state.countRefusal() else { return }
         let delay = backoffFailed(startedNanos: pool.entries[e].state.startedNanos, now: now)
         pool.mayBeBackingOff = true
@@ -234,7 +234,7 @@ extension ClientCore {
 
     /// Logs a failed connection attempt: the error (as a TLS failure or protocol error when it
     /// is one) and the back-off it caused.
-    package mutating func logAttemptFailed(_ error: TransportError, delayNanos: UInt64?) {
+    mutating func logAttemptFailed(_ error: TransportError, delayNanos: UInt64?) {
         switch error.kind {
         case .tls: log(.error, .tlsFailure, error.description)
         case .protocolError: log(.error, .protocolError, error.description)
@@ -249,7 +249,7 @@ extension ClientCore {
 
     /// A self-sizing pool (`PoolSizing`) looks at its connections' streams and the queue: it
     /// may open one more connection (the next `maintainPool` does) or retire its last one.
-    package mutating func resizePool(now: UInt64) {
+    mutating func resizePool(now: UInt64) {
         guard var sizing = pool.sizing else { return }
         var ready = 0, opening = 0, free = 0
         var perConnection = configuration.pool.maxStreamsPerConnection

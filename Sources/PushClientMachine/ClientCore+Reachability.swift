@@ -30,7 +30,7 @@ extension ClientCore {
     }
 
     /// A connection became ready: sending resumes.
-    package mutating func noteConnectionReady() {
+    mutating func noteConnectionReady() {
         reachability.failingSinceNanos = nil
         if reachability.isUnreachable {
             reachability.isUnreachable = false
@@ -41,7 +41,7 @@ extension ClientCore {
     /// At each turn: whether the limit has passed at `now` (logged once when it does), and if
     /// so every queued notification never answered ends Unreachable. Those waiting out a retry
     /// delay keep their timer (they were answered, and end with that answer at their deadline).
-    package mutating func failIfUnreachable(now: UInt64) {
+    mutating func failIfUnreachable(now: UInt64) {
         let limit = configuration.recovery.unreachableAfterMillis
         guard limit > 0, let since = reachability.failingSinceNanos else { return }
         if !reachability.isUnreachable {

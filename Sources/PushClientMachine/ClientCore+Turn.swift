@@ -15,7 +15,7 @@ extension ClientCore {
     /// `.connect`), for streams on every pool connection with room while notifications wait
     /// (`.startStreams`), and, when a scan is due, for the resets, PINGs and closes that
     /// deadlines and health call for.
-    package mutating func turn(now: UInt64, closing: Bool, drainMillis: Int32, callersWaiting: Bool) {
+    mutating func turn(now: UInt64, closing: Bool, drainMillis: Int32, callersWaiting: Bool) {
         if closing && drainDeadline == nil { drainDeadline = now + UInt64(max(drainMillis, 0)) * 1_000_000 }
         if !closing || !queue.isIdle { maintainPool(now: now, callersWaiting: callersWaiting) }
         failIfUnreachable(now: now)
@@ -48,10 +48,8 @@ extension ClientCore {
     }
 
     /// The end of the drain: everything still held ends FAILED (Cancelled if never sent,
-    /// CancelledInFlight if in flight), and every connection is to be closed (`.terminate`);
-    /// actions not yet taken are dropped.
-    package mutating func shutDown(now: UInt64) {
-        dropActions()
+    /// CancelledInFlight if in flight), and every connection is to be closed (`.terminate`).
+    mutating func shutDown(now: UInt64) {
         for index in queue.delayed.removeAll() { queue.pending.append(index, in: slots) }
         var pending = queue.pending
         queue.pending = SlotList()

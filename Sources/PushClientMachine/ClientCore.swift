@@ -10,7 +10,8 @@ import PushCore
 ///
 /// It does no I/O and reads no clock: every event brings its `now`, and what needs a socket, a
 /// thread or nghttp2 comes out as an `Action`, returned by the event (its `actions:` form,
-/// ClientCore+Events.swift, appends them to the caller's buffer) and carried out by
+/// ClientCore+Events.swift, appends them to the caller's buffer: the only way an action leaves
+/// the core, which keeps none between events) and carried out by
 /// `PushClient`, the driver, which owns the I/O thread, the sockets, TLS and the nghttp2 sessions,
 /// and reports back what happened (a stream's id, a connection that started or failed to). So
 /// every rule is tested in memory with made-up times (Tests/PushClientCoreTests/ClientCore*Tests.swift).
@@ -91,9 +92,11 @@ package struct ClientCore {
     package var lastConnectionError: TransportError?
     /// Whether APNs could not be reached for `recovery.unreachableAfterMillis` (fail-fast).
     package var reachability = Reachability()
-    /// Actions decided and not yet taken by the driver, in order (the array is reused).
-    private var actions: [Action] = []
-    private var actionsTaken = 0
+    /// The buffer of the event being reported: the caller's own, lent to the core for the
+    /// event's length (`lend`, `takeBack`), so that what the event decides is appended straight
+    /// to it; empty between events. There is no queue of actions in the core: an action leaves it
+    /// only as what the event that decided it returns.
+    private var decided: [Action] = []
 
     /// What the driver is asked to do. Each names its connection by `ConnectionID`; one for a
     /// connection that is gone by the time it is carried out is skipped.
@@ -153,61 +156,45 @@ package struct ClientCore {
                                 shrinkWindowNanos: UInt64(max(c.shrinkWindowMillis, 1)) * 1_000_000)
         }
         pool = ConnectionPool(positions: c.connections, sizing: sizing)
-        actions.reserveCapacity(64)
     }
 
     // MARK: - Actions
 
-    /// The next action to carry out, in the order decided (nil: none is left).
-    package mutating func nextAction() -> Action? {
-        guard actionsTaken < actions.count else {
-            if !actions.isEmpty {
-                actions.removeAll(keepingCapacity: true)
-                actionsTaken = 0
-            }
-            return nil
-        }
-        actionsTaken += 1
-        return actions[actionsTaken - 1]
-    }
-
-    /// Some action waits to be carried out.
-    package var hasActions: Bool { actionsTaken < actions.count }
-
-    /// Appends the actions decided and not taken to `out`, in order, and forgets them: how an
-    /// event called in its `actions:` form (ClientCore+Events.swift) returns its actions. No
-    /// allocation: when `out` is empty the two buffers trade places, so the caller's buffer and
-    /// the core's take turns, each keeping its capacity.
+    /// Lends the core `out`, the caller's buffer, at the start of an event: what the event
+    /// decides is appended to it, after what it holds (a driver carrying out earlier actions
+    /// still holds the rest). No copy and no allocation: the two arrays trade places.
     @inline(__always)
-    package mutating func moveActions(into out: inout [Action]) {
-        if actionsTaken == actions.count {
-            if actionsTaken != 0 { dropActions() }
-            return
-        }
-        if out.isEmpty && actionsTaken == 0 {
-            swap(&actions, &out)
-        } else {
-            out.append(contentsOf: actions[actionsTaken...])
-            actions.removeAll(keepingCapacity: true)
-        }
-        actionsTaken = 0
+    mutating func lend(_ out: inout [Action]) {
+        assert(decided.isEmpty, "an action was decided outside an event: it would never leave the core")
+        swap(&decided, &out)
     }
 
-    /// Asks the driver to do `action`.
-    package mutating func act(_ action: Action) { actions.append(action) }
+    /// Gives the caller its buffer back at the end of an event, with what the event decided.
+    @inline(__always)
+    mutating func takeBack(_ out: inout [Action]) {
+        swap(&decided, &out)
+    }
+
+    /// Runs `step`, an event or a part of one, with `out` lent as the buffer its actions go to
+    /// (the in-memory tests drive parts such as `maintainPool` alone this way).
+    mutating func deciding(into out: inout [Action], _ step: (inout ClientCore) -> Void) {
+        lend(&out)
+        step(&self)
+        takeBack(&out)
+    }
+
+    /// Whether the core holds an action between events (never: each event's go out with it).
+    var holdsActions: Bool { !decided.isEmpty }
+
+    /// Asks the driver to do `action` (appended to the buffer of the event being reported).
+    mutating func act(_ action: Action) { decided.append(action) }
 
     /// Asks the driver to report a log line if the log callback wants its level. The message
     /// is a plain `String`, built by the caller (an autoclosure reading the core would overlap
     /// the mutation): every line is about a connection or the pool, none is per notification.
-    package mutating func log(_ level: LogLevel, _ event: ClientLog.Event, _ message: String) {
+    mutating func log(_ level: LogLevel, _ event: ClientLog.Event, _ message: String) {
         guard let minLevel = logMinLevel, level.rawValue >= minLevel else { return }
         act(.log(level, event, message))
-    }
-
-    /// Forgets every action not yet taken (shutdown: what they were for is over).
-    package mutating func dropActions() {
-        actions.removeAll(keepingCapacity: true)
-        actionsTaken = 0
     }
 
     /// The host and port connections go to, as the log names them.

@@ -94,7 +94,7 @@ struct ClientCoreAnswersTests {
         #expect(h.state(id)?.phase == .ready)
         h.answer(n[1], on: id, status: 503, reason: "ServiceUnavailable")
         #expect(h.takeActions().compactMap(\.closes) == [id], "retired with nothing in flight: closed in order")
-        h.core.connectionClosed(id, error: nil, now: h.now)
+        h.core.connectionClosed(id, error: nil, now: h.now, actions: &h.actions)
         let new = h.connect(maxStreams: 100)
         #expect(new.count == 1)
         h.advance(millis: 10)

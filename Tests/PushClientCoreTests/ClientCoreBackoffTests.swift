@@ -29,11 +29,11 @@ struct ClientCoreBackoffTests {
     static func attempt(_ h: inout CoreHarness) -> [ClientCore.Action] {
         var all: [ClientCore.Action] = []
         for _ in 0..<2 {
-            h.core.maintainPool(now: h.now, callersWaiting: true)
+            h.maintainPool(callersWaiting: true)
             for action in h.takeActions() {
                 guard case .resolve = action else { all.append(action); continue }
                 h.core.resolutionStarted(ticket: 1)
-                h.core.resolutionAnswered(ticket: 1, .success([CoreHarness.address]), now: h.now)
+                h.core.resolutionAnswered(ticket: 1, .success([CoreHarness.address]), now: h.now, actions: &h.actions)
             }
         }
         return all
@@ -43,13 +43,13 @@ struct ClientCoreBackoffTests {
     /// reports, with the time each was carried out at.
     static func refusals(_ h: inout CoreHarness) -> [(BackoffStep, UInt64)] {
         var seen: [(BackoffStep, UInt64)] = []
-        for id in h.startConnections() { h.core.connectFailed(id, error: refused, now: h.now) }
+        for id in h.startConnections() { h.core.connectFailed(id, error: refused, now: h.now, actions: &h.actions) }
         seen += steps(h.takeActions()).map { ($0, h.now) }
         h.waitOutBackoff()
         let probe = attempt(&h)
         seen += steps(probe).map { ($0, h.now) }
         h.advance(millis: 10)
-        for case .connect(let id, _) in probe { h.core.connectFailed(id, error: refused, now: h.now) }
+        for case .connect(let id, _) in probe { h.core.connectFailed(id, error: refused, now: h.now, actions: &h.actions) }
         seen += steps(h.takeActions()).map { ($0, h.now) }
         return seen
     }
@@ -86,7 +86,7 @@ struct ClientCoreBackoffTests {
     @Test("A probe the shared schedule refuses (another thread holds it) is dropped before it starts and counts as nothing; the shared value then rules")
     func refusedProbe() {
         var h = Self.harness(connections: 1, seed: 3)
-        for id in h.startConnections() { h.core.connectFailed(id, error: Self.refused, now: h.now) }
+        for id in h.startConnections() { h.core.connectFailed(id, error: Self.refused, now: h.now, actions: &h.actions) }
         _ = h.takeActions()
         h.waitOutBackoff()
         // The group's schedule: another thread took the probe a moment ago.

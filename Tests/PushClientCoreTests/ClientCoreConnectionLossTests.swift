@@ -25,7 +25,7 @@ struct ClientCoreConnectionLossTests {
         let n = h.submit(4) // stream ids 1, 3, 5, 7
         h.dispatch()
         h.record([.goaway(lastStreamID: 3, errorCode: 0)], on: old)
-        h.core.connectionClosed(old, error: TransportError(.closed, "connection reset by peer"), now: h.now)
+        h.core.connectionClosed(old, error: TransportError(.closed, "connection reset by peer"), now: h.now, actions: &h.actions)
         #expect(h.finished.sorted() == [n[0], n[1]])
         for i in n[0...1] {
             let r = h.result(i)
@@ -53,7 +53,7 @@ struct ClientCoreConnectionLossTests {
         let id = h.connect()[0]
         let n = h.submit(3)
         h.dispatch()
-        h.core.connectionClosed(id, error: TransportError(.closed, "EOF"), now: h.now)
+        h.core.connectionClosed(id, error: TransportError(.closed, "EOF"), now: h.now, actions: &h.actions)
         #expect(h.finished.sorted() == n.sorted())
         #expect(h.finished.allSatisfy { h.result($0).reason == .connectionLost })
         #expect(h.pending.isEmpty && h.core.queue.inFlightTotal == 0)
@@ -67,7 +67,7 @@ struct ClientCoreConnectionLossTests {
         let n = h.submit(2)
         h.dispatch()
         h.answer(n[0], on: id)
-        h.core.connectionClosed(id, error: TransportError(.closed, "EOF"), now: h.now)
+        h.core.connectionClosed(id, error: TransportError(.closed, "EOF"), now: h.now, actions: &h.actions)
         #expect(h.finished == [n[0], n[1]])
         #expect(h.result(n[0]).outcome == Self.accepted)
         #expect(h.result(n[1]).reason == .connectionLost)
@@ -80,13 +80,13 @@ struct ClientCoreConnectionLossTests {
         let n = h.submit(1)
         h.dispatch()
         let streamID = h.slot(n[0]).pointee.transmission.streamID
-        h.core.connectionClosed(old, error: nil, now: h.now)
+        h.core.connectionClosed(old, error: nil, now: h.now, actions: &h.actions)
         h.waitOutBackoff()
         let new = h.connect()[0]
         #expect(new.index == old.index && new != old, "the entry is reused under a new generation")
         h.slot(n[0]).pointee.answer.status = 200
         h.record([.streamClosed(slot: n[0], streamID: streamID, errorCode: 0)], on: old)
-        h.core.connectionClosed(old, error: TransportError(.closed, "late"), now: h.now)
+        h.core.connectionClosed(old, error: TransportError(.closed, "late"), now: h.now, actions: &h.actions)
         #expect(h.finished == n, "ended once, when its connection went")
         #expect(h.state(new)?.phase == .ready)
         #expect(h.startStreams(on: old).isEmpty)
@@ -102,7 +102,7 @@ struct ClientCoreConnectionLossTests {
         let id = h.startConnections()[0]
         h.submit(1)
         h.core.connectionProgressed(id, .tcpConnected(throughProxy: false))
-        h.core.connectionClosed(id, error: TransportError(.closed, "reset"), now: h.now)
+        h.core.connectionClosed(id, error: TransportError(.closed, "reset"), now: h.now, actions: &h.actions)
         #expect(h.core.pool.positions[0] == nil)
         #expect(h.startConnections().isEmpty, "backing off")
         #expect(h.core.sleepMillis(now: h.now) <= 1_000)
@@ -113,14 +113,14 @@ struct ClientCoreConnectionLossTests {
     @Test("A TCP connect that fails tries the same answer's next address before counting a failure")
     func fallbackAddress() {
         var h = harness()
-        h.core.maintainPool(now: h.now, callersWaiting: true)
+        h.maintainPool(callersWaiting: true)
         h.core.resolutionStarted(ticket: 7)
-        h.core.resolutionAnswered(ticket: 7, .success([CoreHarness.address, CoreHarness.address]), now: h.now)
-        h.core.maintainPool(now: h.now, callersWaiting: true)
+        h.core.resolutionAnswered(ticket: 7, .success([CoreHarness.address, CoreHarness.address]), now: h.now, actions: &h.actions)
+        h.maintainPool(callersWaiting: true)
         let first = h.takeActions().compactMap(\.connects)
         #expect(first.count == 1)
-        h.core.connectStarted(first[0], fallback: [CoreHarness.address], now: h.now)
-        h.core.connectionClosed(first[0], error: TransportError(.connect, "connection refused"), now: h.now)
+        h.core.connectStarted(first[0], fallback: [CoreHarness.address], now: h.now, actions: &h.actions)
+        h.core.connectionClosed(first[0], error: TransportError(.connect, "connection refused"), now: h.now, actions: &h.actions)
         let next = h.takeActions().compactMap(\.connects)
         #expect(next.count == 1 && next[0] != first[0], "the next address, at once")
         #expect(h.core.outbox.connectionError == nil, "not a failure yet")
@@ -132,12 +132,12 @@ struct ClientCoreConnectionLossTests {
         c.pool.connections = 1
         c.timing.connectTimeoutMillis = 100
         var h = CoreHarness(configuration: c)
-        h.core.maintainPool(now: h.now, callersWaiting: true)
+        h.maintainPool(callersWaiting: true)
         h.core.resolutionStarted(ticket: 1)
         h.advance(millis: 101)
-        h.core.maintainPool(now: h.now, callersWaiting: true)
+        h.maintainPool(callersWaiting: true)
         #expect(h.core.outbox.connectionError?.description.contains("took longer than 100 ms") == true)
-        h.core.resolutionAnswered(ticket: 1, .success([CoreHarness.address]), now: h.now)
+        h.core.resolutionAnswered(ticket: 1, .success([CoreHarness.address]), now: h.now, actions: &h.actions)
         #expect(h.core.pool.resolvedAddresses == nil)
     }
 }

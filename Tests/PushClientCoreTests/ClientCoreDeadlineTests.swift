@@ -81,7 +81,7 @@ struct ClientCoreDeadlineTests {
         var h = CoreHarness(configuration: configuration())
         let id = h.startConnections()[0]
         let n = h.submit(1, deadlineMillis: 200)
-        h.core.connectionClosed(id, error: TransportError(.connect, "connection refused"), now: h.now)
+        h.core.connectionClosed(id, error: TransportError(.connect, "connection refused"), now: h.now, actions: &h.actions)
         h.advance(millis: 200)
         h.turn()
         let r = h.result(n[0])

@@ -125,8 +125,8 @@ struct ClientCoreDispatchTests {
         let first = batch.popFirst(in: h.slots)
         h.slot(first).pointee.transmission.streamID = 1
         started.append(first, in: h.slots)
-        h.core.streamsStarted(&started, on: id, tokenGeneration: 0, now: h.now)
-        h.core.streamsNotStarted(&batch, on: id, idsExhausted: true, errorText: "stream ids exhausted")
+        h.core.streamsStarted(&started, on: id, tokenGeneration: 0, now: h.now, actions: &h.actions)
+        h.core.streamsNotStarted(&batch, on: id, idsExhausted: true, errorText: "stream ids exhausted", actions: &h.actions)
         #expect(h.pending == Array(n[1...]))
         #expect(h.core.queue.inFlightTotal == 1)
         #expect(h.state(id)?.history.retiredByClient == true)

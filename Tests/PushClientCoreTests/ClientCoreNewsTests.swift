@@ -24,15 +24,15 @@ struct ClientCoreNewsTests {
     static func startingActions(_ h: inout CoreHarness) -> [ClientCore.Action] {
         var seen: [ClientCore.Action] = []
         for _ in 0..<2 {
-            h.core.maintainPool(now: h.now, callersWaiting: true)
+            h.maintainPool(callersWaiting: true)
             for action in h.takeActions() {
                 seen.append(action)
                 switch action {
                 case .resolve:
                     h.core.resolutionStarted(ticket: 1)
-                    h.core.resolutionAnswered(ticket: 1, .success([CoreHarness.address]), now: h.now)
+                    h.core.resolutionAnswered(ticket: 1, .success([CoreHarness.address]), now: h.now, actions: &h.actions)
                 case .connect(let id, _):
-                    h.core.connectStarted(id, fallback: [], now: h.now)
+                    h.core.connectStarted(id, fallback: [], now: h.now, actions: &h.actions)
                     seen += h.takeActions()
                 default:
                     break
@@ -114,7 +114,7 @@ struct ClientCoreNewsTests {
         }
         #expect(asked.count == 1 && asked.first?.0 == id && asked.first?.1 == 0)
         #expect(h.core.lastConnectionError == nil, "no refusal before the verdict")
-        h.core.tokenVerdict(.clockSuspect(iat: 100, localTime: 200), on: id, text: asked.first?.2 ?? "", now: h.now)
+        h.core.tokenVerdict(.clockSuspect(iat: 100, localTime: 200), on: id, text: asked.first?.2 ?? "", now: h.now, actions: &h.actions)
         #expect(h.core.clockSuspectText?.contains("check this host's clock") == true)
         #expect(h.core.lastConnectionError?.description.contains("iat=100") == true, "\(String(describing: h.core.lastConnectionError))")
         #expect(h.core.backoff.nextAttemptNanos > h.now, "the client backs off")

@@ -20,7 +20,7 @@ struct ClientCoreReachabilityTests {
         c.recovery.unreachableAfterMillis = limit
         var h = CoreHarness(configuration: c)
         let ids = h.startConnections()
-        h.core.connectionClosed(ids[0], error: refused, now: h.now)
+        h.core.connectionClosed(ids[0], error: refused, now: h.now, actions: &h.actions)
         return h
     }
 
@@ -28,7 +28,7 @@ struct ClientCoreReachabilityTests {
     /// connection attempts the pool asks for refused as they start.
     static func turns(_ h: inout CoreHarness, millis: UInt64) {
         for _ in 0..<(millis / 50) {
-            if let id = step(&h) { h.core.connectionClosed(id, error: refused, now: h.now) }
+            if let id = step(&h) { h.core.connectionClosed(id, error: refused, now: h.now, actions: &h.actions) }
         }
     }
 
@@ -41,9 +41,9 @@ struct ClientCoreReachabilityTests {
             switch action {
             case .resolve:
                 h.core.resolutionStarted(ticket: 9)
-                h.core.resolutionAnswered(ticket: 9, .success([CoreHarness.address]), now: h.now)
+                h.core.resolutionAnswered(ticket: 9, .success([CoreHarness.address]), now: h.now, actions: &h.actions)
             case .connect(let id, _):
-                h.core.connectStarted(id, fallback: [], now: h.now)
+                h.core.connectStarted(id, fallback: [], now: h.now, actions: &h.actions)
                 started = id
             default:
                 break
@@ -115,7 +115,8 @@ struct ClientCoreReachabilityTests {
         c.recovery.unreachableAfterMillis = 1_000
         var h = CoreHarness(configuration: c)
         h.connect()
-        h.core.connectionAttemptFailed(startedNanos: h.now, error: Self.refused, now: h.now)
+        let now = h.now
+        h.core.deciding(into: &h.actions) { $0.connectionAttemptFailed(startedNanos: now, error: Self.refused, now: now) }
         h.advance(millis: 5_000)
         let n = h.submit(1)
         h.turn()

@@ -23,7 +23,7 @@ struct ClientCoreShutdownTests {
         #expect(!h.core.drainIsOver(now: h.now))
         h.answer(n[0], on: id)
         #expect(h.core.drainIsOver(now: h.now))
-        h.core.connectionClosed(id, error: nil, now: h.now)
+        h.core.connectionClosed(id, error: nil, now: h.now, actions: &h.actions)
         #expect(h.turn(closing: true, drainMillis: 5_000).compactMap(\.connects).isEmpty && h.takeActions().isEmpty)
         #expect(h.core.pool.positions[0] == nil, "idle and closing: no reconnect")
     }
@@ -44,7 +44,7 @@ struct ClientCoreShutdownTests {
         h.advance(millis: 100)
         h.turn(closing: true, drainMillis: 100)
         #expect(h.core.drainIsOver(now: h.now))
-        h.core.shutDown(now: h.now)
+        h.core.shutDown(now: h.now, actions: &h.actions)
         #expect(h.takeActions().compactMap(\.terminates).sorted { $0.index < $1.index } == ids)
         #expect(h.finished.sorted() == n.sorted(), "each exactly once")
         #expect(h.result(n[2]).outcome == ClientCore.Outcome.accepted.rawValue)
@@ -54,7 +54,7 @@ struct ClientCoreShutdownTests {
         // The terminated connections' ends (and any answer that was still in their input) add nothing.
         h.slot(n[1]).pointee.answer.status = 200
         h.record([.streamClosed(slot: n[1], streamID: 1, errorCode: 0)], on: ids[0])
-        for id in ids { h.core.connectionClosed(id, error: nil, now: h.now) }
+        for id in ids { h.core.connectionClosed(id, error: nil, now: h.now, actions: &h.actions) }
         #expect(h.finished.count == n.count && h.takeActions().compactMap(\.connects).isEmpty)
 
         // What a sender handed over as the client closed is cancelled too.
@@ -102,7 +102,7 @@ struct ClientCoreShutdownTests {
                 // Connections that come up, or fail as they start (after what was asked before).
                 for (id, sent) in h.carryOut(h.takeActions()) { inFlight += sent.map { ($0, id, h.slot($0).pointee.transmission.streamID) } }
                 for id in h.startConnections() {
-                    if draw.next(4) == 0 { h.core.connectionClosed(id, error: TransportError(.closed, "refused"), now: h.now) }
+                    if draw.next(4) == 0 { h.core.connectionClosed(id, error: TransportError(.closed, "refused"), now: h.now, actions: &h.actions) }
                     else { h.establish(id, maxStreams: UInt32(1 + draw.next(5))) }
                 }
             case 3, 4:
@@ -121,7 +121,7 @@ struct ClientCoreShutdownTests {
                 if !inFlight.isEmpty {
                     let id = inFlight[draw.next(inFlight.count)].1
                     if draw.next(2) == 0 { h.record([.goaway(lastStreamID: Int32(draw.next(8)), errorCode: 0)], on: id) }
-                    else { h.core.connectionClosed(id, error: TransportError(.closed, "lost"), now: h.now) }
+                    else { h.core.connectionClosed(id, error: TransportError(.closed, "lost"), now: h.now, actions: &h.actions) }
                 }
             case 8:
                 h.advance(millis: UInt64(1 + draw.next(60)))
@@ -135,7 +135,7 @@ struct ClientCoreShutdownTests {
         }
         h.turn(closing: true, drainMillis: 0)
         #expect(h.core.drainIsOver(now: h.now))
-        h.core.shutDown(now: h.now)
+        h.core.shutDown(now: h.now, actions: &h.actions)
         #expect(h.carryOut(h.takeActions()).isEmpty, "nothing starts after shutdown")
         #expect(h.outcomes.count == submitted.count, "one outcome each")
         #expect(Set(h.outcomes) == Set(submitted), "no notification without an outcome, none twice")

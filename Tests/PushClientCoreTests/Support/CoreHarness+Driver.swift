@@ -17,18 +17,32 @@ extension CoreHarness {
     /// An address to connect to (never used: no socket is opened).
     static let address = SocketConnect.Address(storage: sockaddr_storage(), length: 0)
 
-    /// Every action the core decided and the driver has not taken, in order.
+    /// Every action the events reported so far returned and the test has not read, in order;
+    /// the buffer is emptied.
     mutating func takeActions() -> [ClientCore.Action] {
         var out: [ClientCore.Action] = []
-        while let action = core.nextAction() { out.append(action) }
+        swap(&out, &actions)
         return out
     }
 
-    /// One turn of the I/O loop at `now`; returns the actions it asked for.
+    /// One turn of the I/O loop at `now`; returns the actions not read before and those it
+    /// asked for.
     @discardableResult
     mutating func turn(closing: Bool = false, drainMillis: Int32 = 0, callersWaiting: Bool = false) -> [ClientCore.Action] {
-        core.turn(now: now, closing: closing, drainMillis: drainMillis, callersWaiting: callersWaiting)
+        core.turn(now: now, closing: closing, drainMillis: drainMillis, callersWaiting: callersWaiting, actions: &actions)
         return takeActions()
+    }
+
+    /// `maintainPool` alone at `now` (a part of `turn`), as an event: its actions join `actions`.
+    mutating func maintainPool(callersWaiting: Bool) {
+        let now = self.now
+        core.deciding(into: &actions) { $0.maintainPool(now: now, callersWaiting: callersWaiting) }
+    }
+
+    /// The resolver thread takes the name (`ticket`) and answers with `addresses` at once.
+    mutating func resolve(ticket: UInt64 = 1, _ addresses: [SocketAddress] = [Self.address]) {
+        core.resolutionStarted(ticket: ticket)
+        core.resolutionAnswered(ticket: ticket, .success(addresses), now: now, actions: &actions)
     }
 
     /// Hands `count` notifications to the core as senders do (due in `deadlineMillis`); returns
@@ -62,14 +76,13 @@ extension CoreHarness {
         var ids: [ConnectionID] = []
         // Twice: a first pass may only ask for the name (the second connects with its answer).
         for _ in 0..<2 {
-            core.maintainPool(now: now, callersWaiting: callersWaiting)
+            maintainPool(callersWaiting: callersWaiting)
             for action in takeActions() {
                 switch action {
                 case .resolve:
-                    core.resolutionStarted(ticket: 1)
-                    core.resolutionAnswered(ticket: 1, .success([Self.address]), now: now)
+                    resolve()
                 case .connect(let id, _):
-                    core.connectStarted(id, fallback: [], now: now)
+                    core.connectStarted(id, fallback: [], now: now, actions: &actions)
                     ids.append(id)
                 case .log, .backoff:
                     break
@@ -92,7 +105,7 @@ extension CoreHarness {
     mutating func record(_ facts: [ConnectionFact], on id: ConnectionID) {
         var input = ConnectionInput()
         for fact in facts { input.append(fact) }
-        core.absorb(&input, from: id, now: now)
+        core.absorb(&input, from: id, now: now, actions: &actions)
         input.deallocate()
     }
 
@@ -107,7 +120,7 @@ extension CoreHarness {
             slots[index].pointee.transmission.streamID = streamID
             nextStreamID[id] = streamID + 2
         }
-        core.streamsStarted(&batch, on: id, tokenGeneration: 0, now: now)
+        core.streamsStarted(&batch, on: id, tokenGeneration: 0, now: now, actions: &actions)
         return started
     }
 
@@ -121,33 +134,32 @@ extension CoreHarness {
         return sent
     }
 
-    /// Plays the whole driver for `actions`: resolutions answered at once, connections started
+    /// Plays the whole driver for `todo`: resolutions answered at once, connections started
     /// and brought up with the server allowing `maxStreams`, streams started, closes and
     /// failures reported as the connection's end (resets, flushes and PINGs need nothing).
     /// Returns what each connection took.
     @discardableResult
-    mutating func carryOut(_ actions: [ClientCore.Action], maxStreams: UInt32 = 100) -> [ConnectionID: [Int32]] {
+    mutating func carryOut(_ todo: [ClientCore.Action], maxStreams: UInt32 = 100) -> [ConnectionID: [Int32]] {
         var sent: [ConnectionID: [Int32]] = [:]
-        for action in actions {
+        for action in todo {
             switch action {
             case .resolve:
-                core.resolutionStarted(ticket: 1)
-                core.resolutionAnswered(ticket: 1, .success([Self.address]), now: now)
+                resolve()
             case .connect(let id, _):
-                core.connectStarted(id, fallback: [], now: now)
+                core.connectStarted(id, fallback: [], now: now, actions: &actions)
                 establish(id, maxStreams: maxStreams)
             case .startStreams(let id):
                 sent[id, default: []] += startStreams(on: id)
             case .close(let id), .terminate(let id):
-                core.connectionClosed(id, error: nil, now: now)
+                core.connectionClosed(id, error: nil, now: now, actions: &actions)
             case .fail(let id, let error):
-                core.connectionClosed(id, error: error, now: now)
+                core.connectionClosed(id, error: error, now: now, actions: &actions)
             case .cancelStream, .flush, .ping, .log, .tokenAccepted, .tokenExpired, .backoff:
                 break
             }
         }
         // What reporting those ends decided (a fallback's connect) is carried out too.
-        if core.hasActions { for (id, more) in carryOut(takeActions(), maxStreams: maxStreams) { sent[id, default: []] += more } }
+        if !actions.isEmpty { for (id, more) in carryOut(takeActions(), maxStreams: maxStreams) { sent[id, default: []] += more } }
         return sent
     }
 

@@ -4,7 +4,7 @@ import PushCore
 
 /// A `ClientCore` in memory with a few slots and a clock the test moves: notifications are made
 /// as a sender would leave them (`notification`), the core is fed events by hand, and what it
-/// decided is read from the slots and its lists. No sockets, no threads.
+/// decided is read from the slots, its lists and the actions its events return. No sockets, no threads.
 struct CoreHarness {
     static let ms: UInt64 = 1_000_000
 
@@ -16,6 +16,9 @@ struct CoreHarness {
     var nextStreamID: [ConnectionID: Int32] = [:]
     /// Notifications the harness took out of the outbox (`publish`), in order.
     var published: [Int32] = []
+    /// What the events reported returned (their `actions:` form) and the test has not read yet
+    /// (`takeActions`): the buffer the harness lends the core, as `PushClient.actions` is.
+    var actions: [ClientCore.Action] = []
 
     /// A core retrying answered notifications up to `maxAttempts` times, the first after
     /// `retryDelayMillis` (jitter drawn as `unit`: the delay is d/2 + unit·d/2).
