@@ -70,7 +70,7 @@ final class ResultRouter: Sendable {
     static let inlineFlush = 64
 
     private struct State {
-        var waiters: [UInt64: Waiter] = [:]
+        var waiters = WaiterTable<Waiter>()
         /// Single sends not yet handed to the engine, tagged `id << 24`: the next flush submits
         /// them together (one engine call, one wake of its I/O thread, for many tasks' sends).
         var outbox: [TaggedNotification] = []
@@ -438,16 +438,16 @@ final class ResultRouter: Sendable {
             for i in 0..<count {
                 let (id, index) = tag(i)
                 // (One hash per result: the waiter is changed or removed where it was found.)
-                guard let slot = s.waiters.index(forKey: id) else {
+                guard let slot = s.waiters.slot(of: id) else {
                     continue // (cannot happen: every tag we submit has its waiter until its result)
                 }
-                switch s.waiters.values[slot] {
+                switch s.waiters.value(at: slot) {
                 case .single(let c):
                     s.waiters.remove(at: slot)
                     singles.append((c, i))
                 case .batch(let b, let offset, let remaining):
                     if remaining > 1 {
-                        s.waiters.values[slot] = .batch(b, offset: offset, remaining: remaining - 1)
+                        s.waiters.setValue(.batch(b, offset: offset, remaining: remaining - 1), at: slot)
                     } else {
                         s.waiters.remove(at: slot)
                     }
@@ -460,7 +460,7 @@ final class ResultRouter: Sendable {
                 case .cancelled(let remaining):
                     // Its task stopped waiting; the result was counted by `take` all the same.
                     if remaining > 1 {
-                        s.waiters.values[slot] = .cancelled(remaining: remaining - 1)
+                        s.waiters.setValue(.cancelled(remaining: remaining - 1), at: slot)
                     } else {
                         s.waiters.remove(at: slot)
                     }
