@@ -167,6 +167,7 @@ let package = Package(
                           path: "Examples/NotifyService/Sources/NotifyService"),
         .executableTarget(name: "SendOne", dependencies: ["SwiftPushKit"], path: "Examples/NotifyService/Sources/SendOne"),
         .executableTarget(name: "SendMany", dependencies: ["SwiftPushKit"], path: "Examples/NotifyService/Sources/SendMany"),
+        .executableTarget(name: "SendTasks", dependencies: ["SwiftPushKit"], path: "Examples/NotifyService/Sources/SendTasks"),
         // What the tests start and wait for (issue 36): `ChildProcess` (children that die with the
         // test process, waits with a bound), `OwnThread` (blocking test code inside the test's
         // task), `TestFiles`; fork and prctl in C (CTestProcess). Test support, not a product.

@@ -4,14 +4,14 @@
 # (SwiftPushKit, swiftpushkit-bench in RELEASE_DIR) runs it too, in the same runs: its engine
 # (batches submitted and results taken on one thread, as load.c does) with its ratio to load.c,
 # the async batch path (APNsClient.send(contentsOf:)) and 1,000 tasks each awaiting one send at
-# a time.
+# a time, on the cooperative pool and on the client's task executor (APNsClient.taskExecutor).
 # Workload: TLS 1.3, token auth, one device token, 200-byte alert payload, 1 connection x 1000
 # concurrent streams, BENCH_COUNT notifications (default 200000), BENCH_RUNS runs (default 3).
 # The server runs on CPU 0 and each client on CPU 1 where the machine has two cores.
 # Last line (machine-readable):
 #   swiftpush-bench rate=<n> h2load_rate=<n> ratio=<r> cpu_us_per_notification=<x> peak_rss_mb=<m>
 #     swift_rate=<n> swift_ratio=<swift / C> swift_cpu_us_per_notification=<x> swift_batch_rate=<n>
-#     swift_tasks_rate=<n>
+#     swift_tasks_rate=<n> swift_tasks_executor_rate=<n>
 # A/B: BENCH_BASELINE=DIR (the release directory of another build, e.g. the commit before a
 # change) runs that libswiftpush.so through the same workload in the same runs, interleaved, and
 # prints its medians beside the new one's (a hot-path change is measured this way, in one run).
@@ -91,7 +91,7 @@ count=20000 run_library >/dev/null
 [ -z "$baseline" ] || count=20000 run_library "$out/load-baseline" >/dev/null
 count=20000 run_swift engine >/dev/null
 : > "$out/lib"; : > "$out/h2"; : > "$out/server-lib"; : > "$out/server-h2"; : > "$out/base"
-: > "$out/swift-engine"; : > "$out/swift-batch"; : > "$out/swift-tasks"
+: > "$out/swift-engine"; : > "$out/swift-batch"; : > "$out/swift-tasks"; : > "$out/swift-tasks-executor"
 swift_baseline=""
 [ -z "$baseline" ] || [ ! -x "$baseline/swiftpushkit-bench" ] || swift_baseline=$baseline
 for mode in engine batch tasks; do : > "$out/base-swift-$mode"; done
@@ -103,11 +103,12 @@ for i in $(seq 1 "$runs"); do
   printf '  run %d: h2load %8.0f req/s | swiftpush %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted | server CPU-us/request: h2load %s, swiftpush %s\n' \
     "$i" "$h" "$(echo "$l" | field rate)" "$(echo "$l" | field cpu_us_per_notification)" \
     "$(echo "$l" | field peak_rss_mb)" "$(echo "$l" | field accepted)" "$(tail -1 "$out/server-h2")" "$(tail -1 "$out/server-lib")"
-  for mode in engine batch tasks; do run_swift "$mode" >> "$out/swift-$mode"; done
-  printf '  run %d: Swift engine %8.0f notifications/s (%5.2f CPU-us) | async batch %8.0f | 1,000 tasks %8.0f | accepted %s %s %s\n' "$i" \
+  for mode in engine batch tasks tasks-executor; do run_swift "$mode" >> "$out/swift-$mode"; done
+  printf '  run %d: Swift engine %8.0f notifications/s (%5.2f CPU-us) | async batch %8.0f | 1,000 tasks %8.0f | on the client executor %8.0f | accepted %s %s %s %s\n' "$i" \
     "$(tail -1 "$out/swift-engine" | field rate)" "$(tail -1 "$out/swift-engine" | field cpu_us_per_notification)" \
-    "$(tail -1 "$out/swift-batch" | field rate)" "$(tail -1 "$out/swift-tasks" | field rate)" \
-    "$(tail -1 "$out/swift-engine" | field accepted)" "$(tail -1 "$out/swift-batch" | field accepted)" "$(tail -1 "$out/swift-tasks" | field accepted)"
+    "$(tail -1 "$out/swift-batch" | field rate)" "$(tail -1 "$out/swift-tasks" | field rate)" "$(tail -1 "$out/swift-tasks-executor" | field rate)" \
+    "$(tail -1 "$out/swift-engine" | field accepted)" "$(tail -1 "$out/swift-batch" | field accepted)" "$(tail -1 "$out/swift-tasks" | field accepted)" \
+    "$(tail -1 "$out/swift-tasks-executor" | field accepted)"
   if [ -n "$baseline" ]; then
     b=$(run_library "$out/load-baseline"); echo "$b" >> "$out/base"
     printf '  run %d: baseline %8.0f notifications/s, %5.2f CPU-us/notification, %5.1f MB RSS, %s accepted\n' \
@@ -138,10 +139,12 @@ swift=$(field rate < "$out/swift-engine" | median)
 swift_cpu=$(field cpu_us_per_notification < "$out/swift-engine" | median)
 swift_batch=$(field rate < "$out/swift-batch" | median)
 swift_tasks=$(field rate < "$out/swift-tasks" | median)
+swift_tasks_executor=$(field rate < "$out/swift-tasks-executor" | median)
 swift_ratio=$(awk -v a="$swift" -v b="$rate" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}')
 of_engine() { awk -v a="$1" -v b="$swift" 'BEGIN {printf "%.3f", (b > 0) ? a / b : 0}'; }
 echo "Swift API medians: engine $swift notifications/s ($swift_ratio x C, $swift_cpu CPU-us/notification)," \
-  "async batch $swift_batch ($(of_engine "$swift_batch") x engine), 1,000 tasks one at a time $swift_tasks ($(of_engine "$swift_tasks") x engine)"
+  "async batch $swift_batch ($(of_engine "$swift_batch") x engine), 1,000 tasks one at a time $swift_tasks ($(of_engine "$swift_tasks") x engine)," \
+  "the same on the client's task executor $swift_tasks_executor ($(of_engine "$swift_tasks_executor") x engine)"
 if [ -n "$swift_baseline" ]; then
   line="Swift A/B medians, new / baseline:"
   for mode in engine batch tasks; do
@@ -151,4 +154,5 @@ if [ -n "$swift_baseline" ]; then
   echo "$line"
 fi
 echo "swiftpush-bench rate=$rate h2load_rate=$h2 ratio=$ratio cpu_us_per_notification=$cpu peak_rss_mb=$rss" \
-  "swift_rate=$swift swift_ratio=$swift_ratio swift_cpu_us_per_notification=$swift_cpu swift_batch_rate=$swift_batch swift_tasks_rate=$swift_tasks"
+  "swift_rate=$swift swift_ratio=$swift_ratio swift_cpu_us_per_notification=$swift_cpu swift_batch_rate=$swift_batch swift_tasks_rate=$swift_tasks" \
+  "swift_tasks_executor_rate=$swift_tasks_executor"

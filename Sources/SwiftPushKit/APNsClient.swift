@@ -49,6 +49,7 @@ public final class APNsClient: Sendable {
         // A client dropped without shutdown: its threads end (the notifications it holds are
         // cancelled: their waiters already ended with it).
         router.engine.group.close(drainMillis: 0)
+        router.executor.stop()
         connectionWaits.stop()
         channelCalls.stop()
     }
@@ -65,7 +66,13 @@ public final class APNsClient: Sendable {
     /// notification not yet written to APNs is then not sent (it ends FAILED `.cancelled`,
     /// counted once in the metrics and the log); one already written may still be delivered,
     /// and its outcome is counted when it comes. Any other error is a `PushError`.
-    public func send(_ notification: PushNotification) async throws -> PushResult {
+    ///
+    /// `nonisolated(nonsending)`: it runs on its caller's executor until it suspends (it only
+    /// validates and queues the notification, without blocking), so a call costs no hop to the
+    /// pool and back (callgrind, per notification with 1,000 tasks: 36,270 -> 35,254
+    /// instructions on the client's `taskExecutor`, where each hop looks up the task's executor
+    /// preference under a lock; 36,086 -> 35,904 on the pool).
+    nonisolated(nonsending) public func send(_ notification: PushNotification) async throws -> PushResult {
         guard let result = await router.send(notification) else { throw CancellationError() }
         return try result.get()
     }
@@ -78,7 +85,7 @@ public final class APNsClient: Sendable {
     /// ```swift
     /// let r = try await client.send(note, deadline: .milliseconds(200))
     /// ```
-    public func send(_ notification: PushNotification, deadline: Duration) async throws -> PushResult {
+    nonisolated(nonsending) public func send(_ notification: PushNotification, deadline: Duration) async throws -> PushResult {
         var n = notification
         n.deadline = deadline
         return try await send(n)
@@ -102,6 +109,24 @@ public final class APNsClient: Sendable {
     public func send(contentsOf notifications: [PushNotification]) -> PushBatchResults {
         router.send(contentsOf: notifications)
     }
+
+    /// A task executor of the client's own, for tasks that await many `send`s: the fastest
+    /// way for many tasks that each send one notification at a time (a `send` resumed there
+    /// costs no job of the cooperative pool, and the sends of the tasks that one batch of
+    /// results resumed reach the client together). Use it with
+    /// `withTaskExecutorPreference(client.taskExecutor) { ... }` or
+    /// `Task(executorPreference: client.taskExecutor) { ... }`. One thread runs every task on
+    /// it: don't block it (`APNsTaskExecutor`). It ends at `shutdown`; tasks that still prefer
+    /// it run on the pool after that.
+    ///
+    /// ```swift
+    /// await withTaskExecutorPreference(client.taskExecutor) {
+    ///     await withTaskGroup(of: Void.self) { group in
+    ///         for note in notes { group.addTask { _ = try? await client.send(note) } }
+    ///     }
+    /// }
+    /// ```
+    public var taskExecutor: APNsTaskExecutor { router.executor }
 
     // MARK: - Connecting, closing, figures
 
@@ -131,6 +156,8 @@ public final class APNsClient: Sendable {
         // threads once the last result is out, then wakes this task.
         engine.close(startingOnly: drain)
         await router.waitUntilFinished()
+        // After the last result: tasks that prefer the executor run on the pool from now on.
+        router.executor.stop()
         channels.withLock { $0?.close() }
         logger.info("shut down", metadata: ["swiftpush.accepted": "\(engine.stats().accepted)",
                                             "swiftpush.rejected": "\(engine.stats().rejected)",

@@ -70,12 +70,16 @@ final class ResultRouter: Sendable {
     static let inlineFlush = 64
 
     private struct State {
-        var waiters: [UInt64: Waiter] = [:]
+        var waiters = WaiterTable<Waiter>()
         /// Single sends not yet handed to the engine, tagged `id << 24`: the next flush submits
         /// them together (one engine call, one wake of its I/O thread, for many tasks' sends).
         var outbox: [TaggedNotification] = []
         /// A flush is scheduled that has not taken the outbox yet.
         var flushScheduled = false
+        /// A flush is asked of the client's task executor (`APNsTaskExecutor.afterCurrentJobs`)
+        /// that has not taken the outbox yet: apart from `flushScheduled`, so that a task that
+        /// blocks the executor's thread never holds up the sends of tasks elsewhere.
+        var executorFlushScheduled = false
         /// A single send was cancelled since the outbox was last taken: the flush looks for
         /// cancelled waiters among what it took.
         var outboxMayHoldCancelled = false
@@ -109,6 +113,9 @@ final class ResultRouter: Sendable {
     }
 
     let engine: APNsEngine
+    /// The client's task executor (`APNsClient.taskExecutor`): sends made on its thread are
+    /// flushed by it, once per batch of tasks it ran.
+    let executor = APNsTaskExecutor()
     private let state = Locked(State())
     /// Waiter ids (taken without the lock: a `send`'s cancel handler needs its id first).
     private let nextID = Atomic<UInt64>(1)
@@ -127,15 +134,17 @@ final class ResultRouter: Sendable {
     ///
     /// The notification goes to the outbox, not to the engine: the first send into an empty
     /// outbox schedules a flush (a job of its own on the global executor, which runs after the
-    /// tasks already waiting to run), so the sends of the many tasks that one batch of results
+    /// tasks already waiting to run; on the client's task executor, a step of its thread after
+    /// the tasks it runs now), so the sends of the many tasks that one batch of results
     /// woke are submitted in one engine call. One lock per send here, one per flush there.
     /// The send that fills the outbox to `inlineFlush` submits it itself, at once.
-    func send(_ notification: PushNotification) async -> Result<PushResult, PushError>? {
+    nonisolated(nonsending) func send(_ notification: PushNotification) async -> Result<PushResult, PushError>? {
         if Task.isCancelled {
             engine.recordCancelledUnsubmitted(1)
             return nil
         }
         let id = newID()
+        let onExecutor = executor.isCurrent
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 let next = state.withLock { s -> AfterQueue in
@@ -146,6 +155,11 @@ final class ResultRouter: Sendable {
                     s.waiters[id] = .single(continuation)
                     s.outbox.append(TaggedNotification(tag: id << Self.indexBits, notification: notification))
                     if s.outbox.count >= Self.inlineFlush { return .flushNow }
+                    if onExecutor {
+                        if s.executorFlushScheduled { return .nothing }
+                        s.executorFlushScheduled = true
+                        return .scheduleFlush
+                    }
                     if s.flushScheduled { return .nothing }
                     s.flushScheduled = true
                     return .scheduleFlush
@@ -156,9 +170,12 @@ final class ResultRouter: Sendable {
                     engine.recordCancelledUnsubmitted(1)
                     continuation.resume(returning: nil)
                 case .scheduleFlush:
-                    Task.detached(priority: Task.currentPriority) { [self] in flush(scheduled: true) }
+                    // On the client's executor, after the tasks that thread runs now (they
+                    // are the ones a batch of results resumed); elsewhere, as a job of its own.
+                    if onExecutor && executor.afterCurrentJobs({ [self] in flush(scheduledOnExecutor: true) }) { break }
+                    Task.detached(priority: Task.currentPriority) { [self] in flush(scheduledOnExecutor: onExecutor) }
                 case .flushNow:
-                    flush(scheduled: false)
+                    flush(scheduledOnExecutor: nil)
                 case .nothing:
                     break
                 }
@@ -169,12 +186,17 @@ final class ResultRouter: Sendable {
     }
 
     /// Submits the outbox in one engine call (what finds no slot waits for the feeder, in
-    /// order); a notification that breaks a rule alone is refused. `scheduled`: this is the
-    /// flush job (a send's inline flush leaves the job scheduled, for what comes after it).
-    private func flush(scheduled: Bool) {
+    /// order); a notification that breaks a rule alone is refused. `scheduledOnExecutor`: this
+    /// is the flush job (false) or the executor's flush (true); nil, a send's inline flush,
+    /// which leaves those scheduled, for what comes after it.
+    private func flush(scheduledOnExecutor: Bool?) {
         var skipped = 0
         let (items, queueAll, cancelsBefore) = state.withLock { s -> ([TaggedNotification], Bool, Int) in
-            if scheduled { s.flushScheduled = false }
+            switch scheduledOnExecutor {
+            case true?: s.executorFlushScheduled = false
+            case false?: s.flushScheduled = false
+            case nil: break
+            }
             var items: [TaggedNotification] = []
             swap(&items, &s.outbox)
             // Room for a run of sends without growing (growing copies what was appended).
@@ -416,16 +438,16 @@ final class ResultRouter: Sendable {
             for i in 0..<count {
                 let (id, index) = tag(i)
                 // (One hash per result: the waiter is changed or removed where it was found.)
-                guard let slot = s.waiters.index(forKey: id) else {
+                guard let slot = s.waiters.slot(of: id) else {
                     continue // (cannot happen: every tag we submit has its waiter until its result)
                 }
-                switch s.waiters.values[slot] {
+                switch s.waiters.value(at: slot) {
                 case .single(let c):
                     s.waiters.remove(at: slot)
                     singles.append((c, i))
                 case .batch(let b, let offset, let remaining):
                     if remaining > 1 {
-                        s.waiters.values[slot] = .batch(b, offset: offset, remaining: remaining - 1)
+                        s.waiters.setValue(.batch(b, offset: offset, remaining: remaining - 1), at: slot)
                     } else {
                         s.waiters.remove(at: slot)
                     }
@@ -438,7 +460,7 @@ final class ResultRouter: Sendable {
                 case .cancelled(let remaining):
                     // Its task stopped waiting; the result was counted by `take` all the same.
                     if remaining > 1 {
-                        s.waiters.values[slot] = .cancelled(remaining: remaining - 1)
+                        s.waiters.setValue(.cancelled(remaining: remaining - 1), at: slot)
                     } else {
                         s.waiters.remove(at: slot)
                     }
@@ -446,7 +468,11 @@ final class ResultRouter: Sendable {
             }
         }
         if let runBatch { batches.append((runBatch, run)) }
-        for (c, i) in singles { c.resume(returning: result(i)) }
+        // Tasks on the client's executor are queued there as they are resumed; its thread is
+        // woken once for all of them.
+        executor.holdingWakes {
+            for (c, i) in singles { c.resume(returning: result(i)) }
+        }
         for (b, rs) in batches { b.deliver(rs) }
     }
 

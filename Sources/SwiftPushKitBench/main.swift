@@ -14,10 +14,12 @@ import SwiftPushKit
 //   --mode batch    APNsClient.send(contentsOf:) of --count notifications, results iterated as
 //                   they come
 //   --mode tasks    --tasks tasks (default 1000), each awaiting APNsClient.send one at a time
+//   --mode tasks-executor   the same tasks in a group under the client's task executor
+//                   (withTaskExecutorPreference(client.taskExecutor))
 //
 //   swiftpushkit-bench --host localhost --port 2197 --ca ca.pem --key AuthKey.p8 [--key-id ID]
 //       [--team-id TEAM] [--topic T] [--count N] [--window W] [--connections C]
-//       [--payload-bytes B] [--token HEX] [--mode engine|batch|tasks] [--tasks N]
+//       [--payload-bytes B] [--token HEX] [--mode engine|batch|tasks|tasks-executor] [--tasks N]
 //
 // Last line (machine-readable, load.c's fields):
 //   load-result sent=N accepted=N rejected=N failed=N seconds=S rate=R cpu_us_per_notification=C peak_rss_mb=M
@@ -60,9 +62,9 @@ let window = Int(argument("--window", "10000"))!
 let payloadBytes = Int(argument("--payload-bytes", "200"))!
 let mode = argument("--mode", "engine")
 let tasks = Int(argument("--tasks", "1000"))!
-guard argument("--key", "") != "", count > 0, window > 0, ["engine", "batch", "tasks"].contains(mode) else {
+guard argument("--key", "") != "", count > 0, window > 0, ["engine", "batch", "tasks", "tasks-executor"].contains(mode) else {
     print("usage: swiftpushkit-bench --key AuthKey.p8 [--host H --port P --ca ca.pem --key-id ID --team-id T --topic T "
-          + "--count N --window W --connections C --payload-bytes B --token HEX --mode engine|batch|tasks --tasks N]")
+          + "--count N --window W --connections C --payload-bytes B --token HEX --mode engine|batch|tasks|tasks-executor --tasks N]")
     exit(2)
 }
 
@@ -170,22 +172,25 @@ final class SharedTally: Sendable {
     }
 }
 
-/// One notification at a time per task, `tasks` tasks.
-func runTasks() async throws(PushError) -> (Tally, Double) {
+/// One notification at a time per task, `tasks` tasks; on the client's task executor when
+/// `onExecutor`.
+func runTasks(onExecutor: Bool) async throws(PushError) -> (Tally, Double) {
     let client = try APNsClient(configuration: configuration, logger: logger)
     try await connected(client)
     let start = ContinuousClock.now
     // The tasks count into shared atomics and return nothing: a child that returns a struct it
     // built field by field in its loop can come back with fields never written (docs/toolchain.md).
     let counts = SharedTally()
-    await withTaskGroup(of: Void.self) { group in
-        for t in 0..<tasks {
-            group.addTask {
-                for _ in stride(from: t, to: count, by: tasks) {
-                    do {
-                        counts.add(try await client.send(note).outcome)
-                    } catch {
-                        counts.failed.add(1, ordering: .relaxed)
+    await withTaskExecutorPreference(onExecutor ? client.taskExecutor : nil) {
+        await withTaskGroup(of: Void.self) { group in
+            for t in 0..<tasks {
+                group.addTask {
+                    for _ in stride(from: t, to: count, by: tasks) {
+                        do {
+                            counts.add(try await client.send(note).outcome)
+                        } catch {
+                            counts.failed.add(1, ordering: .relaxed)
+                        }
                     }
                 }
             }
@@ -213,7 +218,7 @@ func measure() -> Result<(Tally, Double), PushError> {
     let outcome = Outcome()
     Task {
         do throws(PushError) {
-            outcome.value = .success(mode == "batch" ? try await runBatch() : try await runTasks())
+            outcome.value = .success(mode == "batch" ? try await runBatch() : try await runTasks(onExecutor: mode == "tasks-executor"))
         } catch {
             outcome.value = .failure(error)
         }

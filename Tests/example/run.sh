@@ -14,7 +14,7 @@ cli=$build/swiftpush-cli
 source scripts/mock-ctl.sh
 test_pki
 mock_workspace
-for product in NotifyService SendOne SendMany; do
+for product in NotifyService SendOne SendMany SendTasks; do
   if ! swift build --product "$product" > "$out/build.log" 2>&1; then
     tail -40 "$out/build.log"; echo "example: 0 passed, 1 failed (the build of $product)"; exit 1
   fi
@@ -47,6 +47,13 @@ if cmp -s "$out/readme-many.swift" Examples/NotifyService/Sources/SendMany/main.
    && (cd "$out/readme" && env "${readme_env[@]}" "$bin/SendMany") > "$out/detail" 2>&1 \
    && grep -qx '10000 of 10000 accepted' "$out/detail"
 then ok "$name"; else diff "$out/readme-many.swift" Examples/NotifyService/Sources/SendMany/main.swift >> "$out/detail" || true; bad "$name"; fi
+
+name="the README's task executor block is Examples/NotifyService/Sources/SendTasks/main.swift and sends 10,000 from 1,000 tasks: all accepted"
+python3 scripts/readme-block.py README.md "Swift" swift 3 > "$out/readme-tasks.swift"
+if cmp -s "$out/readme-tasks.swift" Examples/NotifyService/Sources/SendTasks/main.swift \
+   && (cd "$out/readme" && env "${readme_env[@]}" "$bin/SendTasks") > "$out/detail" 2>&1 \
+   && grep -qx '10000 of 10000 accepted' "$out/detail"
+then ok "$name"; else diff "$out/readme-tasks.swift" Examples/NotifyService/Sources/SendTasks/main.swift >> "$out/detail" || true; bad "$name"; fi
 
 # start_service NAME APNS_PORT: runs notify-service on a free HTTP port; sets SERVICE_PID and HTTP_PORT.
 start_service() {
