@@ -65,6 +65,13 @@ public final class ChannelManagementClient: @unchecked Sendable {
     private let loop: EventLoop
     /// The health PINGs' times (and the connect timeout), from the configuration.
     private let timers: ClientTimers
+    /// The configuration's clock (`ClientConfiguration.timing.clock`), the token's too: every
+    /// time a call reads (its timeout, the connect timeout, the back-off, the health PINGs, the
+    /// connection's start) is this clock's, so one time base is compared with itself, and a
+    /// `ManualClock` drives the client as it drives the device client (issue 34: these read
+    /// CLOCK_MONOTONIC themselves). A call's wait ends by this clock: on a `ManualClock` only
+    /// when the test moves it.
+    private let clock: any PushClock
     private let lock = PThreadMutex()
     private var connection: ChannelConnection?
     private var backoff: ReconnectBackoff
@@ -98,6 +105,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             throw ClientError(error.kind == .tls ? .tls : .internalError, error.description)
         }
         configuration = c
+        clock = c.timing.clock
         timers = ClientTimers(idlePingMillis: c.timing.idlePingMillis, pingTimeoutMillis: c.timing.pingTimeoutMillis,
                               connectTimeoutMillis: c.timing.connectTimeoutMillis)
         self.host = host
@@ -116,12 +124,13 @@ public final class ChannelManagementClient: @unchecked Sendable {
         }
     }
 
-    /// Sends `request` and waits up to `timeoutMillis` (negative: no limit) for the answer.
+    /// Sends `request` and waits up to `timeoutMillis` (negative: no limit; on the
+    /// configuration's clock) for the answer.
     /// Errors: `.timeout`, `.connect`, `.tls` (with the reason); APNs's refusals are answers.
     public func send(_ request: ChannelRequest, timeoutMillis: Int32) -> Result<Answer, ClientError> {
         lock.lock()
         defer { lock.unlock() }
-        let deadline: UInt64? = timeoutMillis < 0 ? nil : MonotonicTime.nanos() + UInt64(timeoutMillis) * 1_000_000
+        let deadline: UInt64? = timeoutMillis < 0 ? nil : clock.monotonicNanos() + UInt64(timeoutMillis) * 1_000_000
         var resignedOnce = false
         var resends = 0
         while true {
@@ -175,7 +184,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             switch answer.reason.retryClass {
             case .refused:
                 // Credentials refused: later calls back off, as the device client's connections do.
-                _ = backoff.failed(now: MonotonicTime.nanos(), attemptStartedNanos: conn.state.startedNanos, unit: unit())
+                _ = backoff.failed(now: clock.monotonicNanos(), attemptStartedNanos: conn.state.startedNanos, unit: unit())
                 lastConnectionError = TransportError(.closed, "APNs refused the credentials: \(answer.reasonText)")
                 drop(conn)
             case .token:
@@ -211,7 +220,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
             if c.state.phase == .ready { return .success(c) }
             drop(c)
         }
-        var now = MonotonicTime.nanos()
+        var now = clock.monotonicNanos()
         if !backoff.mayAttempt(now: now) {
             let wait = backoff.nextAttemptNanos
             if let deadline, wait > deadline {
@@ -221,11 +230,11 @@ public final class ChannelManagementClient: @unchecked Sendable {
             // Only the back-off's own time passes here: the caller asked to wait this long.
             while now < wait {
                 _ = loop.runOnce(timeoutMillis: Int32(min((wait - now) / 1_000_000 + 1, 1000)))
-                now = MonotonicTime.nanos()
+                now = clock.monotonicNanos()
             }
         }
         backoff.attemptStarted()
-        let started = MonotonicTime.nanos()
+        let started = clock.monotonicNanos()
         let conn: ChannelConnection
         do throws(TransportError) {
             conn = try open()
@@ -250,15 +259,13 @@ public final class ChannelManagementClient: @unchecked Sendable {
         var untried = try configuration.endpoint.resolver.resolve(host: target.host, port: target.port)
         let fd = try SocketConnect.startFirst(of: &untried)
         let ssl = try tls.clientSSL(fd: fd, host: host)
-        // Management calls block their caller in real time, like a send waiting for room
-        // (CallerDeadline): their connection, waits and back-off read the real clock.
-        let conn = ChannelConnection(loop: loop, fd: fd, ssl: ssl, clock: SystemClock.shared)
+        let conn = ChannelConnection(loop: loop, fd: fd, ssl: ssl, clock: clock)
         conn.tunnel.request = tunnelRequest
         return conn
     }
 
     private func failedAttempt(_ error: TransportError, started: UInt64) -> ClientError {
-        _ = backoff.failed(now: MonotonicTime.nanos(), attemptStartedNanos: started, unit: unit())
+        _ = backoff.failed(now: clock.monotonicNanos(), attemptStartedNanos: started, unit: unit())
         lastConnectionError = error
         return ClientError(error.kind == .tls ? .tls : .connect, "cannot connect to \(host):\(port): \(error.description)")
     }
@@ -277,7 +284,7 @@ public final class ChannelManagementClient: @unchecked Sendable {
     /// the connection's health every scan interval as the device client's I/O thread does.
     private func run(until done: () -> Bool, deadline: UInt64?) -> Bool {
         while !done() {
-            let now = MonotonicTime.nanos()
+            let now = clock.monotonicNanos()
             if let deadline, now >= deadline { return false }
             connection?.checkHealth(now: now, timers: timers)
             if done() { break } // an unanswered PING closed the connection

@@ -46,22 +46,12 @@ public struct UUIDGenerator {
         return result
     }
 
-    /// Writes 36 bytes of lowercase UUID text at `out`.
+    /// Writes 36 bytes of lowercase UUID text at `out`, with `UUID128`'s writer (one text form
+    /// of a UUID in the package).
     public mutating func write(to out: UnsafeMutableRawPointer) {
-        var hi = next(), lo = next()
-        hi = (hi & ~0xF000) | 0x4000                       // version 4
-        lo = (lo & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000 // RFC 4122 variant
-        var k = 0
-        for i in 0..<32 {
-            if i == 8 || i == 12 || i == 16 || i == 20 {
-                out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: k, as: UInt8.self)
-                k += 1
-            }
-            let nibble = i < 16 ? (hi >> UInt64(60 - i * 4)) & 0xF : (lo >> UInt64(60 - (i - 16) * 4)) & 0xF
-            let digit: UInt8 = nibble < 10 ? 0x30 + UInt8(nibble) : 0x61 + UInt8(nibble - 10)
-            out.storeBytes(of: digit, toByteOffset: k, as: UInt8.self)
-            k += 1
-        }
+        let hi = next(), lo = next()
+        // Version 4 in the high word, RFC 4122's variant in the low one.
+        UUID128(high: (hi & ~0xF000) | 0x4000, low: (lo & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000).write(to: out)
     }
 
     /// A new UUID as a String (tests and tools).

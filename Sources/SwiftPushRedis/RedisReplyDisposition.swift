@@ -10,9 +10,19 @@ public enum RedisReplyDisposition: Equatable, Sendable {
     /// `-ASK slot host:port`: the slot is being migrated and this key has gone: send `ASKING`
     /// then the command, once, to that node; the map does not change.
     case ask(slot: Int, node: RedisNode)
-    /// `-CLUSTERDOWN`, `-TRYAGAIN`, `-LOADING`, `-MASTERDOWN`, `-READONLY`: not run; try again
-    /// after a pause (and a fresh map: a failover may be under way).
+    /// `-CLUSTERDOWN`, `-TRYAGAIN`, `-LOADING`, `-MASTERDOWN`, `-READONLY`, `-UNBLOCKED`
+    /// (`retryCodes`): not run, or a blocking command ended without its answer; try again after
+    /// a pause (and a fresh map: a failover may be under way).
     case retryLater(String)
+
+    /// The first words of the error replies that mean "not now, maybe not here": the cluster is
+    /// down or failing over, a slot is migrating, the node is loading its data, is a replica (or
+    /// lost its master); and UNBLOCKED, which a blocking command (XREADGROUP ... BLOCK) gets when
+    /// its master is demoted to a replica during a failover ("-UNBLOCKED force unblock from
+    /// blocking operation, instance state changed (master -> replica?)", or `CLIENT UNBLOCK id
+    /// ERROR`'s "-UNBLOCKED client unblocked via CLIENT UNBLOCK"): the command gave no answer,
+    /// and the node that had the slot may no longer serve it.
+    public static let retryCodes: Set<Substring> = ["CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY", "UNBLOCKED"]
 
     /// The disposition of `reply`, received from `answeringNode` (whose host stands in for an
     /// empty host in a redirect, as Redis 7 sends when it does not know its own address).
@@ -35,7 +45,7 @@ public enum RedisReplyDisposition: Equatable, Sendable {
                 return
             }
             self = words[0] == "MOVED" ? .moved(slot: slot, node: node) : .ask(slot: slot, node: node)
-        case "CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY":
+        case let code? where Self.retryCodes.contains(code):
             self = .retryLater(text)
         default:
             self = .answer
@@ -47,10 +57,8 @@ public enum RedisReplyDisposition: Equatable, Sendable {
     /// keeps commands in flight on one connection (the worker) treats such a reply as the end of
     /// that connection: it reconnects to the slot's master as the refreshed map names it.
     public static func isRedirectOrRetry(errorText text: String) -> Bool {
-        switch text.split(separator: " ", maxSplits: 1).first {
-        case "MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY": true
-        default: false
-        }
+        guard let code = text.split(separator: " ", maxSplits: 1).first else { return false }
+        return code == "MOVED" || code == "ASK" || retryCodes.contains(code)
     }
 
     /// `host:port` of a redirect; an empty host is the answering node's.

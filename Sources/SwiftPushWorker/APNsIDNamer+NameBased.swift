@@ -1,16 +1,10 @@
-import SwiftPushKit
 import SwiftPushWorkerMachine
 
 extension APNsIDNamer {
     /// The worker's names: version-5 UUIDs of the notification id (and a multicast's "/" and
     /// token) in the notification namespace (`NameBasedUUID`), the same on every resend.
-    public static let nameBased = APNsIDNamer(single: { NoteAPNsID(NameBasedUUID.id(of: $0)) },
-                                              multicast: { NoteAPNsID(NameBasedUUID.id(of: $0, token: $1)) })
-}
-
-extension NoteAPNsID {
-    /// The bits of `id`.
-    init(_ id: APNsID) { self.init(high: id.high, low: id.low) }
+    public static let nameBased = APNsIDNamer(single: { NameBasedUUID.id(of: $0) },
+                                              multicast: { NameBasedUUID.id(of: $0, token: $1) })
 }
 
 extension EntryReader {

@@ -21,6 +21,12 @@ final class AppClients {
     /// Each client's log callback's user data: alive as long as the clients.
     private var sinks: [AppEventSink] = []
 
+    /// Closes the clients before the sinks go: their I/O threads call back into the sinks
+    /// (unretained), and a driver released without `run` (which closes them) left the threads
+    /// running and reporting into freed memory (a crash seen in WorkerClockTests). Closing again
+    /// after `run`'s close returns at once.
+    deinit { close() }
+
     /// Opens every app's client (`WorkerConfiguration.clientConfiguration(app:)`: every option
     /// the app sets), its trouble going to `events`; fails on the first credential set that
     /// cannot be used (the message names the app, never the secret).

@@ -1,6 +1,5 @@
 import COpenSSL
 import PushCore
-import SwiftPushKit
 import SwiftPushWorkerMachine
 
 /// Name-based (version 5, SHA-1) UUIDs, RFC 9562 section 5.5: the apns-id of a queued
@@ -25,7 +24,7 @@ public enum NameBasedUUID {
     /// parts (no concatenated copy). Hashed in updates and packed into the id's two words: no
     /// allocation.
     static func id(namespace: [UInt8] = notificationNamespace, _ first: some Collection<UInt8>,
-                   _ rest: (inout SHA_CTX) -> Void) -> APNsID {
+                   _ rest: (inout SHA_CTX) -> Void) -> UUID128 {
         precondition(namespace.count == 16)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digest in
             var ctx = SHA_CTX()
@@ -39,18 +38,18 @@ public enum NameBasedUUID {
             var high: UInt64 = 0, low: UInt64 = 0
             for i in 0..<8 { high = high << 8 | UInt64(digest[i]) }
             for i in 8..<16 { low = low << 8 | UInt64(digest[i]) }
-            return APNsID(high: high, low: low)
+            return UUID128(high: high, low: low)
         }
     }
 
     /// The apns-id of a single or batch notification: the UUID of its id's UTF-8 bytes.
-    static func id(of notificationID: String) -> APNsID {
+    static func id(of notificationID: String) -> UUID128 {
         var text = notificationID
         return text.withUTF8 { id(UnsafeRawBufferPointer($0)) { _ in } }
     }
 
     /// The apns-id of a multicast notification: the UUID of `id`, "/" and the token.
-    static func id(of notificationID: String, token: some Collection<UInt8>) -> APNsID {
+    static func id(of notificationID: String, token: some Collection<UInt8>) -> UUID128 {
         var text = notificationID
         return text.withUTF8 { bytes in
             id(UnsafeRawBufferPointer(bytes)) { ctx in

@@ -1,6 +1,5 @@
 import PushClientCore
 import PushCore
-import SwiftPushKit
 import SwiftPushWorkerMachine
 
 /// The notifications of a `send` action as the client's send path reads them: each field is
@@ -25,7 +24,7 @@ struct SendBatch: NotificationBatch {
         let payload = note.payload ?? entry.sharedPayload ?? 0..<0
         return entry.storage.withUnsafeBytes { storage in
             topic.withUTF8 { topicBytes in
-                APNsID(high: note.apnsID.high, low: note.apnsID.low).withASCII { idBytes in
+                note.apnsID.withASCII { idBytes in
                     collapse.withUTF8 { collapseBytes in
                         var v = NotificationView()
                         v.tag = item.tag | tagBase

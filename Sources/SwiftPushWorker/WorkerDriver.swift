@@ -49,16 +49,19 @@ public final class WorkerDriver {
 
     /// A driver for `configuration`'s shards on `connector`, as consumer `consumer`: the apps'
     /// clients are opened here (a credential set that cannot be used fails now).
-    /// `clock`: where every time the driver uses comes from (`WorkerClock`).
+    /// `clock`: where every time the driver uses comes from (`WorkerClock`), its log's included.
     public init(configuration: WorkerConfiguration, connector: RedisConnector, consumer: String,
                 log: WorkerLog = WorkerLog(), clock: @escaping WorkerClock = WorkerTime.system) throws(ConfigurationError) {
         self.configuration = configuration
         self.clock = clock
         self.connector = connector
         self.consumer = consumer
+        // The log's times, the loop's liveness and the event log's intervals on the driver's
+        // clock too.
+        var log = log
+        log.clock = clock
         self.log = log
         router = connector.configuration.cluster ? RedisRouter(connector: connector) : nil
-        // The loop's liveness and the event log's intervals on the driver's clock too.
         metrics = WorkerMetrics(clock: { clock().nanos })
         events = APNsEventLog(log: log, clock: { clock().nanos })
         let clients = try AppClients(configuration: configuration, events: events)

@@ -10,9 +10,26 @@ import SwiftPushWorkerMachine
 public struct WorkerLog: Sendable {
     /// Whether info lines are written (warnings and errors always are).
     public var verbose = true
+    /// Where each line's time comes from: the system clocks, until a `WorkerDriver` puts the
+    /// log on its own clock (`WorkerClock`), so that a worker on another clock writes its times
+    /// (issue 34: the log read CLOCK_REALTIME itself).
+    public var clock: WorkerClock = WorkerTime.system
+    /// Where each line goes, newline included: standard error, in one write (tests keep them).
+    let output: @Sendable (String) -> Void
 
     /// A log writing info and error lines.
-    public init(verbose: Bool = true) { self.verbose = verbose }
+    public init(verbose: Bool = true) { self.init(verbose: verbose, output: Self.standardError) }
+
+    /// A log writing its lines to `output` (tests).
+    init(verbose: Bool, output: @escaping @Sendable (String) -> Void) {
+        self.verbose = verbose
+        self.output = output
+    }
+
+    /// One write of `line` to standard error.
+    private static func standardError(_ line: String) {
+        _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+    }
 
     /// An informational line.
     public func info(_ message: String, _ fields: [String: String]) {
@@ -31,10 +48,8 @@ public struct WorkerLog: Sendable {
     public func error(_ message: String, _ fields: [String: String]) { write("error", message, fields) }
 
     private func write(_ level: String, _ message: String, _ fields: [String: String]) {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        let line = Self.line(seconds: Int(ts.tv_sec), millis: Int(ts.tv_nsec / 1_000_000), level: level, message: message, fields) + "\n"
-        _ = line.withCString { Glibc.write(2, $0, strlen($0)) }
+        let wall = clock().wallMillis
+        output(Self.line(seconds: Int(wall / 1000), millis: Int(wall % 1000), level: level, message: message, fields) + "\n")
     }
 
     /// One line without its newline: the time, the level, the message, then the fields sorted

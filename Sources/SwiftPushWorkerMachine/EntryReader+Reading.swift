@@ -11,7 +11,7 @@ struct SharedFields {
     var notAfter: Int64?
 
     /// The notification to `token` with these fields.
-    func note(id: String, token: Range<Int>, apnsID: NoteAPNsID) -> WorkNote {
+    func note(id: String, token: Range<Int>, apnsID: UUID128) -> WorkNote {
         WorkNote(id: id, token: token, payload: payload, topic: topic, collapseID: collapseID, pushType: pushType,
                  priority: priority, expiration: expiration, notAfter: notAfter, apnsID: apnsID)
     }

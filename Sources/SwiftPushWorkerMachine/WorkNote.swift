@@ -23,7 +23,7 @@ package struct WorkNote: Sendable {
     var notAfter: Int64?
     /// The apns-id: the name-based UUID of `id` (single, batch) or of `id + "/" + token`
     /// (multicast), the same on every resend.
-    package var apnsID: NoteAPNsID
+    package var apnsID: UUID128
 }
 
 /// Where one notification of an entry stands once read: ready to send, or refused by the

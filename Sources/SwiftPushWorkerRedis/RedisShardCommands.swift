@@ -294,9 +294,10 @@ public struct RedisShardCommands: Sendable {
     /// An error reply as a queue error: a server still loading its data (LOADING), one that lost
     /// the group (NOGROUP, a restart without persistence) or the scripts (NOSCRIPT), and a
     /// cluster's redirect or refusal (MOVED, ASK, CLUSTERDOWN, TRYAGAIN, MASTERDOWN, READONLY: the
-    /// shard's slot is elsewhere now, or failing over) is an outage: reconnect, to the slot's
-    /// master as a fresh map names it, and set the group and scripts up again; the command was
-    /// not run, and every request is idempotent. Anything else is the command's own failure.
+    /// shard's slot is elsewhere now, or failing over; UNBLOCKED: a blocking read's master was
+    /// demoted mid-read) is an outage: reconnect, to the slot's master as a fresh map names it,
+    /// and set the group and scripts up again; the command was not run (or read nothing), and
+    /// every request is idempotent. Anything else is the command's own failure.
     static func error(_ text: String) -> QueueError {
         let outage = text.hasPrefix("NOGROUP") || text.hasPrefix("NOSCRIPT") || RedisReplyDisposition.isRedirectOrRetry(errorText: text)
         return QueueError("Redis: \(text)", connectionLost: outage)

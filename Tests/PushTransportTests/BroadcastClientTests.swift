@@ -149,6 +149,38 @@ struct BroadcastClientTests {
         #expect(server.stats().connections == connections, "no new connection during the back-off")
     }
 
+    @Test("The management client's back-off is on the configuration's clock: it ends when that clock has passed it, however little real time went by")
+    func managementBackoffFollowsTheClock() throws {
+        let server = try support.startMock { $0.channelManagementPort = 0 }
+        defer { server.stop() }
+        var configuration = try support.configuration(port: server.port, connections: 1)
+        configuration.credentials.tokenKeyPEM = try FileBytes.read(path: support.pki + "/AuthKey_WRONGKEY01.p8", limit: 65536)
+        // A back-off of 30 to 60 s: no real time this test takes reaches it.
+        configuration.recovery.reconnectFirstDelayMillis = 60_000
+        configuration.recovery.reconnectMaxDelayMillis = 60_000
+        let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds())
+        clock.advance(seconds: 1)
+        configuration.timing.clock = clock
+        let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort)
+        let refused = try client.send(ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 5000).get()
+        #expect(refused.status == 403 && refused.reason == .invalidProviderToken)
+        let connections = server.stats().connections
+        guard case .failure(let e) = client.send(try ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 200) else {
+            Issue.record("a call during the back-off went out")
+            return
+        }
+        #expect(e.status == .connect && e.description.contains("backing off"), "\(e.description)")
+        // The clock passes the longest delay: the next call connects at once and is answered.
+        clock.advance(seconds: 60)
+        let again = client.send(try ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 5000)
+        guard case .success(let answer) = again else {
+            Issue.record("the back-off did not end with the clock: \(again)")
+            return
+        }
+        #expect(answer.status == 403 && answer.reason == .invalidProviderToken)
+        #expect(server.stats().connections == connections + 1, "one new connection once the clock allowed it")
+    }
+
     @Test("Management requests the server never processed (REFUSED_STREAM, after GOAWAY) are sent again; each call gets one answer")
     func managementReplaysUnprocessedRequests() throws {
         var faults = MockFaults()

@@ -84,7 +84,7 @@ struct ClusterRulesTests {
         #expect(!partial.coversEverySlot && partial.master(ofSlot: 101) == nil)
     }
 
-    @Test("MOVED and ASK name a slot and a node (an empty host is the answering node's); cluster-down answers are retried; others are answers")
+    @Test("MOVED and ASK name a slot and a node (an empty host is the answering node's); cluster-down and unblocked answers are retried; others are answers")
     func dispositions() {
         let from = RedisNode(host: "10.0.0.1", port: 7000)
         func d(_ text: String) -> RedisReplyDisposition { RedisReplyDisposition(.error(text), answeringNode: from) }
@@ -94,8 +94,17 @@ struct ClusterRulesTests {
         #expect(d("MOVED 12 ::1:7002") == .moved(slot: 12, node: RedisNode(host: "::1", port: 7002)))
         for retry in ["CLUSTERDOWN The cluster is down", "TRYAGAIN Multiple keys request during rehashing of slot",
                       "LOADING Redis is loading the dataset in memory", "MASTERDOWN Link with MASTER is down",
-                      "READONLY You can't write against a read only replica."] {
+                      "READONLY You can't write against a read only replica.",
+                      // A blocking read whose master was demoted in a failover, and CLIENT UNBLOCK's.
+                      "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)",
+                      "UNBLOCKED client unblocked via CLIENT UNBLOCK"] {
             #expect(d(retry) == .retryLater(retry))
+            #expect(RedisReplyDisposition.isRedirectOrRetry(errorText: retry), "\(retry)")
+        }
+        #expect(RedisReplyDisposition.isRedirectOrRetry(errorText: "MOVED 3999 127.0.0.1:6381"))
+        #expect(RedisReplyDisposition.isRedirectOrRetry(errorText: "ASK 3999 10.0.0.2:7000"))
+        for answer in ["ERR wrong number of arguments", "NOGROUP No such key", "WRONGTYPE Operation against a key", "UNBLOCKEDX", ""] {
+            #expect(!RedisReplyDisposition.isRedirectOrRetry(errorText: answer), "\(answer)")
         }
         #expect(d("ERR wrong number of arguments") == .answer)
         #expect(d("MOVED garbage") == .answer)

@@ -88,4 +88,33 @@ struct WorkerClockTests {
         hand.advance(millis: 3_600_000)
         #expect(!driver.metrics.isLive(withinMillis: 10_000), "liveness read another clock than the driver's")
     }
+
+    /// Lines a log wrote, kept in memory.
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
+    }
+
+    @Test("The log's lines carry the injected clock's time, not the real one")
+    func logOnInjectedClock() throws {
+        let key = WorkerConfigurationTests.pki + "/AuthKey_TESTKEY001.p8"
+        // No Redis on port 1: the driver stops at once, having taken nothing.
+        let config = try WorkerConfiguration.parse(json: Array(#"""
+            {"redis": {"host": "127.0.0.1", "port": 1}, "shard": "clock", "drain_ms": 0,
+             "apps": {"demo": {"key_file": "\#(key)", "key_id": "TESTKEY001", "team_id": "TEAM123456",
+                               "host": "localhost", "port": 1}}}
+            """#.utf8))
+        let lines = Lines()
+        let fixed = Self.fixedWallMillis + 123
+        let driver = try WorkerDriver(configuration: config, connector: try RedisConnector(config.redis), consumer: "w-log",
+                                      log: WorkerLog(verbose: true, output: { lines.append($0) }),
+                                      clock: { WorkerTime(nanos: WorkerTime.system().nanos, wallMillis: fixed) })
+        driver.requestStop()
+        _ = driver.run()
+        let written = lines.all
+        #expect(written.contains { $0.contains("msg=stopped") }, "\(written)")
+        #expect(written.allSatisfy { $0.hasPrefix("ts=2030-01-01T00:00:00.123Z ") }, "\(written)")
+    }
 }

@@ -1409,6 +1409,7 @@ PY
 else kill -9 "$a" 2>/dev/null || true; bad "$name (not drained: delayed $(rcli ZCARD "delayed:{$shard}"), outcomes $(outcome_count $shard))"; fi
 }
 source Tests/worker/campaign_control.sh
+source Tests/worker/unblocked.sh
 
 # Every test, in order; WORKER_TESTS="crash redis_restart" runs only those. Names joined by "+"
 # run together, in that order (outcomes_cli reads what bad_entries recorded).
@@ -1416,7 +1417,8 @@ all_tests="end_to_end outcome_format_2 multicast multicast_kill batch_entries ca
   delayed_retry unknown_results redis_restart redis_restart_held crash_loop crash_loop_late completion_stale_lag
   redis_unreachable tenant_isolation apns_events configuration_errors rollback library_links app_options redis_loading unwritten_lives
   fast_lane fast_takeback schedule
-  campaign_cancel campaign_cancel_kill campaign_pause campaign_bad_input campaign_throttle"
+  campaign_cancel campaign_cancel_kill campaign_pause campaign_bad_input campaign_throttle
+  redis_unblocked"
 # WORKER_PART=K/N: the Kth of N parts (every Nth test from the Kth), each with its own Redis and
 # mock, so that Tests/worker/run-parts.sh runs N at once: most of these tests wait (answers made
 # late, workers killed and restarted, drains) rather than compute (issue 34, item 6).
