@@ -183,7 +183,8 @@ package struct ClientCore {
         takeBack(&out)
     }
 
-    /// Whether the core holds an action between events (never: each event's go out with it).
+    /// Whether the core holds an action between events (never: each event's actions leave with
+    /// it; the tests check it).
     var holdsActions: Bool { !decided.isEmpty }
 
     /// Asks the driver to do `action` (appended to the buffer of the event being reported).

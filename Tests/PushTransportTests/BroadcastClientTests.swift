@@ -129,16 +129,26 @@ struct BroadcastClientTests {
         #expect(server.stats().connections == 1, "one connection served every call")
     }
 
+    /// A management client of `server` whose key APNs refuses (a back-off of at least 30 s
+    /// after a refusal; `configure` changes the rest), after its first call was answered 403
+    /// `InvalidProviderToken`.
+    private func refusedManagementClient(_ server: MockServer,
+                                         _ configure: (inout ClientConfiguration) -> Void) throws -> ChannelManagementClient {
+        var configuration = try support.configuration(port: server.port, connections: 1)
+        configuration.credentials.tokenKeyPEM = try FileBytes.read(path: support.pki + "/AuthKey_WRONGKEY01.p8", limit: 65536)
+        configuration.recovery.reconnectFirstDelayMillis = 60_000
+        configure(&configuration)
+        let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort)
+        let refused = try client.send(ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 5000).get()
+        #expect(refused.status == 403 && refused.reason == .invalidProviderToken)
+        return client
+    }
+
     @Test("Refused credentials make later management calls back off instead of reconnecting at once")
     func managementBacksOffAfterRefusals() throws {
         let server = try support.startMock { $0.channelManagementPort = 0 }
         defer { server.stop() }
-        var configuration = try support.configuration(port: server.port, connections: 1)
-        configuration.credentials.tokenKeyPEM = try FileBytes.read(path: support.pki + "/AuthKey_WRONGKEY01.p8", limit: 65536)
-        configuration.recovery.reconnectFirstDelayMillis = 60_000
-        let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort)
-        let refused = try client.send(ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 5000).get()
-        #expect(refused.status == 403 && refused.reason == .invalidProviderToken)
+        let client = try refusedManagementClient(server) { _ in }
         let connections = server.stats().connections
         let next = client.send(try ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 200)
         guard case .failure(let e) = next else {
@@ -153,17 +163,13 @@ struct BroadcastClientTests {
     func managementBackoffFollowsTheClock() throws {
         let server = try support.startMock { $0.channelManagementPort = 0 }
         defer { server.stop() }
-        var configuration = try support.configuration(port: server.port, connections: 1)
-        configuration.credentials.tokenKeyPEM = try FileBytes.read(path: support.pki + "/AuthKey_WRONGKEY01.p8", limit: 65536)
-        // A back-off of 30 to 60 s: no real time this test takes reaches it.
-        configuration.recovery.reconnectFirstDelayMillis = 60_000
-        configuration.recovery.reconnectMaxDelayMillis = 60_000
         let clock = ManualClock(wallSeconds: SystemClock.shared.wallSeconds())
         clock.advance(seconds: 1)
-        configuration.timing.clock = clock
-        let client = try ChannelManagementClient(configuration: configuration, host: "localhost", port: server.channelManagementPort)
-        let refused = try client.send(ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 5000).get()
-        #expect(refused.status == 403 && refused.reason == .invalidProviderToken)
+        let client = try refusedManagementClient(server) {
+            // A back-off of 30 to 60 s: no real time this test takes reaches it.
+            $0.recovery.reconnectMaxDelayMillis = 60_000
+            $0.timing.clock = clock
+        }
         let connections = server.stats().connections
         guard case .failure(let e) = client.send(try ChannelRequest(.list, bundleId: "com.example.app"), timeoutMillis: 200) else {
             Issue.record("a call during the back-off went out")

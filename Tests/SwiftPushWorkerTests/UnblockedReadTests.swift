@@ -52,7 +52,12 @@ struct UnblockedReadTests {
                     box.unblocked = try? other.command("CLIENT", "UNBLOCK", id, "ERROR")
                     return
                 }
-                usleep(5_000)  // between polls: a blocked client gives no other sign
+                // The only sign that the read has blocked is CLIENT LIST's flag: Redis tells no
+                // client when another blocks (no event, no keyspace notification, and MONITOR's
+                // feed needs a reader this client does not have), so it is polled. The pause
+                // keeps the poll from taking a core while the reader connects; the deadline
+                // above bounds it.
+                usleep(5_000)
             }
         }
         var lost: QueueError?
