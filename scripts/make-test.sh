@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make test's stages (issue 34, item 6: its time), after `make test` has built the debug products
-# and the tests in one build. Two lanes:
+# make test's stages (issue 34, item 6: its time). First the debug products and the tests, in one
+# build (make build-tests); then two lanes:
 #   - the background lane (LANE, one entry after another): the builds only later stages need
 #     (the release build, the ASan package, the fuzz harnesses), each into its own scratch path,
 #     while
@@ -15,8 +15,10 @@
 # deadline, measured on a machine that is not also building.
 # No stage builds again what is built (make -o): each stage's time is its own.
 # Output: the foreground's as it comes; each background entry's when it is first waited for (or
-# at the end). Every stage's wall time (a wait for the lane included) goes to out/test-times.txt
-# with the lane's own times, printed as a table at the end, on failure too. Stops at the first
+# at the end). Every stage's wall time (a wait for the lane included) and the CPU time of its
+# processes go to out/test-times.txt with the lane's own, printed as a table at the end, on
+# failure too, with the run's CPU time against what its wall time gives on this machine's cores:
+# the builds and suites share 2 cores, so the CPU total, not the order, bounds the wall time. Stops at the first
 # failure (the lane is stopped with it); exit status 0 only when everything passed.
 #   scripts/make-test.sh STARTED_EPOCH_SECONDS   (MAKE: the make to run the stages with)
 set -uo pipefail
@@ -25,6 +27,19 @@ started_all=${1:-$(date +%s)}
 times=out/test-times.txt
 lane=out/test-lane
 rm -rf "$lane" && mkdir -p "$lane"
+: > "$times"
+
+# timed NAME COMMAND...: runs COMMAND; its CPU time (user + system of it and every process under
+# it that ended, as bash's `times` counts them in a shell of its own) goes to $lane/NAME.cpu, in
+# whole seconds. Processes that detach (a daemonized redis-server) are not counted.
+timed() {
+  local f=$lane/$1.cpu; shift
+  bash -c 'f=$1; shift; "$@"; rc=$?; times > "$f.times"; exit $rc' timed "$f" "$@"
+  local rc=$?
+  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+                 printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] + 0.5 }' "$f.times" > "$f"
+  return $rc
+}
 
 STAGES=(test-docs test-swift
         test-header test-c test-cli test-example test-quickstart test-consumer test-redis test-status
@@ -57,12 +72,12 @@ lane_pid=""
 # exit status in $lane/NAME.rc, its wall time in $lane/NAME.time, which lane ran it in
 # $lane/NAME.where.
 run_entry() {
-  local b=$1 released=$2 start rc
+  local b=$1 released=$2 start rc cpu
   echo "$3" > "$lane/$b.where"
   start=$(date +%s)
-  ${MAKE:-make} $(make_args "$b" $released) > "$lane/$b.log" 2>&1
+  timed "$b" ${MAKE:-make} $(make_args "$b" $released) > "$lane/$b.log" 2>&1
   rc=$?
-  echo $(( $(date +%s) - start )) > "$lane/$b.time"
+  echo "$(( $(date +%s) - start )) s, $(cat "$lane/$b.cpu") CPU-s" > "$lane/$b.time"
   echo $rc > "$lane/$b.rc"
   return $rc
 }
@@ -101,7 +116,7 @@ take_tail() {
     if ready "$b" && claim "$b"; then
       run_entry "$b" release foreground; show_lane "$b"
       passed "$b" || return 1
-      echo "(foreground) $b: $(cat "$lane/$b.time") s" >> "$times"
+      echo "(foreground) $b: $(cat "$lane/$b.time")" >> "$times"
       [ -z "${1:-}" ] || return 0
     fi
   done
@@ -112,7 +127,7 @@ show_lane() {
   local b=$1 s
   for s in "${shown[@]}"; do [ "$s" = "$b" ] && return; done
   shown+=("$b")
-  echo "--- $b (ran in the $(cat "$lane/$b.where" 2>/dev/null || echo background): $(cat "$lane/$b.time" 2>/dev/null || echo '?') s)"
+  echo "--- $b (ran in the $(cat "$lane/$b.where" 2>/dev/null || echo background): $(cat "$lane/$b.time" 2>/dev/null || echo '?'))"
   cat "$lane/$b.log" 2>/dev/null
 }
 # wait_lane NAME: true once the background entry NAME has passed; false if it (or one before
@@ -136,12 +151,16 @@ lane_failed() {
   local b
   for b in "${LANE[@]}" "${TAIL[@]}"; do
     if [ -f "$lane/$b.rc" ] && [ "$(cat "$lane/$b.rc")" != 0 ]; then
-      show_lane "$b"; echo "($(cat "$lane/$b.where")) $b: $(cat "$lane/$b.time") s (FAILED)" | tee -a "$times"
+      show_lane "$b"; echo "($(cat "$lane/$b.where")) $b: $(cat "$lane/$b.time") (FAILED)" | tee -a "$times"
     fi
   done
 }
 
 status=0
+# The debug build; its wall time counts from make test's start (the packages and the PKI).
+timed build-tests ${MAKE:-make} --no-print-directory -o deps build-tests || status=$?
+echo "build: $(( $(date +%s) - started_all )) s, $(cat "$lane/build-tests.cpu") CPU-s (debug products and tests, one build)$( [ $status -eq 0 ] || echo ' (FAILED)')" | tee -a "$times"
+[ $status -eq 0 ] || STAGES=()
 released=""
 for stage in "${STAGES[@]}"; do
   started=$(date +%s)
@@ -159,9 +178,9 @@ for stage in "${STAGES[@]}"; do
   fi
   [ "$need" != release ] || released=release
   if [ $status -eq 0 ]; then
-    ${MAKE:-make} $(make_args "$stage" $released) || status=$?
+    timed "$stage" ${MAKE:-make} $(make_args "$stage" $released) || status=$?
   fi
-  echo "$stage: $(( $(date +%s) - started )) s$( [ $status -eq 0 ] || echo ' (FAILED)')" | tee -a "$times"
+  echo "$stage: $(( $(date +%s) - started )) s, $(cat "$lane/$stage.cpu" 2>/dev/null || echo 0) CPU-s$( [ $status -eq 0 ] || echo ' (FAILED)')" | tee -a "$times"
   [ $status -eq 0 ] || break
   if [ "$stage" = "$LANE_AFTER" ]; then
     # A process group of its own, so that a failure stops all of it.
@@ -189,12 +208,18 @@ if [ $status -eq 0 ]; then
   for b in "${LANE[@]}" "${TAIL[@]}"; do
     [ $status -eq 0 ] || break
     [ "$(cat "$lane/$b.where" 2>/dev/null)" != foreground ] || continue
-    if wait_lane "$b"; then echo "(background) $b: $(cat "$lane/$b.time") s" >> "$times"
+    if wait_lane "$b"; then echo "(background) $b: $(cat "$lane/$b.time")" >> "$times"
     else lane_failed; status=1; break; fi
   done
   echo "waiting for the background lane at the end: $(( $(date +%s) - started )) s" | tee -a "$times"
 fi
+wall=$(( $(date +%s) - started_all ))
 [ $status -eq 0 ] || stop_lane
-echo "make test: $(( $(date +%s) - started_all )) s in all"
+wait 2>/dev/null
+# Every child has ended (the lane included): their CPU time, against what the wall time gives.
+cores=$(nproc)
+times > "$lane/.times"
+cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] + 0.5 }' "$lane/.times")
+echo "make test: $wall s in all, $cpu CPU-s of the $(( wall * cores )) that $cores cores give in that time"
 sed 's/^/  /' "$times"
 exit $status
