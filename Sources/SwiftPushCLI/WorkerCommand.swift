@@ -165,7 +165,7 @@ struct WorkerCommand: StatusCommand {
     static func defaultConsumerName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, 255)
-        return String(cString: buffer) + "-1"
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "-1"
     }
 }
 

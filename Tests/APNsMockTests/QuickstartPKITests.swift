@@ -78,7 +78,7 @@ extension MockTests {
         @Test("A directory that cannot be made is an error naming it")
         func unusableDirectory() throws {
             let file = NSTemporaryDirectory() + "swiftpush-quickstart-file-\(getpid())"
-            FileManager.default.createFile(atPath: file, contents: Data())
+            #expect(FileManager.default.createFile(atPath: file, contents: Data()))
             defer { unlink(file) }
             #expect(throws: QuickstartPKI.Failure.self) { try QuickstartPKI.prepare(directory: file + "/sub") }
             do { _ = try QuickstartPKI.prepare(directory: file + "/sub") } catch { #expect(error.description.contains(file)) }

@@ -18,7 +18,7 @@ struct SlotWriterTests {
         var w = SlotWriter(buffer: buffer)
         w.put(SlotLayout.pathPrefix)
         let token = Array("00fc13ad".utf8)
-        token.withUnsafeBytes { w.put($0) }
+        _ = token.withUnsafeBytes { w.put($0) }
         #expect(w.written == Int32(SlotLayout.pathPrefix.utf8CodeUnitCount + token.count))
         #expect(String(decoding: UnsafeRawBufferPointer(start: buffer + SlotLayout.request, count: Int(w.written)), as: UTF8.self) == "/3/device/00fc13ad")
         let topic = Array("com.example.app".utf8).withUnsafeBytes { w.put($0) }
