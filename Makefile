@@ -47,7 +47,7 @@ IN_OWN_GROUP := bash scripts/in-own-group.sh
 # Release artifacts carry the Swift runtime inside (no toolchain needed to use them).
 RELEASE_FLAGS := -c release --scratch-path $(RELEASE_SCRATCH) -Xswiftc -static-stdlib -Xswiftc -gnone
 
-.PHONY: all deps build release release-lib header version generate pki test build-tests test-docs test-version test-platforms dist test-dist test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker bench-worker-cluster demo-worker clean
+.PHONY: all deps build release release-lib header version generate pki test build-tests build-examples test-docs test-version test-platforms dist test-dist test-swift test-header test-c test-cli test-example test-redis test-worker test-worker-cluster test-status test-bindings test-alloc test-install test-wheel test-deb wheel deb test-asan test-tsan test-fuzz memcheck chaos soak install demo bench bench-scaling bench-latency bench-worker bench-worker-cluster demo-worker clean
 
 all: build
 
@@ -64,6 +64,8 @@ generate:
 # for: BUILD_DIR/completions/bash/swiftpush, zsh/_swiftpush, fish/swiftpush.fish. Both are made
 # from the built command, never committed, so they follow every new command and option.
 COMPLETIONS := bash/swiftpush zsh/_swiftpush fish/swiftpush.fish
+# The Swift examples' products (Examples/NotifyService/Sources; make test-example runs them).
+EXAMPLES := NotifyService SendOne SendMany SendTasks
 
 build: deps
 	$(SWIFT) build --product swiftpush
@@ -104,16 +106,22 @@ pki:
 # the targets it declares (docs/architecture.md, "Modules": an undeclared import would otherwise
 # compile whenever the other module happened to be built first); then scripts/make-test.sh runs
 # the stages below, the builds only later stages need (release, ASan, fuzzing) in the background
-# while the debug suites run. Each stage's wall time (its wait for a build included) is printed as
-# it ends and again as a table at the end, also on failure, in out/test-times.txt: where make
-# test's time goes (issue 34, item 6).
+# at the lowest priority while the debug suites run. Each stage's wall and CPU time (its wait for
+# a build included) is printed as it ends and again as a table at the end, also on failure, in
+# out/test-times.txt: where make test's time goes (issue 34, item 6).
 test: deps pki
 	@mkdir -p out && MAKE="$(MAKE)" bash scripts/make-test.sh $(MAKE_STARTED)
 
-# make test's first stage: the debug products and the tests, one build.
+# make test's first stage: the debug products and the tests, one build, then what `make build`
+# adds to it (the SONAME link, the command's name, man page and completions) without running
+# `swift build` again: each `swift build` or `swift test` in make test costs 10-15 s before it
+# builds anything when the environment differs from the last one's (SwiftPM keys its cache of
+# the 20 dependency manifests on the whole environment, and every make level and script changes
+# it), so make test runs as few of them as it can.
 build-tests: deps
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
-	$(MAKE) --no-print-directory -o deps build
+	bash scripts/soname-link.sh $(DEBUG_DIR)
+	$(call command-and-man,$(DEBUG_DIR))
 
 # The ASan package's and the fuzz harnesses' builds alone (make test runs them in the background).
 build-asan: build
@@ -162,8 +170,12 @@ test-cli:
 
 # The Swift examples (Examples/NotifyService/Sources: executable targets of this package, a
 # Hummingbird 2 service and the README's Swift blocks) against the mock (Tests/example/run.sh).
-test-example: build pki
+test-example: build-examples pki
 	$(IN_OWN_GROUP) bash Tests/example/run.sh $(DEBUG_DIR)
+
+# The examples' products (make build-tests has built them in make test).
+build-examples: build
+	for p in $(EXAMPLES); do $(SWIFT) build --product $$p || exit 1; done
 
 # README's "Getting started" as written (Tests/quickstart/run.sh): `swiftpush mock --quickstart`
 # makes a test PKI and prints the APNS_* exports, the C, Python, Go and Swift examples run against
@@ -212,8 +224,8 @@ test-status: build pki
 # Sanitizers: the end-to-end Swift suites under ASan (+UBSan for C) in make test; TSan on demand.
 # Built from Tests/sanitizers/Package.swift (the suites and what they test, not the command and
 # its packages); the mock tests run the debug build's command, hence `build`.
-test-asan: build
-	$(IN_OWN_GROUP) bash scripts/sanitize.sh address
+test-asan: build-asan
+	SANITIZE_SKIP_BUILD=1 $(IN_OWN_GROUP) bash scripts/sanitize.sh address
 
 test-tsan: build
 	bash scripts/sanitize.sh thread
@@ -223,8 +235,8 @@ memcheck: build pki
 	$(IN_OWN_GROUP) bash scripts/memcheck.sh $(DEBUG_DIR)
 
 # libFuzzer harnesses, 10 s each over the committed corpora (Tests/fuzz/run.sh 600 for long runs).
-test-fuzz:
-	$(IN_OWN_GROUP) bash Tests/fuzz/run.sh 10
+test-fuzz: build-fuzz
+	FUZZ_SKIP_BUILD=1 $(IN_OWN_GROUP) bash Tests/fuzz/run.sh 10
 
 # Long runs (not in make test): 1,000,000-notification chaos run; 5,000,000-notification soak.
 chaos:

@@ -51,7 +51,10 @@ done
 # All of them (make test): one `swift build` of the package, not one per harness, each of which
 # plans and checks the whole build graph again (issue 34, item 6).
 if [ ${#harnesses[@]} -eq ${#all[@]} ]; then builds=(""); else builds=("${harnesses[@]}"); fi
-for h in "${builds[@]}"; do
+# FUZZ_SKIP_BUILD=1 (make test-fuzz, after make build-fuzz): built already, so no `swift build` at
+# all (each one plans the graph and may load every manifest again: 10-15 s).
+[ -z "${FUZZ_SKIP_BUILD:-}" ] || builds=()
+for h in ${builds[@]+"${builds[@]}"}; do
   what=(); [ -z "$h" ] || what=(--product "${product[$h]}")
   if ! swift build "${package[@]}" "${what[@]}" "${flags[@]}" >"$scratch/build.log" 2>&1; then
     grep -E "error:" "$scratch/build.log" | head -20
@@ -65,7 +68,8 @@ built=$(date +%s)
 if [ -n "${FUZZ_BUILD_ONLY:-}" ]; then echo "fuzz: built ${#harnesses[@]} harnesses in $((built - start)) s"; exit 0; fi
 echo "fuzz: built ${#harnesses[@]} harnesses in $((built - start)) s; running each for $seconds s, ${FUZZ_JOBS:-$(nproc)} at a time"
 
-bin=$(swift build "${package[@]}" "${flags[@]}" --show-bin-path)
+bin=$scratch/debug # SwiftPM's link to <triple>/debug (what --show-bin-path prints, without loading the package)
+[ -x "$bin/${product[${harnesses[0]}]}" ] || { echo "fuzz: $bin/${product[${harnesses[0]}]} is missing (make build-fuzz)"; exit 2; }
 # run_harness H: one harness for SECONDS over its corpora; its exit status in findings/H.rc.
 run_harness() {
   local h=$1 work="$scratch/corpus/$1" log="$scratch/findings/$1.log" dict=()

@@ -24,7 +24,9 @@ bad() { echo "FAILED: $1"; fail=$((fail + 1)); }
 
 version=$(cat VERSION)
 soname=libswiftpush.so.${version%%.*}
-make --no-print-directory -s install PREFIX="$prefix" >/dev/null
+# -o release: make test-install has built it (a nested make would run `swift build` twice more
+# for nothing, 10-15 s each); what is tested is what install lays out.
+make --no-print-directory -s -o release -o release-lib install PREFIX="$prefix" >/dev/null
 [ -f "$prefix/lib/libswiftpush.so" ] && [ -f "$prefix/include/swiftpush.h" ] && [ -f "$prefix/lib/pkgconfig/swiftpush.pc" ] \
   && ok "make install puts the library, the header and swiftpush.pc in PREFIX" || bad "make install layout"
 if [ -f "$prefix/lib/libswiftpush.so.$version" ] && [ ! -L "$prefix/lib/libswiftpush.so.$version" ] \
