@@ -4,8 +4,8 @@
 # process group of its own, and once out/quickstart/env.sh exists, its second block (the C,
 # Python, Go and Swift examples against that mock) runs in a fresh shell at the top of the
 # checkout. Checks: each example's line says accepted; what the mock printed is what env.sh
-# exports; a restarted mock keeps the PKI (same files) and the C example built against the first
-# one still gets an answer trusted through the kept CA.
+# exports; a restarted mock (the block's mock line again) keeps the PKI (same files) and the C
+# example built against the first one still gets an answer trusted through the kept CA.
 # out/quickstart is removed first, so the PKI is made from nothing. Go's caches are the test's
 # own (.build-go/). The Swift example is a target of this package: `swift run SendOne` uses
 # .build, where make build (and make test's build) put the Swift API.
@@ -34,11 +34,16 @@ python3 scripts/readme-block.py README.md "Getting started" sh 2 > "$work/exampl
 dir=$root/out/quickstart
 rm -rf "$dir"
 
-# start_mock LOG: runs the first block as written; returns once env.sh is there (the mock writes
-# it after it listens), or fails if the block ends first or it takes over 10 minutes.
+# The restart (below) is what a user does after Ctrl-C: the block's mock line again, without its
+# `make build` (nothing to build; a `swift build` in a new environment still costs 10 s).
+grep -v '^make ' "$work/start.sh" > "$work/restart.sh"
+grep -q 'mock --quickstart' "$work/restart.sh" || { echo "FAILED: the first block has no mock --quickstart line"; exit 1; }
+# start_mock LOG [SCRIPT]: runs SCRIPT (default: the first block as written); returns once env.sh
+# is there (the mock writes it after it listens), or fails if the block ends first or it takes
+# over 10 minutes.
 start_mock() {
   rm -f "$dir/env.sh"
-  setsid bash -eu "$work/start.sh" > "$1" 2>&1 &
+  setsid bash -eu "${2:-$work/start.sh}" > "$1" 2>&1 &
   mock_group=$!
   for _ in $(seq 1 6000); do
     [ -s "$dir/env.sh" ] && return 0
@@ -80,11 +85,11 @@ check "the Swift example (SendOne), as written: accepted" 1 '^accepted 200 - [0-
 name="the examples' block exits 0"
 if [ "$status" -eq 0 ]; then rm -f "$work/detail"; ok "$name"; else tail -40 "$work/examples.log" > "$work/detail"; bad "$name"; fi
 
-# A restart: the same files, served again; the first block as written once more.
+# A restart: the same files, served again by the first block's mock line.
 sums() { (cd "$dir" && sha256sum ca.pem server.pem server.key AuthKey_TESTKEY001.p8); }
 sums > "$work/sums-before"
 stop_mock
-start_mock "$work/second.log"
+start_mock "$work/second.log" "$work/restart.sh"
 name="a restarted mock keeps the PKI (same files) and says so"
 if sums | diff "$work/sums-before" - > "$work/detail" && grep -q 'kept there' "$work/second.log"
 then ok "$name"; else cat "$work/second.log" >> "$work/detail"; bad "$name"; fi
