@@ -44,6 +44,8 @@ SONAME       := libswiftpush.so.$(firstword $(subst ., ,$(VERSION)))
 # Each shell suite of make test runs bounded (SUITE_BOUND seconds, default 2700) and fails when
 # it leaves a process of its own running (scripts/in-own-group.sh, issue 36).
 IN_OWN_GROUP := bash scripts/in-own-group.sh
+# The bindings whose suites make test-bindings runs (Bindings/run-tests.sh).
+BINDINGS     ?= python go
 # The .deb's xz level: dpkg-deb's default 6 for a release (20.0 MiB); make test packs with 1, the
 # same files 16% larger for 7 CPU-s instead of 42 (Tests/deb/run.sh checks what is inside).
 DEB_XZ_LEVEL ?= 6
@@ -248,8 +250,10 @@ chaos:
 soak: release pki
 	bash scripts/soak.sh $(RELEASE_DIR) 5000000
 
+# The bindings' own suites (pytest, go vet + go test) against the debug build; make test sets
+# BINDINGS=go, since test-wheel runs the Python suite against the installed wheel.
 test-bindings:
-	$(IN_OWN_GROUP) bash Bindings/run-tests.sh $(DEBUG_DIR)
+	BINDINGS="$(BINDINGS)" $(IN_OWN_GROUP) bash Bindings/run-tests.sh $(DEBUG_DIR)
 
 # Allocation counting needs the optimized library (what users ship).
 test-alloc: release

@@ -59,14 +59,16 @@ LANE_AFTER=test-swift
 declare -A NEEDS=([test-alloc]=release [test-worker]=release [test-worker-cluster]=release
                   [test-asan]=build-asan [test-fuzz]=build-fuzz)
 
-# make_args ENTRY [release]: make's arguments for ENTRY: what is already built is not built again
+# make_args ENTRY [release]: make's arguments for ENTRY. The .deb packed with xz -1 (Makefile,
+# DEB_XZ_LEVEL); test-bindings runs the Go suite only, since test-wheel runs the Python one
+# against the installed wheel. What is already built is not built again
 # (-o NAME): the debug build (examples included) and the PKI always, the ASan package and the
 # fuzz harnesses (the stages that run them wait for the lane's build first), the release build
 # once it is done, and for test-dist the wheel and the .deb that test-wheel and test-deb made and
 # tested. Each `swift build` avoided saves 10-15 s (SwiftPM reloads every manifest when the
 # environment differs from the last build's, and each make level and script changes it).
 make_args() {
-  local args=(--no-print-directory -o deps -o build -o build-examples -o pki DEB_XZ_LEVEL=1) b
+  local args=(--no-print-directory -o deps -o build -o build-examples -o pki DEB_XZ_LEVEL=1 BINDINGS=go) b
   for b in build-asan build-fuzz; do [ "$1" = "$b" ] || args+=(-o "$b"); done
   [ -z "${2:-}" ] || args+=(-o release -o release-lib)
   [ "$1" != test-dist ] || args+=(-o wheel -o deb)
