@@ -69,8 +69,9 @@ generate:
 # for: BUILD_DIR/completions/bash/swiftpush, zsh/_swiftpush, fish/swiftpush.fish. Both are made
 # from the built command, never committed, so they follow every new command and option.
 COMPLETIONS := bash/swiftpush zsh/_swiftpush fish/swiftpush.fish
-# The Swift examples' products (Examples/NotifyService/Sources; make test-example runs them).
-EXAMPLES := NotifyService SendOne SendMany SendTasks
+# The Swift examples' products: one executable target per directory of
+# Examples/NotifyService/Sources (make test-example runs them; Tests/example/run.sh reads the same).
+EXAMPLES := $(notdir $(wildcard Examples/NotifyService/Sources/*))
 
 build: deps
 	$(SWIFT) build --product swiftpush

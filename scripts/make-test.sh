@@ -23,8 +23,9 @@
 # at the end). Every stage's wall time (a wait for the lane included) and the CPU time of its
 # processes go to out/test-times.txt with the lane's own, printed as a table at the end, on
 # failure too, with the run's CPU time against what its wall time gives on this machine's cores:
-# the builds and suites share 2 cores, so the CPU total, not the order, bounds the wall time. Stops at the first
-# failure (the lane is stopped with it); exit status 0 only when everything passed.
+# the builds and suites share 2 cores, so the CPU total, not the order, bounds the wall time.
+# Stops at the first failure (the lane is stopped with it); exit status 0 only when everything
+# passed.
 #   scripts/make-test.sh STARTED_EPOCH_SECONDS   (MAKE: the make to run the stages with)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +35,12 @@ lane=out/test-lane
 rm -rf "$lane" && mkdir -p "$lane"
 : > "$times"
 
+# children_cpu FILE: the children's CPU time (user + system, whole seconds) in FILE, which holds
+# what bash's `times` printed (its second line: children's user and system, as 1m2.345s).
+children_cpu() {
+  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+                 printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] + 0.5 }' "$1"
+}
 # timed NAME COMMAND...: runs COMMAND; its CPU time (user + system of it and every process under
 # it that ended, as bash's `times` counts them in a shell of its own) goes to $lane/NAME.cpu, in
 # whole seconds. Processes that detach (a daemonized redis-server) are not counted.
@@ -41,8 +48,7 @@ timed() {
   local f=$lane/$1.cpu; shift
   bash -c 'f=$1; shift; "$@"; rc=$?; times > "$f.times"; exit $rc' timed "$f" "$@"
   local rc=$?
-  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
-                 printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] + 0.5 }' "$f.times" > "$f"
+  children_cpu "$f.times" > "$f"
   return $rc
 }
 
@@ -83,7 +89,7 @@ lane_pid=""
 # exit status in $lane/NAME.rc, its wall time in $lane/NAME.time, which lane ran it in
 # $lane/NAME.where.
 run_entry() {
-  local b=$1 released=$2 start rc cpu
+  local b=$1 released=$2 start rc
   echo "$3" > "$lane/$b.where"
   start=$(date +%s)
   timed "$b" ${MAKE:-make} $(make_args "$b" $released) > "$lane/$b.log" 2>&1
@@ -231,8 +237,8 @@ wall=$(( $(date +%s) - started_all ))
 wait 2>/dev/null
 # Every child has ended (the lane included): their CPU time, against what the wall time gives.
 cores=$(nproc)
-times > "$lane/.times"
-cpu=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] + 0.5 }' "$lane/.times")
+times > "$lane/.times"  # in this shell: a $(...) would count from zero
+cpu=$(children_cpu "$lane/.times")
 echo "make test: $wall s in all, $cpu CPU-s of the $(( wall * cores )) that $cores cores give in that time"
 sed 's/^/  /' "$times"
 exit $status

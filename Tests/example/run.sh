@@ -14,7 +14,8 @@ cli=$build/swiftpush-cli
 source scripts/mock-ctl.sh
 test_pki
 mock_workspace
-for product in NotifyService SendOne SendMany SendTasks; do
+# Each directory of Examples/NotifyService/Sources is an executable target (as make's EXAMPLES).
+for product in $(ls Examples/NotifyService/Sources); do
   [ -x "$build/$product" ] || { echo "example: 0 passed, 1 failed ($build/$product is missing: make build-examples)"; exit 1; }
 done
 bin=$build
